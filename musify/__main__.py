@@ -1,0 +1,3 @@
+from musify.cli import main
+
+main()

@@ -1,0 +1,191 @@
+"""Load rule files, validate every record, compile one RuleSet, cache it by content hash.
+
+Validation errors name the rule file and the line of the record, so a typo in a hand-written
+table is found at start-up rather than as a silently missing rename.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import pickle
+import re
+from pathlib import Path
+
+import yaml
+
+from musify.rules.model import KINDS, STATUSES, Rule, RuleSet
+
+SCHEMA = "musify-rules/1"
+LOADER_VERSION = "3"  # bump when Rule or RuleSet change shape, to invalidate caches
+RECORD_KEYS = frozenset(
+    {"cuda", "musa", "kind", "library", "status", "diag", "note", "inferred", "section", "header", "reverse"}
+)
+FILE_KEYS = frozenset({"schema", "library", "kind", "status", "source", "rules", "section"})
+_RECORD_LINE = re.compile(r"^\s*-\s", re.M)
+
+
+class RuleFileError(ValueError):
+    """A rule file that cannot be used; the message starts with `path:line:`."""
+
+
+def default_rules_dir() -> Path:
+    env = os.environ.get("MUSIFY_RULES_DIR")
+    if env:
+        return Path(env)
+    return Path(__file__).resolve().parents[2] / "rules"
+
+
+def rule_files(rules_dir: Path) -> list[Path]:
+    return sorted(p for p in rules_dir.rglob("*.yaml") if p.is_file())
+
+
+def _cache_dir() -> Path:
+    base = os.environ.get("MUSIFY_CACHE_DIR") or os.path.join(
+        os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), "musify"
+    )
+    return Path(base)
+
+
+def load_ruleset(rules_dir: Path | None = None, extra: list[Path] | None = None,
+                 use_cache: bool = True) -> RuleSet:
+    """The built-in rules (cached by content hash), then each `extra` user table in order."""
+    rules_dir = rules_dir or default_rules_dir()
+    files = rule_files(rules_dir)
+    h = hashlib.sha256(LOADER_VERSION.encode())
+    blobs = []
+    for path in files:
+        data = path.read_bytes()
+        blobs.append((path, data))
+        h.update(str(path.relative_to(rules_dir)).encode() + b"\0" + data + b"\0")
+    digest = h.hexdigest()[:20]
+    ruleset = _read_cache(digest) if use_cache else None
+    if ruleset is None:
+        ruleset = RuleSet(digest=digest)
+        for path, data in blobs:
+            for rule in parse_rule_file(path, data, rel_to=rules_dir.parent):
+                ruleset.add(rule)
+        if use_cache:
+            _write_cache(digest, ruleset)
+    for path in extra or []:
+        for rule in parse_user_table(Path(path)):
+            ruleset.add(rule)
+        ruleset.digest += "+" + hashlib.sha256(Path(path).read_bytes()).hexdigest()[:8]
+    return ruleset
+
+
+def _read_cache(digest: str) -> RuleSet | None:
+    path = _cache_dir() / f"ruleset-{digest}.pickle"
+    try:
+        with open(path, "rb") as fh:
+            obj = pickle.load(fh)
+        return obj if isinstance(obj, RuleSet) else None
+    except (OSError, pickle.UnpicklingError, EOFError, AttributeError, ImportError):
+        return None
+
+
+def _write_cache(digest: str, ruleset: RuleSet) -> None:
+    directory = _cache_dir()
+    try:
+        directory.mkdir(parents=True, exist_ok=True)
+        tmp = directory / f".ruleset-{digest}.{os.getpid()}.tmp"
+        with open(tmp, "wb") as fh:
+            pickle.dump(ruleset, fh, protocol=pickle.HIGHEST_PROTOCOL)
+        os.replace(tmp, directory / f"ruleset-{digest}.pickle")
+    except OSError:
+        pass  # a read-only home still works, just without the cache
+
+
+def parse_rule_file(path: Path, data: bytes | None = None, rel_to: Path | None = None) -> list[Rule]:
+    """Validate and type one musify rule file."""
+    text = (data if data is not None else path.read_bytes()).decode("utf-8")
+    shown = str(path.relative_to(rel_to)) if rel_to and path.is_relative_to(rel_to) else str(path)
+    try:
+        doc = yaml.load(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        line = mark.line + 1 if mark else 1
+        raise RuleFileError(f"{shown}:{line}: not valid YAML: {getattr(exc, 'problem', exc)}") from None
+    if not isinstance(doc, dict):
+        raise RuleFileError(f"{shown}:1: a rule file is a mapping with a 'rules' list")
+    for key in doc:
+        if key not in FILE_KEYS:
+            raise RuleFileError(f"{shown}:1: unknown top-level key {key!r}")
+    if doc.get("schema") != SCHEMA:
+        raise RuleFileError(f"{shown}:1: 'schema' must be {SCHEMA!r}, got {doc.get('schema')!r}")
+    records = doc.get("rules") or []
+    if not isinstance(records, list):
+        raise RuleFileError(f"{shown}:1: 'rules' must be a list")
+    lines = [text.count("\n", 0, m.start()) + 1 for m in _RECORD_LINE.finditer(text)]
+    defaults = {k: doc[k] for k in ("library", "kind", "status", "section") if k in doc}
+    out = []
+    for i, rec in enumerate(records):
+        where = f"{shown}:{lines[i] if i < len(lines) else 1}"
+        out.append(_make_rule(rec, defaults, where))
+    return out
+
+
+def _make_rule(rec: object, defaults: dict, where: str) -> Rule:
+    if not isinstance(rec, dict):
+        raise RuleFileError(f"{where}: a record must be a mapping, got {type(rec).__name__}")
+    for key in rec:
+        if key not in RECORD_KEYS:
+            raise RuleFileError(f"{where}: unknown key {key!r}")
+    merged = {**defaults, **rec}
+    cuda = merged.get("cuda")
+    if not isinstance(cuda, str) or not cuda:
+        raise RuleFileError(f"{where}: 'cuda' is required and must be a string")
+    musa = merged.get("musa")
+    kind = merged.get("kind")
+    status = merged.get("status")
+    if kind not in KINDS:
+        raise RuleFileError(f"{where}: {cuda}: kind {kind!r} is not one of {sorted(KINDS)}")
+    if status not in STATUSES:
+        raise RuleFileError(f"{where}: {cuda}: status {status!r} is not one of {sorted(STATUSES)}")
+    if not merged.get("library"):
+        raise RuleFileError(f"{where}: {cuda}: 'library' is required")
+    if status in ("renamed", "shim") and not isinstance(musa, str):
+        raise RuleFileError(f"{where}: {cuda}: status {status} needs a 'musa' name")
+    if status == "unchanged" and musa not in (None, cuda):
+        raise RuleFileError(f"{where}: {cuda}: an unchanged record cannot name a different 'musa'")
+    if status == "unsupported" and musa is not None:
+        raise RuleFileError(f"{where}: {cuda}: an unsupported record has no 'musa' name")
+    if status == "shim" and not merged.get("header"):
+        raise RuleFileError(f"{where}: {cuda}: a shim record needs its 'header'")
+    return Rule(
+        cuda=cuda,
+        musa=musa if status != "unchanged" else cuda,
+        kind=kind,
+        library=str(merged["library"]),
+        status=status,
+        diag=merged.get("diag"),
+        note=merged.get("note"),
+        inferred=bool(merged.get("inferred", False)),
+        section=merged.get("section"),
+        header=merged.get("header"),
+        reverse=bool(merged.get("reverse", True)),
+        origin=where,
+    )
+
+
+def _looks_like_header(name: str) -> bool:
+    return "/" in name or name.endswith((".h", ".hpp", ".cuh", ".hxx", ".inl"))
+
+
+def parse_user_table(path: Path) -> list[Rule]:
+    """A user table: musify's own YAML format, or musify-text's flat JSON `{"cudaX": "musaX"}`."""
+    if path.suffix in (".yaml", ".yml"):
+        return parse_rule_file(path)
+    try:
+        doc = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise RuleFileError(f"{path}:1: cannot read mapping table: {exc}") from None
+    if not isinstance(doc, dict) or not all(isinstance(k, str) and isinstance(v, str) for k, v in doc.items()):
+        raise RuleFileError(f"{path}:1: a flat mapping table is a JSON object of string to string")
+    out = []
+    for cuda, musa in doc.items():
+        kind = "header" if _looks_like_header(cuda) else "function"
+        out.append(Rule(cuda=cuda, musa=musa, kind=kind, library="user", status="renamed",
+                        origin=f"{path}:1"))
+    return out
