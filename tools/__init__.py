@@ -1,0 +1,1 @@
+"""Developer tools for musify (rule generators); not installed with the package."""
