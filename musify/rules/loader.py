@@ -23,7 +23,7 @@ RECORD_KEYS = frozenset(
     {"cuda", "musa", "kind", "library", "status", "diag", "note", "inferred", "section", "header", "reverse"}
 )
 FILE_KEYS = frozenset({"schema", "library", "kind", "status", "source", "rules", "section"})
-_RECORD_LINE = re.compile(r"^\s*-\s", re.M)
+_RECORD_LINE = re.compile(r"^\s*-\s", re.MULTILINE)
 
 
 class RuleFileError(ValueError):

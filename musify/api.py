@@ -1,0 +1,259 @@
+"""The library entry point: `migrate(inputs, ...)` returns a RunRecord.
+
+The CLI is a thin layer over this, so tests and other tools take exactly the path users take.
+"""
+
+from __future__ import annotations
+
+import os
+import posixpath
+import time
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass
+from datetime import datetime, timezone
+
+from musify import __version__, diagnostics, writers
+from musify.config import find_config
+from musify.discover import RENAMES, SOURCE_KINDS, Found, discover, link_stays_inside
+from musify.engine.runner import FileJob, migrate_file
+from musify.options import Options
+from musify.passes._base import ProjectInfo
+from musify.passes.includes import build_project_info
+from musify.records import FileResult, RunRecord
+from musify.rules import load_ruleset
+from musify.rules.model import RuleSet
+
+MODES = ("out", "in-place", "stdout", "diff", "none")
+
+
+class UsageError(ValueError):
+    """A request that cannot be carried out as asked (reported before anything is written)."""
+
+
+@dataclass
+class Outputs:
+    """Where the migrated bytes went, for callers that want them (stdout, diff, tests)."""
+
+    texts: dict[str, bytes]
+    diff: str
+
+
+def migrate(inputs: list[str], options: Options | None = None, mode: str = "none",
+            out_dir: str | None = None, ruleset: RuleSet | None = None,
+            command: str = "musify migrate", collect: bool = False) -> tuple[RunRecord, Outputs]:
+    """Migrate `inputs` (files and directories) and write results according to `mode`."""
+    options = options or Options()
+    if mode not in MODES:
+        raise UsageError(f"unknown output mode {mode!r}")
+    t0 = time.perf_counter()
+    started = datetime.now(timezone.utc).isoformat(timespec="seconds")
+    exclude = tuple(options.exclude) + _tree_excludes(inputs)
+    found = discover(inputs, exclude, options.respect_gitignore)
+    if mode == "out":
+        _check_out_dir(out_dir, inputs)
+    ruleset = ruleset or load_ruleset(extra=list(options.rules))
+    prefixes = _out_prefixes(inputs)
+    plan = _plan(found.files, inputs, options, prefixes)
+    results: list[FileResult | None] = [None] * len(plan)
+    new_bytes: list[bytes | None] = [None] * len(plan)
+    todo = [(i, job) for i, (f, job) in enumerate(plan) if job is not None and f.kind in SOURCE_KINDS]
+    project = _project(plan, options)
+    for i, result, data in _run_jobs(todo, ruleset, options, project):
+        results[i] = result
+        new_bytes[i] = data
+    for i, (f, job) in enumerate(plan):
+        if results[i] is None:
+            results[i] = _passthrough(f, job, mode, inputs, prefixes.get(f.root, ""))
+    files = [r for r in results if r is not None]
+    _resolve_unknown_names(files)
+    _suppress(files, options.suppress)
+    outputs = _write(plan, files, new_bytes, mode, out_dir, collect)
+    record = RunRecord(__version__, command, list(inputs), out_dir if mode == "out" else mode,
+                       options.to_json(), ruleset.digest, started, time.perf_counter() - t0, files)
+    record.exit_code = exit_code(files)
+    return record, outputs
+
+
+def exit_code(files: list[FileResult], fail_on: str = "error") -> int:
+    for f in files:
+        if f.status == "failed":
+            return 1
+        if any(diagnostics.at_least(d.severity, fail_on) for d in f.diagnostics):
+            return 1
+    return 0
+
+
+def _tree_excludes(inputs: list[str]) -> tuple[str, ...]:
+    out: list[str] = []
+    for item in inputs:
+        if os.path.isdir(item):
+            found = find_config(item)
+            if found and os.path.dirname(found[0]) == os.path.abspath(item):
+                out.extend(found[1].get("exclude", []))
+    return tuple(out)
+
+
+def _check_out_dir(out_dir: str | None, inputs: list[str]) -> None:
+    if not out_dir:
+        raise UsageError("an output directory is required with -o")
+    out = os.path.realpath(out_dir)
+    for item in inputs:
+        src = os.path.realpath(item)
+        if os.path.isdir(src) and (out == src or out.startswith(src + os.sep)):
+            raise UsageError(f"output directory {out_dir} is inside the input tree {item}; choose another")
+        if os.path.isdir(src) and src.startswith(out + os.sep):
+            raise UsageError(f"input {item} is inside the output directory {out_dir}; choose another")
+
+
+def _display(inputs: list[str], f: Found) -> str:
+    for item in inputs:
+        if os.path.abspath(item) == f.root and os.path.isdir(item):
+            return os.path.join(item, *f.rel.split("/")) if item != "." else f.rel
+    return os.path.join(os.path.relpath(f.root), *f.rel.split("/")) if f.root != os.getcwd() else f.rel
+
+
+def _out_prefixes(inputs: list[str]) -> dict[str, str]:
+    """Where each input root lands in an output tree: one directory input is mirrored at the top;
+    with several inputs each directory keeps its own name, and files land at the top."""
+    dirs = [os.path.abspath(i) for i in inputs if os.path.isdir(i)]
+    if len(inputs) == 1:
+        return {d: "" for d in dirs}
+    return {d: os.path.basename(d.rstrip(os.sep)) for d in dirs}
+
+
+def _join(prefix: str, rel: str) -> str:
+    return f"{prefix}/{rel}" if prefix else rel
+
+
+def _plan(files: list[Found], inputs: list[str], options: Options,
+          prefixes: dict[str, str]) -> list[tuple[Found, FileJob | None]]:
+    """Pair each found file with its job (None for links and missing files); decide renames."""
+    existing = {(f.root, f.rel) for f in files}
+    plan = []
+    for f in files:
+        if f.symlink is not None or f.kind == "missing":
+            plan.append((f, None))
+            continue
+        out_rel = f.rel
+        stem, ext = os.path.splitext(f.rel)
+        if options.rename_files and f.kind in ("cuda-source", "cuda-header") and ext in RENAMES:
+            target = stem + RENAMES[ext]
+            if (f.root, target) not in existing and not os.path.lexists(os.path.join(f.root, target)):
+                out_rel = target
+        plan.append((f, FileJob(f.abspath, f.rel, f.root, f.kind, _join(prefixes.get(f.root, ""), out_rel),
+                                _display(inputs, f))))
+    return plan
+
+
+def _project(plan: list[tuple[Found, FileJob | None]], options: Options) -> ProjectInfo:
+    relpaths = [f.rel for f, job in plan if job is not None and f.kind in SOURCE_KINDS | {"musa"}]
+    renames = {}
+    for _f, job in plan:
+        if job is not None and posixpath.basename(job.output_rel) != posixpath.basename(job.rel):
+            renames[job.rel] = posixpath.join(posixpath.dirname(job.rel), posixpath.basename(job.output_rel))
+    return build_project_info(relpaths, renames)
+
+
+_WORKER: dict = {}
+
+
+def _init_worker(rule_files: tuple[str, ...], options: Options, project: ProjectInfo) -> None:
+    _WORKER["ruleset"] = load_ruleset(extra=list(rule_files))
+    _WORKER["options"] = options
+    _WORKER["project"] = project
+
+
+def _work(item: tuple[int, FileJob]) -> tuple[int, FileResult, bytes | None]:
+    i, job = item
+    result, data = migrate_file(job, _WORKER["ruleset"], _WORKER["options"], _WORKER["project"])
+    return i, result, data
+
+
+def _run_jobs(todo, ruleset: RuleSet, options: Options, project: ProjectInfo):
+    if options.jobs <= 1 or len(todo) < 2:
+        for i, job in todo:
+            result, data = migrate_file(job, ruleset, options, project)
+            yield i, result, data
+        return
+    with ProcessPoolExecutor(max_workers=options.jobs, initializer=_init_worker,
+                             initargs=(tuple(options.rules), options, project)) as pool:
+        yield from pool.map(_work, todo, chunksize=max(1, len(todo) // (options.jobs * 8)))
+
+
+def _passthrough(f: Found, job: FileJob | None, mode: str, inputs: list[str], prefix: str) -> FileResult:
+    shown = job.display if job else _display(inputs, f)
+    out_rel = job.output_rel if job else _join(prefix, f.rel)
+    result = FileResult(shown, out_rel, f.kind, "copied" if mode == "out" else "untouched", rel=f.rel)
+    if f.kind == "missing":
+        result.status = "failed"
+        result.error = "no such file or directory"
+        result.diagnostics.append(diagnostics.make("MU0001", shown, 1, 1, cause="no such file or directory"))
+    elif f.symlink is not None and not link_stays_inside(f):
+        result.status = "skipped"
+        result.diagnostics.append(diagnostics.make("MU0010", shown, 1, 1, target=f.symlink))
+    return result
+
+
+def _resolve_unknown_names(files: list[FileResult]) -> None:
+    """MU1001 for vendor-looking names that no rule knows and no project file declares."""
+    declared = set()
+    for f in files:
+        declared.update(f.declared)
+    for f in files:
+        for name, line, col in f.pending_unknown:
+            if name not in declared:
+                f.diagnostics.append(diagnostics.make("MU1001", f.path, line, col, name))
+        f.pending_unknown = []
+        f.declared = []
+        f.diagnostics.sort(key=lambda d: (d.line, d.column, d.id))
+
+
+def _suppress(files: list[FileResult], suppress: tuple[str, ...]) -> None:
+    if not suppress:
+        return
+    ranges = []
+    for item in suppress:
+        lo, _, hi = item.partition("-")
+        ranges.append((lo.strip().upper(), (hi or lo).strip().upper()))
+    for f in files:
+        f.diagnostics = [d for d in f.diagnostics if not any(lo <= d.id <= hi for lo, hi in ranges)]
+
+
+def _write(plan, files: list[FileResult], new_bytes: list[bytes | None], mode: str,
+           out_dir: str | None, collect: bool) -> Outputs:
+    outputs = Outputs({}, "")
+    diff_parts = []
+    for (f, job), result, data in zip(plan, files, new_bytes):
+        try:
+            if mode == "out":
+                _write_out(f, result, data, out_dir)
+            elif mode == "in-place" and data is not None and result.status == "migrated":
+                new_name = os.path.basename(result.output_path)
+                writers.write_in_place(f.abspath, os.path.join(os.path.dirname(f.abspath), new_name), data)
+            elif mode == "diff" and data is not None and result.status == "migrated":
+                with open(f.abspath, "rb") as fh:
+                    old = fh.read()
+                new_rel = f.rel[: len(f.rel) - len(os.path.basename(f.rel))] + os.path.basename(result.output_path)
+                diff_parts.append(writers.unified_diff(old, data, f.rel, new_rel))
+            if collect and data is not None:
+                outputs.texts[result.output_path] = data
+        except OSError as exc:
+            result.status = "failed"
+            result.error = f"cannot write output: {exc.strerror or exc}"
+            result.diagnostics.append(diagnostics.make("MU0009", result.path, 1, 1, cause=exc.strerror or str(exc)))
+    outputs.diff = "".join(diff_parts)
+    return outputs
+
+
+def _write_out(f: Found, result: FileResult, data: bytes | None, out_dir: str) -> None:
+    if f.kind == "missing" or (result.status == "failed" and data is None and f.symlink is None):
+        return
+    dst = os.path.join(out_dir, *result.output_path.split("/"))
+    if f.symlink is not None:
+        if link_stays_inside(f):
+            writers.copy_link(f.symlink, dst)
+        return
+    if data is not None:
+        writers.atomic_write(dst, data, mode_from=f.abspath)
+    else:
+        writers.copy_file(f.abspath, dst)

@@ -1,0 +1,192 @@
+"""The `musify` command line: a thin click layer over `musify.api`.
+
+Exit codes: 0 success; 1 some file failed or a diagnostic at or above the failure severity was
+raised; 2 a usage error (bad option, output inside input, unreadable rule file).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+
+import click
+
+from musify import __version__
+from musify.api import UsageError, exit_code, migrate
+from musify.config import ConfigError, find_config
+from musify.console import print_diagnostics, print_summary
+from musify.diagnostics import CATALOGUE, SEVERITIES
+from musify.options import Options
+from musify.rules.loader import RuleFileError
+
+_CONTEXT = {"help_option_names": ["-h", "--help"]}
+
+
+@click.group(context_settings=_CONTEXT)
+@click.version_option(__version__, prog_name="musify")
+def main() -> None:
+    """Port CUDA code to MUSA, report what could not be ported, and prove ports right."""
+
+
+def _common(f):
+    options = [
+        click.argument("paths", nargs=-1, required=True, type=click.Path()),
+        click.option("-j", "--jobs", type=int, default=1, show_default=True, help="Worker processes."),
+        click.option("--exclude", multiple=True, metavar="GLOB", help="Skip paths matching GLOB (repeatable)."),
+        click.option("--no-gitignore", is_flag=True, help="Do not honour .gitignore files."),
+        click.option("--rules", "rule_files", multiple=True, type=click.Path(exists=True, dir_okay=False),
+                     help="Extra rule table (musify YAML or musify-text flat JSON); later ones win."),
+        click.option("--rewrite-comments", is_flag=True, default=None, help="Also rename CUDA names in comments."),
+        click.option("--rewrite-strings", is_flag=True, default=None, help="Also rename CUDA names in strings."),
+        click.option("--no-rename", is_flag=True, help="Keep .cu/.cuh file names."),
+        click.option("--suppress", multiple=True, metavar="IDS",
+                     help="Diagnostic IDs or ranges not to report, e.g. MU1004,MU2010-MU2019."),
+        click.option("--json", "json_path", type=click.Path(dir_okay=False), help="Write the run record here."),
+        click.option("-q", "--quiet", is_flag=True, help="No summary; diagnostics only."),
+    ]
+    for option in reversed(options):
+        f = option(f)
+    return f
+
+
+def build_options(paths, jobs, exclude, no_gitignore, rule_files, rewrite_comments, rewrite_strings,
+                  no_rename, suppress, **extra) -> Options:
+    """Command-line flags over the nearest configuration file over the defaults."""
+    found = find_config(paths[0]) if paths else None
+    cfg = found[1] if found else {}
+    sup = [s for item in (list(cfg.get("suppress", [])) + list(suppress)) for s in item.split(",") if s.strip()]
+    return Options(
+        jobs=max(1, jobs),
+        exclude=tuple(exclude),
+        respect_gitignore=not no_gitignore and cfg.get("respect_gitignore", True),
+        rules=tuple(cfg.get("rules", [])) + tuple(rule_files),
+        rewrite_comments=cfg.get("rewrite_comments", False) if rewrite_comments is None else rewrite_comments,
+        rewrite_strings=cfg.get("rewrite_strings", False) if rewrite_strings is None else rewrite_strings,
+        rename_files=not no_rename and cfg.get("rename_files", True),
+        suppress=tuple(sup),
+        **extra,
+    )
+
+
+def _fail(message: str) -> None:
+    click.echo(f"musify: error: {message}", err=True)
+    sys.exit(2)
+
+
+def _write_json(record, path: str | None) -> None:
+    if path:
+        from musify.writers import atomic_write
+
+        atomic_write(path, record.dumps().encode())
+
+
+@main.command("migrate", context_settings=_CONTEXT)
+@_common
+@click.option("-o", "--output", "out_dir", type=click.Path(file_okay=False), help="Write a complete mirror here.")
+@click.option("--in-place", is_flag=True, help="Rewrite files where they are (atomic per file).")
+@click.option("--stdout", "to_stdout", is_flag=True, help="Print migrated sources to stdout.")
+@click.option("--diff", "as_diff", is_flag=True, help="Print a unified diff; write nothing.")
+def migrate_cmd(paths, out_dir, in_place, to_stdout, as_diff, json_path, quiet, **kw) -> None:
+    """Migrate CUDA sources under PATHS to MUSA."""
+    chosen = [m for m, on in (("out", out_dir), ("in-place", in_place), ("stdout", to_stdout), ("diff", as_diff)) if on]
+    if len(chosen) != 1:
+        _fail("choose exactly one of -o DIR, --in-place, --stdout, --diff")
+    mode = chosen[0]
+    try:
+        options = build_options(paths, **kw)
+        record, outputs = migrate(list(paths), options, mode, out_dir, collect=mode == "stdout",
+                                  command="musify migrate " + " ".join(sys.argv[2:]))
+    except (UsageError, ConfigError, RuleFileError) as exc:
+        _fail(str(exc))
+    if mode == "stdout":
+        from musify.writers import write_stdout
+
+        for data in outputs.texts.values():
+            write_stdout(data)
+    elif mode == "diff":
+        sys.stdout.write(outputs.diff)
+    print_diagnostics(record)
+    _write_json(record, json_path)
+    if not quiet:
+        print_summary(record)
+    sys.exit(record.exit_code)
+
+
+@main.command("check", context_settings=_CONTEXT)
+@_common
+@click.option("--fail-on", type=click.Choice(SEVERITIES), default="warning", show_default=True,
+              help="Fail when a diagnostic at or above this severity is raised.")
+def check_cmd(paths, fail_on, json_path, quiet, **kw) -> None:
+    """For pre-commit and CI: fail when a migration would change a file or raise a diagnostic."""
+    try:
+        options = build_options(paths, **kw)
+        record, _ = migrate(list(paths), options, "none", command="musify check " + " ".join(sys.argv[2:]))
+    except (UsageError, ConfigError, RuleFileError) as exc:
+        _fail(str(exc))
+    print_diagnostics(record)
+    would_change = [f for f in record.files if f.status == "migrated"]
+    for f in would_change:
+        click.echo(f"{f.path}: would be migrated ({f.edits} edits"
+                   + (f", renamed to {os.path.basename(f.output_path)}" if f.output_path.rsplit('/', 1)[-1] != f.path.rsplit('/', 1)[-1] else "")
+                   + ")", err=True)
+    record.exit_code = 1 if would_change else exit_code(record.files, fail_on)
+    _write_json(record, json_path)
+    if not quiet:
+        print_summary(record)
+    sys.exit(record.exit_code)
+
+
+@main.command("explain", context_settings=_CONTEXT)
+@click.argument("diag_id")
+def explain_cmd(diag_id: str) -> None:
+    """Show the documentation page of a diagnostic ID (e.g. MU1001)."""
+    diag_id = diag_id.upper()
+    spec = CATALOGUE.get(diag_id)
+    if spec is None:
+        _fail(f"unknown diagnostic {diag_id}; known: {', '.join(sorted(CATALOGUE))}")
+    from musify.docs_paths import diagnostic_page
+
+    page = diagnostic_page(diag_id)
+    if page is not None:
+        click.echo(page)
+    else:
+        click.echo(f"{spec.id} ({spec.severity}, effort {spec.effort}): {spec.title}\n\n{spec.template}")
+
+
+@main.command("report", context_settings=_CONTEXT)
+@click.argument("record_path", type=click.Path(exists=True, dir_okay=False))
+@click.option("--format", "fmt", type=click.Choice(["summary", "json", "csv"]), default="summary", show_default=True)
+def report_cmd(record_path: str, fmt: str) -> None:
+    """Re-render a run record (from --json) without migrating again."""
+    from musify.records import RunRecord
+
+    try:
+        with open(record_path, encoding="utf-8") as fh:
+            record = RunRecord.from_json(json.load(fh))
+    except (ValueError, KeyError, TypeError) as exc:
+        _fail(f"{record_path}: not a readable run record: {exc}")
+    if fmt == "json":
+        click.echo(json.dumps(record.totals, indent=2))
+    elif fmt == "csv":
+        from musify.report_csv import render_csv
+
+        sys.stdout.write(render_csv(record))
+    else:
+        print_diagnostics(record, sys.stdout)
+        print_summary(record, sys.stdout)
+
+
+def _register_optional_commands() -> None:
+    """Commands that live in their own packages register here (one line each)."""
+    for module, attr in (("musify.emu.command", "emu_run"), ("musify.rules.command", "rules_cmd")):
+        try:
+            mod = __import__(module, fromlist=[attr])
+        except ModuleNotFoundError as exc:
+            if exc.name and module.startswith(exc.name):
+                continue  # that package is not part of this build
+            raise
+        main.add_command(getattr(mod, attr))
+
+
+_register_optional_commands()

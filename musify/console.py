@@ -1,0 +1,51 @@
+"""Console output: diagnostics in the compiler's shape and a short rich summary.
+
+Diagnostics go to stderr as `path:line:col: severity: MUxxxx: text` so editors and CI annotate
+them like compiler messages; the summary is rendered from the run record's totals only.
+"""
+
+from __future__ import annotations
+
+import sys
+
+from rich.console import Console
+from rich.table import Table
+
+from musify.records import RunRecord
+
+
+def print_diagnostics(record: RunRecord, stream=None, min_severity: str = "note") -> None:
+    from musify.diagnostics import at_least
+
+    stream = stream or sys.stderr
+    for f in record.files:
+        for d in f.diagnostics:
+            if at_least(d.severity, min_severity):
+                print(d.console(), file=stream)
+
+
+def print_summary(record: RunRecord, stream=None) -> None:
+    console = Console(file=stream or sys.stderr, highlight=False, soft_wrap=True)
+    t = record.totals
+    table = Table(title=f"musify {record.command.split()[1] if ' ' in record.command else ''}".strip(),
+                  show_header=False, box=None, pad_edge=False)
+    table.add_column(style="bold")
+    table.add_column()
+    status = ", ".join(f"{v} {k}" for k, v in t["files_by_status"].items())
+    table.add_row("files", f"{t['files']} ({status})")
+    table.add_row("edits", f"{t['edits']} in {t['lines_changed']} lines"
+                  + (f" ({t['inferred_edits']} by inferred names)" if t["inferred_edits"] else ""))
+    if t["edits_by_library"]:
+        libs = ", ".join(f"{k} {v}" for k, v in sorted(t["edits_by_library"].items(), key=lambda kv: -kv[1]))
+        table.add_row("by library", libs)
+    table.add_row("references", f"{t['references_converted']} converted, "
+                  f"{t['references_unconverted']} not converted ({t['conversion_percent']}%)")
+    facts = t["facts"]
+    if facts:
+        table.add_row("kernels", f"{facts.get('kernels', 0)} defined, {facts.get('launches', 0)} launches")
+    sev = t["diagnostics_by_severity"]
+    table.add_row("diagnostics", ", ".join(f"{sev.get(k, 0)} {k}s" for k in ("error", "warning", "note")))
+    table.add_row("time", f"{record.seconds:.2f} s")
+    console.print(table)
+    if record.exit_code:
+        console.print("[bold red]some files need attention: see the errors above[/]")

@@ -1,0 +1,1 @@
+"""The engine: edits, the per-file runner, and the project-level facts passes share."""

@@ -1,0 +1,48 @@
+"""Byte-span edits: every pass returns them, the runner merges them once and applies them.
+
+An edit is a span of the decoded text and its replacement. Two passes editing overlapping spans
+is a bug in the rules or the passes, never something to resolve by guessing, so `merge` raises.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True, slots=True)
+class Edit:
+    start: int
+    end: int
+    replacement: str
+    rule: str  # the rule or pass that asked for it, e.g. "cudaMalloc" or "include:cuda_runtime.h"
+    library: str = ""
+    kind: str = ""
+    inferred: bool = False
+
+
+class OverlappingEdits(AssertionError):
+    """Two edits touch the same text: a bug in the passes, reported loudly."""
+
+
+def merge(edits: list[Edit]) -> list[Edit]:
+    """Sort edits and check that none overlap; identical duplicates are collapsed."""
+    out: list[Edit] = []
+    for e in sorted(set(edits), key=lambda e: (e.start, e.end, e.replacement)):
+        if e.start > e.end:
+            raise OverlappingEdits(f"edit with negative span: {e}")
+        if out and e.start < out[-1].end:
+            raise OverlappingEdits(f"overlapping edits: {out[-1]} and {e}")
+        out.append(e)
+    return out
+
+
+def apply(text: str, edits: list[Edit]) -> str:
+    """Apply merged edits; text outside them is copied unchanged."""
+    parts = []
+    pos = 0
+    for e in edits:
+        parts.append(text[pos:e.start])
+        parts.append(e.replacement)
+        pos = e.end
+    parts.append(text[pos:])
+    return "".join(parts)

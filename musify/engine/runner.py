@@ -1,0 +1,153 @@
+"""Migrate one file: read, decode losslessly, scan, run the passes, merge edits, count.
+
+`migrate_file` never raises: every problem becomes a diagnostic on a `FileResult`, so a process
+pool can collect results and one bad file cannot stop the run. Text is decoded as UTF-8 with
+`surrogateescape`, so undecodable bytes round-trip untouched; a BOM and CRLF line ends are just
+characters outside every edit, so they come out as they went in.
+"""
+
+from __future__ import annotations
+
+import time
+import traceback
+from collections import Counter
+from dataclasses import dataclass
+
+from musify import diagnostics
+from musify.engine.edits import Edit, apply, merge
+from musify.frontend.scanner import LineIndex, candidate_prefixes, scan
+from musify.options import Options
+from musify.passes import PASSES
+from musify.passes._base import PassContext, ProjectInfo
+from musify.records import FileResult
+from musify.rules.model import RuleSet
+
+BINARY_SNIFF = 8192
+
+
+@dataclass(frozen=True)
+class FileJob:
+    abspath: str
+    rel: str
+    root: str
+    kind: str
+    output_rel: str  # relative to the output tree
+    display: str = ""  # the path as the user should see it in messages
+
+
+def scanner_prefixes(ruleset: RuleSet) -> tuple[str, ...]:
+    """The prefixes the scanner stops at, derived from the rules (cached on the RuleSet)."""
+    cached = getattr(ruleset, "_prefixes", None)
+    if cached is None:
+        names = set(ruleset.names) | set(ruleset.qualified)
+        cached = candidate_prefixes(names)
+        ruleset._prefixes = cached  # type: ignore[attr-defined]
+    return cached
+
+
+def migrate_text(text: str, path: str, ruleset: RuleSet, options: Options,
+                 project: ProjectInfo | None = None, display: str = "") -> tuple[str, PassContext, list[Edit]]:
+    """Run every pass over `text`; return the new text, the context (diagnostics) and the edits."""
+    sc = scan(text, scanner_prefixes(ruleset))
+    ctx = PassContext(path, text, sc, ruleset, options, project or ProjectInfo(), LineIndex(text),
+                      display_path=display or path)
+    for problem in sc.problems:
+        if problem.what == "comment":
+            ctx.warn("MU0004", problem.offset)
+        else:
+            ctx.warn("MU0005", problem.offset, what=problem.what)
+    edits: list[Edit] = []
+    for _name, run in PASSES:
+        edits.extend(run(ctx))
+    merged = merge(edits)
+    return apply(text, merged), ctx, merged
+
+
+def migrate_file(job: FileJob, ruleset: RuleSet, options: Options, project: ProjectInfo) -> tuple[FileResult, bytes | None]:
+    """Migrate one source file; returns its result and the new bytes (None when nothing to write)."""
+    t0 = time.perf_counter()
+    shown = job.display or job.rel
+    result = FileResult(shown, job.output_rel, job.kind, "unchanged", rel=job.rel)
+    try:
+        data = _read(job, result, shown)
+        if data is None:
+            return result, None
+        text = data.decode("utf-8", "surrogateescape")
+        bad = sum(1 for ch in text if "\udc80" <= ch <= "\udcff") if not _is_utf8(data) else 0
+        new_text, ctx, edits = migrate_text(text, job.rel, ruleset, options, project, job.display)
+        if bad:
+            ctx.warn("MU0003", 0, count=bad)
+        new = new_text.encode("utf-8", "surrogateescape")
+        _fill(result, ctx, edits, text, data)
+        renamed = job.output_rel.rsplit("/", 1)[-1] != job.rel.rsplit("/", 1)[-1]
+        result.status = "migrated" if (new != data or renamed) else "unchanged"
+        return result, new
+    except Exception as exc:  # noqa: BLE001 -- a bug in a pass: report it, keep the file, keep going
+        result.status = "failed"
+        result.error = f"internal error: {exc.__class__.__name__}: {exc}"
+        result.diagnostics.append(diagnostics.make("MU0001", shown, 1, 1, cause=result.error))
+        result.facts["traceback_lines"] = len(traceback.format_exc().splitlines())
+        return result, None
+    finally:
+        result.seconds = time.perf_counter() - t0
+
+
+def _is_utf8(data: bytes) -> bool:
+    try:
+        data.decode("utf-8")
+        return True
+    except UnicodeDecodeError:
+        return False
+
+
+def _read(job: FileJob, result: FileResult, shown: str) -> bytes | None:
+    try:
+        with open(job.abspath, "rb") as fh:
+            data = fh.read()
+    except FileNotFoundError as exc:
+        result.status = "failed"
+        result.error = f"file disappeared: {exc.strerror}"
+        result.diagnostics.append(diagnostics.make("MU0008", shown, 1, 1, cause=exc.strerror))
+        return None
+    except OSError as exc:
+        result.status = "failed"
+        result.error = f"cannot read: {exc.strerror or exc}"
+        result.diagnostics.append(diagnostics.make("MU0001", shown, 1, 1, cause=exc.strerror or str(exc)))
+        return None
+    result.bytes_total = len(data)
+    if not data:
+        result.diagnostics.append(diagnostics.make("MU0006", shown, 1, 1))
+        return None
+    if b"\0" in data[:BINARY_SNIFF]:
+        result.status = "skipped"
+        result.diagnostics.append(diagnostics.make("MU0002", shown, 1, 1, cause="contains NUL bytes"))
+        return None
+    return data
+
+
+def _fill(result: FileResult, ctx: PassContext, edits: list[Edit], text: str, data: bytes) -> None:
+    by_lib: Counter = Counter()
+    by_kind: Counter = Counter()
+    renamed: Counter = Counter()
+    lines_touched = set()
+    replaced = 0
+    for e in edits:
+        by_lib[e.library or "unknown"] += 1
+        by_kind[e.kind or "unknown"] += 1
+        renamed[e.rule] += 1
+        lines_touched.add(ctx.lines.line_of(e.start))
+        replaced += len(text[e.start:e.end].encode("utf-8", "surrogateescape"))
+    unconverted: Counter = Counter(d.name for d in ctx.diagnostics if d.id in ("MU1002", "MU1005") and d.name)
+    result.edits = len(edits)
+    result.inferred_edits = sum(1 for e in edits if e.inferred)
+    result.edits_by_library = dict(sorted(by_lib.items()))
+    result.edits_by_kind = dict(sorted(by_kind.items()))
+    result.renamed = dict(sorted(renamed.items()))
+    result.unconverted = dict(sorted(unconverted.items()))
+    result.lines_total = ctx.lines.line_count if text else 0
+    result.lines_changed = len(lines_touched)
+    result.bytes_changed = replaced
+    result.facts = dict(sorted(ctx.facts.items()))
+    result.diagnostics.extend(ctx.diagnostics)
+    result.declared = sorted(ctx.declared)
+    result.pending_unknown = list(ctx.pending_unknown)

@@ -1,0 +1,1 @@
+"""Front ends: the context-aware scanner, tree-sitter structure, and launch detection."""

@@ -1,0 +1,174 @@
+"""Kernel launch and kernel definition detection.
+
+`<<<...>>>` is the one piece of CUDA syntax that no C++ compiler accepts, so both the migration
+record (launch counts) and the emulator (which rewrites launches into plain C++) need to find
+launches exactly: the kernel expression (with namespaces and template arguments), the 2-4 launch
+parameters, and the argument list. This works on text with the scanner's code map, so it sees
+launches inside macro bodies and inactive `#if` branches too and never one inside a comment or
+string; it is linear in the file size and needs no parse of the whole file.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from musify.frontend.scanner import CodeMap, LineIndex, scan
+
+_OPEN = {"(": ")", "[": "]", "{": "}"}
+_CLOSE = {")", "]", "}"}
+_IDENT_END = re.compile(r"[A-Za-z_]\w*$")
+_KERNEL_DEF = re.compile(r"(?<![\w])__global__(?![\w])")
+_NOT_NAMES = frozenset({"__launch_bounds__", "__attribute__", "__declspec", "alignas", "__align__"})
+_DEF_NAME = re.compile(r"([A-Za-z_]\w*)\s*(?:<[^;{()]*>\s*)?\(")
+
+
+@dataclass(frozen=True, slots=True)
+class Launch:
+    start: int  # where the kernel expression starts
+    kernel: str  # e.g. "ns::kern<float, 4>"
+    config_start: int  # offset of "<<<"
+    config_end: int  # offset just after ">>>"
+    config: list[str]  # the launch parameters, stripped
+    args_start: int  # offset of "("
+    args_end: int  # offset just after the matching ")"
+    line: int
+
+    @property
+    def end(self) -> int:
+        return self.args_end
+
+
+@dataclass(frozen=True, slots=True)
+class KernelDef:
+    offset: int  # offset of __global__
+    name: str
+    line: int
+
+
+def _skip_ws_back(text: str, i: int) -> int:
+    """Index of the last non-space character at or before i (or -1)."""
+    while i >= 0 and text[i] in " \t\r\n\\":
+        i -= 1
+    return i
+
+
+def _match_angle_back(text: str, i: int) -> int:
+    """text[i] == '>': index of the matching '<' (nesting counted), or -1."""
+    depth = 0
+    while i >= 0:
+        c = text[i]
+        if c == ">":
+            depth += 1
+        elif c == "<":
+            depth -= 1
+            if depth == 0:
+                return i
+        elif c in ";{}":
+            return -1
+        i -= 1
+    return -1
+
+
+def _kernel_start(text: str, lt: int) -> int:
+    """Start offset of the kernel expression that ends just before `<<<` at `lt` (or -1)."""
+    i = _skip_ws_back(text, lt - 1)
+    start = -1
+    while i >= 0:
+        if text[i] == ">":
+            j = _match_angle_back(text, i)
+            if j < 0:
+                return -1
+            i = _skip_ws_back(text, j - 1)
+        m = _IDENT_END.search(text, 0, i + 1)
+        if not m:
+            return start if text[i] != ")" else -1
+        start = m.start()
+        k = _skip_ws_back(text, start - 1)
+        if k >= 1 and text[k] == ":" and text[k - 1] == ":":
+            i = _skip_ws_back(text, k - 2)
+            if i < 0 or not (text[i].isalnum() or text[i] in "_>"):
+                return k - 1  # a leading '::' (global namespace)
+            continue
+        return start
+    return start
+
+
+def _match_forward(text: str, i: int, codemap: CodeMap, stop: str) -> tuple[int, list[tuple[int, int]]]:
+    """From i, find `stop` at bracket depth 0 in code. Returns (offset of stop, comma-separated parts)."""
+    depth = 0
+    parts = []
+    part_start = i
+    n = len(text)
+    while i < n:
+        c = text[i]
+        if not codemap.is_code(i):
+            i += 1
+            continue
+        if depth == 0 and text.startswith(stop, i):
+            parts.append((part_start, i))
+            return i, parts
+        if c in _OPEN:
+            depth += 1
+        elif c in _CLOSE:
+            depth -= 1
+            if depth < 0:
+                return -1, parts
+        elif c == "," and depth == 0:
+            parts.append((part_start, i))
+            part_start = i + 1
+        elif c == ";" and depth == 0:
+            return -1, parts
+        i += 1
+    return -1, parts
+
+
+def find_launches(text: str, codemap: CodeMap | None = None) -> list[Launch]:
+    """Every `kernel<<<config>>>(args)` in code (macro bodies included), in order."""
+    if "<<<" not in text:
+        return []
+    codemap = codemap or scan(text).code_map()
+    lines = LineIndex(text)
+    out: list[Launch] = []
+    pos = 0
+    while True:
+        lt = text.find("<<<", pos)
+        if lt < 0:
+            break
+        pos = lt + 3
+        if not codemap.is_code(lt):
+            continue
+        start = _kernel_start(text, lt)
+        gt, parts = _match_forward(text, lt + 3, codemap, ">>>")
+        if start < 0 or gt < 0:
+            continue
+        a = gt + 3
+        while a < len(text) and text[a] in " \t\r\n\\":
+            a += 1
+        if a >= len(text) or text[a] != "(":
+            continue
+        close, _ = _match_forward(text, a + 1, codemap, ")")
+        if close < 0:
+            continue
+        config = [text[s:e].strip() for s, e in parts]
+        kernel = re.sub(r"\s+", " ", text[start:lt]).strip()
+        out.append(Launch(start, kernel, lt, gt + 3, config, a, close + 1, lines.line_of(start)))
+        pos = close + 1
+    return out
+
+
+def find_kernel_defs(text: str, codemap: CodeMap | None = None) -> list[KernelDef]:
+    """Every `__global__` function declaration or definition in code, with its name."""
+    if "__global__" not in text:
+        return []
+    codemap = codemap or scan(text).code_map()
+    lines = LineIndex(text)
+    out = []
+    for m in _KERNEL_DEF.finditer(text):
+        if not codemap.is_code(m.start()):
+            continue
+        for d in _DEF_NAME.finditer(text, m.end(), min(len(text), m.end() + 400)):
+            if d.group(1) not in _NOT_NAMES:
+                out.append(KernelDef(m.start(), d.group(1), lines.line_of(m.start())))
+                break
+    return out

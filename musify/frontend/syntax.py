@@ -1,0 +1,60 @@
+"""tree-sitter-cuda, used where a structural question needs a real syntax tree.
+
+Parsing runs at a few MB/s, slower than the whole lexical pipeline, so musify never parses a
+whole file just in case: a pass hands over the snippet around a construct it found lexically
+(a launch statement, a kernel signature, a function body with a warp-size trigger) and asks
+for its tree. Snippets are wrapped so that statements parse as statements.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import lru_cache
+
+import tree_sitter
+import tree_sitter_cuda
+
+_WRAP_PREFIX = b"void __musify_snippet__() {\n"
+_WRAP_SUFFIX = b"\n}\n"
+
+
+@lru_cache(maxsize=1)
+def parser() -> tree_sitter.Parser:
+    return tree_sitter.Parser(tree_sitter.Language(tree_sitter_cuda.language()))
+
+
+def parse(source: str | bytes) -> tree_sitter.Tree:
+    data = source.encode("utf-8", "surrogateescape") if isinstance(source, str) else source
+    return parser().parse(data)
+
+
+@dataclass(frozen=True, slots=True)
+class SnippetParse:
+    ok: bool
+    root: tree_sitter.Node
+    offset: int  # bytes of wrapper before the snippet
+
+
+def parse_statement(snippet: str) -> SnippetParse:
+    """Parse one statement (or a few) inside a function body."""
+    data = _WRAP_PREFIX + snippet.encode("utf-8", "surrogateescape") + _WRAP_SUFFIX
+    tree = parser().parse(data)
+    return SnippetParse(not tree.root_node.has_error, tree.root_node, len(_WRAP_PREFIX))
+
+
+def parse_toplevel(snippet: str) -> SnippetParse:
+    """Parse a declaration or definition at namespace scope."""
+    tree = parse(snippet)
+    return SnippetParse(not tree.root_node.has_error, tree.root_node, 0)
+
+
+def find_nodes(node: tree_sitter.Node, node_type: str) -> list[tree_sitter.Node]:
+    """All descendants of `node` (itself included) of the given type, in document order."""
+    out = []
+    stack = [node]
+    while stack:
+        n = stack.pop()
+        if n.type == node_type:
+            out.append(n)
+        stack.extend(reversed(n.children))
+    return out

@@ -1,0 +1,49 @@
+"""What every pass receives and returns.
+
+A pass is a plain function `run(ctx: PassContext) -> list[Edit]`; it reports diagnostics through
+`ctx.warn`. It never writes files and never raises for bad input: the runner turns a crash into a
+failed-file result with its traceback, so one broken pass cannot lose the other files.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from musify import diagnostics
+from musify.diagnostics import Diagnostic
+from musify.frontend.scanner import LineIndex, Scan
+from musify.options import Options
+from musify.rules.model import RuleSet
+
+
+@dataclass(frozen=True)
+class ProjectInfo:
+    """Facts about the whole input that a single file needs: which project headers get renamed."""
+
+    header_renames: dict[str, str] = field(default_factory=dict)  # old relpath -> new relpath
+    files: frozenset[str] = frozenset()  # every project source/header relpath
+    suffix_index: dict[str, tuple[str, ...]] = field(default_factory=dict)  # path suffix -> relpaths
+
+
+@dataclass
+class PassContext:
+    path: str  # path relative to its input root, posix, as shown to the user
+    text: str
+    scan: Scan
+    ruleset: RuleSet
+    options: Options
+    project: ProjectInfo
+    lines: LineIndex
+    diagnostics: list[Diagnostic] = field(default_factory=list)
+    # filled by the passes for the record
+    declared: set[str] = field(default_factory=set)  # vendor-looking names this file declares
+    pending_unknown: list[tuple[str, int, int]] = field(default_factory=list)  # (name, line, col)
+    facts: dict[str, int] = field(default_factory=dict)  # kernels, launches, ...
+    display_path: str = ""
+
+    def warn(self, diag_id: str, offset: int, name: str = "", severity: str | None = None,
+             **args: object) -> None:
+        line, col = self.lines.position(offset)
+        self.diagnostics.append(
+            diagnostics.make(diag_id, self.display_path or self.path, line, col, name, severity, **args)
+        )

@@ -1,0 +1,145 @@
+"""Rename CUDA identifiers by the rules; report unsupported, inferred and unrecognised names.
+
+Context decides what is touched: code, preprocessor conditions, macro bodies and the names of
+`#define`s are migrated (inactive `#if` branches too, since the scanner does not evaluate them);
+comments and string literals only on request.
+"""
+
+from __future__ import annotations
+
+import re
+
+from musify.engine.edits import Edit
+from musify.frontend.scanner import Ctx, identifiers_in
+from musify.passes._base import PassContext
+from musify.rules.model import Rule
+
+_MIGRATED = frozenset({Ctx.CODE, Ctx.DIRECTIVE, Ctx.MACRO, Ctx.MACRO_NAME})
+
+# What "looks like a CUDA vendor name" for MU1001 (MUSA_FACTS §1 prefixes).
+VENDOR_NAME = re.compile(
+    r"(?:cuda|CUDA|__cuda|__CUDA|cu[A-Z]|CU_|CU[A-Z][a-z]|cublas|CUBLAS|curand|CURAND|cufft|CUFFT|cusparse|"
+    r"CUSPARSE|cusolver|CUSOLVER|cudnn|CUDNN|cupti|CUPTI|nccl|NCCL|nvtx|NVTX|nvrtc|NVRTC|__nv_|__NV_|"
+    r"nvjpeg|NVJPEG|npp[a-z]|NPP_|cutlass|CUTLASS)"
+)
+_PREV_TOKEN = re.compile(r"(::|->|[A-Za-z_]\w*|\S)\s*$")
+# identifiers before a name that mean the name is being used, not declared
+_USE_KEYWORDS = frozenset({
+    "return", "else", "case", "goto", "throw", "new", "delete", "sizeof", "alignof", "co_return",
+    "co_yield", "co_await", "typeid", "decltype", "and", "or", "not", "if", "while", "do", "defined",
+})
+_QUAL_BACK = re.compile(r"([A-Za-z_]\w*)\s*::\s*$")
+
+
+def run(ctx: PassContext) -> list[Edit]:
+    edits: list[Edit] = []
+    names = ctx.ruleset.names
+    qualified = ctx.ruleset.qualified
+    text = ctx.text
+    inferred_seen: set[str] = set()
+    for ident in ctx.scan.idents:
+        if ident.ctx not in _MIGRATED:
+            continue
+        name = ident.name
+        rule = names.get(name)
+        if name in qualified:
+            rule = _qualified_rule(text, ident.start, qualified[name]) or rule
+        if rule is None:
+            _maybe_unknown(ctx, ident.start, name, ident.ctx)
+            continue
+        _use_rule(ctx, rule, ident.start, ident.end, edits, inferred_seen)
+    if ctx.options.rewrite_comments or ctx.options.rewrite_strings:
+        edits.extend(_rewrite_inside_literals(ctx))
+    return edits
+
+
+def _use_rule(ctx: PassContext, rule: Rule, start: int, end: int, edits: list[Edit],
+              inferred_seen: set[str]) -> None:
+    if rule.status == "unsupported":
+        ctx.warn(rule.diag or "MU1002", start, rule.cuda, library=rule.library,
+                 note=f": {rule.note}" if rule.note else "")
+        return
+    replacement = rule.replacement
+    if replacement is None:
+        if rule.diag:
+            ctx.warn(rule.diag, start, rule.cuda)
+        return
+    last = replacement.rsplit("::", 1)[-1] if "::" in rule.cuda else replacement
+    edits.append(Edit(start, end, last, rule.cuda, rule.library, rule.kind, rule.inferred))
+    if rule.diag:
+        ctx.warn(rule.diag, start, rule.cuda)
+    if rule.inferred and rule.cuda not in inferred_seen:
+        inferred_seen.add(rule.cuda)
+        ctx.warn("MU1004", start, rule.cuda, musa=replacement)
+
+
+def _qualified_rule(text: str, start: int, entries: list) -> Rule | None:
+    """The rule whose qualifier (`thrust::` in `thrust::cuda`) precedes the name at `start`."""
+    for quals, rule in sorted(entries, key=lambda e: -len(e[0])):
+        pos = start
+        ok = True
+        for q in reversed(quals):
+            m = _QUAL_BACK.search(text, max(0, pos - 200), pos)
+            if not m or m.group(1) != q:
+                ok = False
+                break
+            pos = m.start(1)
+        if ok:
+            return rule
+    return None
+
+
+def _maybe_unknown(ctx: PassContext, start: int, name: str, where: Ctx) -> None:
+    """Record a vendor-looking name no rule knows, unless this file declares it."""
+    if not VENDOR_NAME.match(name):
+        return
+    if where == Ctx.MACRO_NAME or is_declaration(ctx.text, start):
+        ctx.declared.add(name)
+        return
+    if _is_member_access(ctx.text, start):
+        return
+    line, col = ctx.lines.position(start)
+    ctx.pending_unknown.append((name, line, col))
+
+
+def is_declaration(text: str, start: int) -> bool:
+    """A lexical guess that the name at `start` is being declared (`void cudaCheck(`, `int cuX;`).
+
+    The token before a declared name is a type name, a declaration keyword, or `*`/`&` after one;
+    before a used name it is an operator, a bracket, a separator or a keyword like `return`.
+    """
+    m = _PREV_TOKEN.search(text, max(0, start - 160), start)
+    if not m:
+        return False
+    tok = m.group(1)
+    if tok in ("*", "&"):
+        before = _PREV_TOKEN.search(text, max(0, m.start(1) - 160), m.start(1))
+        return bool(before and (before.group(1)[0].isalpha() or before.group(1)[0] == "_")
+                    and before.group(1) not in _USE_KEYWORDS)
+    if tok[0].isalpha() or tok[0] == "_":
+        return tok not in _USE_KEYWORDS
+    return tok == "~"  # a destructor
+
+
+def _is_member_access(text: str, start: int) -> bool:
+    m = _PREV_TOKEN.search(text, max(0, start - 40), start)
+    return bool(m and m.group(1) in (".", "->"))
+
+
+def _rewrite_inside_literals(ctx: PassContext) -> list[Edit]:
+    wanted = set()
+    if ctx.options.rewrite_comments:
+        wanted.add(Ctx.COMMENT)
+    if ctx.options.rewrite_strings:
+        wanted.update((Ctx.STRING, Ctx.CHAR))
+    names = ctx.ruleset.names
+    edits = []
+    for s, e, where in ctx.scan.spans:
+        if where not in wanted:
+            continue
+        for start, end, name in identifiers_in(ctx.text, s, e):
+            rule = names.get(name)
+            if rule is not None and rule.replacement is not None:
+                edits.append(Edit(start, end, rule.replacement, rule.cuda, rule.library, rule.kind,
+                                  rule.inferred))
+    return edits

@@ -1,0 +1,89 @@
+"""Rewrite `#include` paths: CUDA headers by the header rules, renamed project headers by the
+project's own renames (`"util.cuh"` -> `"util.muh"`). Delimiters (`<>` or `""`) are kept.
+
+A `.cuh` that is neither a rule nor a project file (`<cub/cub.cuh>`) is someone else's header and
+is left exactly as written.
+"""
+
+from __future__ import annotations
+
+import posixpath
+
+from musify.engine.edits import Edit
+from musify.passes._base import PassContext, ProjectInfo
+from musify.rules.model import Rule
+
+
+def run(ctx: PassContext) -> list[Edit]:
+    edits = []
+    headers = ctx.ruleset.headers
+    for inc in ctx.scan.includes:
+        target = resolve_project_include(ctx.project, ctx.path, inc.path)
+        if target is not None:
+            new = ctx.project.header_renames.get(target)
+            if new is not None:
+                new_path = _renamed_include(inc.path, target, new)
+                edits.append(Edit(inc.start, inc.end, new_path, "include:project", "project", "header"))
+            continue
+        rule = headers.get(inc.path) or _prefix_rule(headers, inc.path)
+        if rule is None:
+            continue
+        if rule.status == "unsupported":
+            ctx.warn(rule.diag or "MU1005", inc.start, inc.path, library=rule.library,
+                     note=f": {rule.note}" if rule.note else "")
+            continue
+        if rule.replacement is None:
+            continue
+        if rule.cuda.endswith("/"):
+            replacement = rule.replacement + inc.path[len(rule.cuda):]
+        else:
+            replacement = rule.replacement
+        edits.append(Edit(inc.start, inc.end, replacement, "include:" + rule.cuda, rule.library, "header",
+                          rule.inferred))
+        if rule.diag:
+            ctx.warn(rule.diag, inc.start, inc.path)
+    return edits
+
+
+def _prefix_rule(headers: dict[str, Rule], path: str) -> Rule | None:
+    """Directory rules (`cutlass/` -> `mutlass/`): the longest matching prefix wins."""
+    parts = path.split("/")
+    for i in range(len(parts) - 1, 0, -1):
+        rule = headers.get("/".join(parts[:i]) + "/")
+        if rule is not None:
+            return rule
+    return None
+
+
+def _renamed_include(written: str, target: str, new: str) -> str:
+    """Keep the include as written and change only its last component's extension."""
+    new_base = posixpath.basename(new)
+    head = written.rsplit("/", 1)[0] + "/" if "/" in written else ""
+    return head + new_base
+
+
+def resolve_project_include(project: ProjectInfo, including: str, written: str) -> str | None:
+    """The project file an include names: beside the including file first, then by path suffix."""
+    if not project.files:
+        return None
+    beside = posixpath.normpath(posixpath.join(posixpath.dirname(including), written))
+    if beside in project.files:
+        return beside
+    candidates = project.suffix_index.get(posixpath.normpath(written))
+    if candidates:
+        return candidates[0]
+    return None
+
+
+def build_project_info(relpaths: list[str], renames: dict[str, str]) -> ProjectInfo:
+    """Index project files by every path suffix, so `<lib/x.cuh>` finds `include/lib/x.cuh`."""
+    index: dict[str, list[str]] = {}
+    for rel in sorted(relpaths):
+        parts = rel.split("/")
+        for i in range(len(parts)):
+            index.setdefault("/".join(parts[i:]), []).append(rel)
+    return ProjectInfo(
+        header_renames=dict(renames),
+        files=frozenset(relpaths),
+        suffix_index={k: tuple(v) for k, v in index.items()},
+    )

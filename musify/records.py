@@ -1,0 +1,151 @@
+"""The run record: what a migration did, as versioned JSON. Every report renders from it.
+
+`FileResult` is per file; `RunRecord` holds them with totals. Both are plain dataclasses, picklable
+for the process pool, and `to_json`/`from_json` round-trip, so `musify report run.json` can
+re-render without re-migrating.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from dataclasses import asdict, dataclass, field
+
+from musify.diagnostics import Diagnostic
+
+SCHEMA = "musify-run/1"
+
+
+@dataclass
+class FileResult:
+    path: str  # as the user gave it (input root joined with rel)
+    output_path: str  # relative to the output tree, after renames
+    kind: str  # cuda-source, cuda-header, cpp, musa, other
+    status: str  # migrated | unchanged | skipped | failed | copied
+    rel: str = ""  # relative to its input root, posix
+    edits: int = 0
+    edits_by_library: dict[str, int] = field(default_factory=dict)
+    edits_by_kind: dict[str, int] = field(default_factory=dict)
+    renamed: dict[str, int] = field(default_factory=dict)  # CUDA name -> uses rewritten
+    unconverted: dict[str, int] = field(default_factory=dict)  # names reported, not rewritten
+    inferred_edits: int = 0
+    diagnostics: list[Diagnostic] = field(default_factory=list)
+    lines_total: int = 0
+    lines_changed: int = 0
+    bytes_total: int = 0
+    bytes_changed: int = 0  # bytes of original text replaced
+    facts: dict[str, int] = field(default_factory=dict)  # kernels, launches
+    seconds: float = 0.0
+    error: str | None = None
+    # transient: not serialised
+    declared: list[str] = field(default_factory=list, repr=False)
+    pending_unknown: list[tuple[str, int, int]] = field(default_factory=list, repr=False)
+
+    def to_json(self) -> dict:
+        d = asdict(self)
+        d.pop("declared")
+        d.pop("pending_unknown")
+        d["diagnostics"] = [x.to_json() for x in self.diagnostics]
+        d["seconds"] = round(self.seconds, 6)
+        return d
+
+    @classmethod
+    def from_json(cls, d: dict) -> FileResult:
+        d = dict(d)
+        d["diagnostics"] = [Diagnostic(**x) for x in d.get("diagnostics", [])]
+        return cls(**d)
+
+
+@dataclass
+class RunRecord:
+    tool_version: str
+    command: str
+    inputs: list[str]
+    output: str  # the output directory, "in-place", "stdout" or "diff"
+    options: dict
+    ruleset: str  # digest of the rules used
+    started: str = ""
+    seconds: float = 0.0
+    files: list[FileResult] = field(default_factory=list)
+    exit_code: int = 0
+    schema: str = SCHEMA
+
+    @property
+    def totals(self) -> dict:
+        return compute_totals(self.files)
+
+    def to_json(self, deterministic: bool = False) -> dict:
+        d = {
+            "schema": self.schema,
+            "tool_version": self.tool_version,
+            "command": self.command,
+            "inputs": self.inputs,
+            "output": self.output,
+            "options": self.options,
+            "ruleset": self.ruleset,
+            "started": "" if deterministic else self.started,
+            "seconds": 0.0 if deterministic else round(self.seconds, 6),
+            "exit_code": self.exit_code,
+            "totals": self.totals,
+            "files": [f.to_json() for f in self.files],
+        }
+        if deterministic:
+            d["options"] = {k: v for k, v in self.options.items() if k != "jobs"}
+            for f in d["files"]:
+                f["seconds"] = 0.0
+        return d
+
+    def dumps(self, deterministic: bool = False) -> str:
+        return json.dumps(self.to_json(deterministic), indent=2, sort_keys=False) + "\n"
+
+    @classmethod
+    def from_json(cls, d: dict) -> RunRecord:
+        if d.get("schema") != SCHEMA:
+            raise ValueError(f"not a musify run record (schema {d.get('schema')!r}, expected {SCHEMA!r})")
+        files = [FileResult.from_json(f) for f in d["files"]]
+        keys = ("tool_version", "command", "inputs", "output", "options", "ruleset", "started",
+                "seconds", "exit_code")
+        return cls(files=files, **{k: d[k] for k in keys})
+
+
+def compute_totals(files: list[FileResult]) -> dict:
+    status = Counter(f.status for f in files)
+    by_lib: Counter = Counter()
+    by_kind: Counter = Counter()
+    renamed: Counter = Counter()
+    unconverted: Counter = Counter()
+    severities: Counter = Counter()
+    ids: Counter = Counter()
+    facts: Counter = Counter()
+    for f in files:
+        by_lib.update(f.edits_by_library)
+        by_kind.update(f.edits_by_kind)
+        renamed.update(f.renamed)
+        unconverted.update(f.unconverted)
+        facts.update(f.facts)
+        for d in f.diagnostics:
+            severities[d.severity] += 1
+            ids[d.id] += 1
+    converted = sum(renamed.values())
+    not_converted = sum(unconverted.values())
+    return {
+        "files": len(files),
+        "files_by_status": dict(sorted(status.items())),
+        "edits": sum(f.edits for f in files),
+        "inferred_edits": sum(f.inferred_edits for f in files),
+        "edits_by_library": dict(sorted(by_lib.items())),
+        "edits_by_kind": dict(sorted(by_kind.items())),
+        "references_converted": converted,
+        "references_unconverted": not_converted,
+        "conversion_percent": round(100.0 * converted / (converted + not_converted), 2)
+        if converted + not_converted else 100.0,
+        "distinct_names_converted": len(renamed),
+        "unconverted_names": dict(sorted(unconverted.items())),
+        "lines_total": sum(f.lines_total for f in files),
+        "lines_changed": sum(f.lines_changed for f in files),
+        "bytes_total": sum(f.bytes_total for f in files),
+        "bytes_changed": sum(f.bytes_changed for f in files),
+        "diagnostics_by_severity": dict(sorted(severities.items())),
+        "diagnostics_by_id": dict(sorted(ids.items())),
+        "facts": dict(sorted(facts.items())),
+    }
