@@ -59,8 +59,21 @@ def migrate_text(text: str, path: str, ruleset: RuleSet, options: Options,
     edits: list[Edit] = []
     for _name, run in PASSES:
         edits.extend(run(ctx))
+    if ctx.protected:
+        edits = drop_protected(edits, ctx.protected)
     merged = merge(edits)
     return apply(text, merged), ctx, merged
+
+
+def drop_protected(edits: list[Edit], spans: list[tuple[int, int]]) -> list[Edit]:
+    """Edits that touch no protected span (an insertion strictly inside one is dropped too)."""
+    spans = sorted(spans)
+    keep = []
+    for e in edits:
+        hit = any(s < e.end and e.start < end or (e.start == e.end and s < e.start < end) for s, end in spans)
+        if not hit:
+            keep.append(e)
+    return keep
 
 
 def migrate_file(job: FileJob, ruleset: RuleSet, options: Options, project: ProjectInfo) -> tuple[FileResult, bytes | None]:

@@ -40,6 +40,17 @@ class PassContext:
     pending_unknown: list[tuple[str, int, int]] = field(default_factory=list)  # (name, line, col)
     facts: dict[str, int] = field(default_factory=dict)  # kernels, launches, ...
     display_path: str = ""
+    # spans no edit may touch (exclusion markers, defines kept as written); see `protect`
+    protected: list[tuple[int, int]] = field(default_factory=list)
+    # passes can leave notes for later passes (e.g. the shim headers a file needs)
+    scratch: dict = field(default_factory=dict)
+
+    def protect(self, start: int, end: int) -> None:
+        """Keep text[start:end] exactly as written: edits inside it from any pass are dropped.
+
+        Zero-width insertions at the span's edges are kept, so a shim include after a guard
+        still lands."""
+        self.protected.append((start, end))
 
     def warn(self, diag_id: str, offset: int, name: str = "", severity: str | None = None,
              **args: object) -> None:
