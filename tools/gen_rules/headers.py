@@ -37,6 +37,7 @@ class Decl:
     line: int
     scope: str = ""
     parent: str = ""  # the enum an enumerator belongs to
+    value: str = ""  # a macro's replacement text
 
 
 @dataclass
@@ -169,6 +170,7 @@ class _Scanner:
     toks: list[_Tok]
     header: str
     call_macros: frozenset[str]
+    terminators: frozenset[str] = frozenset()
     out: list[Decl] = field(default_factory=list)
     pos: int = 0
 
@@ -224,7 +226,7 @@ class _Scanner:
                 if scope or stmt:
                     self.finish(stmt, scope)
                 return
-            if t == ";":
+            if t == ";" or (tok.kind == "id" and t in self.terminators):
                 self.pos += 1
                 self.finish(stmt, scope)
                 stmt = []
@@ -422,40 +424,71 @@ class _Scanner:
             self.emit(name.text, KIND_VARIABLE, name.line, scope)
 
 
-def scan_text(text: str, header: str, call_macros: frozenset[str] = frozenset()) -> list[Decl]:
+def scan_text(text: str, header: str, call_macros: frozenset[str] = frozenset(),
+              terminators: frozenset[str] = frozenset()) -> list[Decl]:
     """Every name declared in one header's text (all `#if` branches at once).
 
     `call_macros` are function-like macros (from any header) that may appear in declarations
     as attributes (`__dv(0)`, `__CUDA_DEPRECATED_MSG("...")`); they are never taken for the
-    declared function's name.
+    declared function's name.  `terminators` are object-like macros that end a declaration in
+    place of its `;` (`__DEF_IF_HOST`, which expands to `;` or to an empty body).
     """
     clean = strip_comments(text)
     code, directives = split_directives(clean)
     macros = scan_macros(directives)
     known = call_macros | frozenset(m.name for m in macros if m.function_like)
-    scanner = _Scanner(tokenize(code), header, known)
+    ends = terminators | frozenset(m.name for m in macros if _is_terminator(m))
+    scanner = _Scanner(tokenize(code), header, known, ends)
     while scanner.pos < len(scanner.toks):
         scanner.scan_scope("")
-    decls = [Decl(m.name, KIND_MACRO, header, m.line) for m in macros if not m.guard]
+    decls = [Decl(m.name, KIND_MACRO, header, m.line, value=m.body) for m in macros if not m.guard]
     return decls + scanner.out
 
 
-def function_like_macros(texts: list[str]) -> frozenset[str]:
-    names = set()
+def _is_terminator(macro: MacroInfo) -> bool:
+    return not macro.function_like and macro.body.rstrip().endswith((";", "}"))
+
+
+def macro_roles(texts: list[str]) -> tuple[frozenset[str], frozenset[str]]:
+    """(function-like macros, statement-terminating macros) defined anywhere in `texts`."""
+    calls, ends = set(), set()
     for text in texts:
         _, directives = split_directives(strip_comments(text))
-        names.update(m.name for m in scan_macros(directives) if m.function_like)
-    return frozenset(names)
+        for m in scan_macros(directives):
+            if m.function_like:
+                calls.add(m.name)
+            elif _is_terminator(m):
+                ends.add(m.name)
+    return frozenset(calls), frozenset(ends)
 
 
 def scan_files(root: Path, headers: list[str]) -> list[Decl]:
     """Scan `headers` (paths relative to `root`; missing ones are skipped), in the given order."""
     present = [h for h in headers if (root / h).is_file()]
     texts = {h: (root / h).read_text(encoding="utf-8", errors="replace") for h in present}
-    calls = function_like_macros(list(texts.values()))
+    calls, ends = macro_roles(list(texts.values()))
     out: list[Decl] = []
     for h in present:
-        out.extend(scan_text(texts[h], h, calls))
+        out.extend(scan_text(texts[h], h, calls, ends))
+    return out
+
+
+def macro_aliases(decls: list[Decl]) -> list[Decl]:
+    """Names that exist only as a macro's replacement (`#define cuMemAlloc cuMemAlloc_v2`).
+
+    The versioned symbol is what the library exports and what code may call directly, so it is
+    a declared name too; it is returned with the kind `function` when the macro aliases a
+    declared function, else `macro`.
+    """
+    declared = {d.name: d for d in decls}
+    out = []
+    for d in decls:
+        if d.kind == KIND_MACRO and re.fullmatch(r"[A-Za-z_]\w*", d.value) and d.value not in declared:
+            kind = KIND_FUNCTION if declared[d.name].kind == KIND_FUNCTION or any(
+                x.name == d.name and x.kind == KIND_FUNCTION for x in decls) else KIND_MACRO
+            alias = Decl(d.value, kind, d.header, d.line, d.scope)
+            declared[d.value] = alias
+            out.append(alias)
     return out
 
 
