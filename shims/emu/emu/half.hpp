@@ -23,19 +23,10 @@
 #include <type_traits>
 
 #include "atomics.hpp"
+#include "math.hpp"
 #include "vector.hpp"
 
 namespace emu::fp {
-
-enum class Round { nearest, zero, down, up };
-
-template <class To, class From>
-inline To bit_cast(const From& from) {
-    static_assert(sizeof(To) == sizeof(From), "bit_cast needs equal sizes");
-    To to;
-    std::memcpy(&to, &from, sizeof to);
-    return to;
-}
 
 // A 16-bit binary floating-point format with E exponent bits and M stored significand bits.
 template <int E, int M>
@@ -139,23 +130,6 @@ inline std::uint16_t fma_encode(float a, float b, float c, Round mode = Round::n
         odd = bit_cast<double>(sb);
     }
     return encode<F>(odd, mode);
-}
-
-// Float to integer as the GPU converts: rounded by mode, NaN to 0, saturated to the target's range.
-template <class T>
-inline T to_integer(double v, Round mode) {
-    if (std::isnan(v)) return 0;
-    switch (mode) {
-        case Round::nearest: v = std::nearbyint(v); break;
-        case Round::zero: v = std::trunc(v); break;
-        case Round::down: v = std::floor(v); break;
-        case Round::up: v = std::ceil(v); break;
-    }
-    const double lo = static_cast<double>(std::numeric_limits<T>::min());
-    const double hi = static_cast<double>(std::numeric_limits<T>::max());
-    if (v <= lo) return std::numeric_limits<T>::min();
-    if (v >= hi) return std::numeric_limits<T>::max();
-    return static_cast<T>(v);
 }
 
 // Which format a 16-bit type uses; specialised next to each type.
