@@ -1,0 +1,53 @@
+"""Shared fixtures: a small hand-built RuleSet for engine tests, and an isolated rules cache."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from musify.rules.model import Rule, RuleSet
+
+REPO = Path(__file__).resolve().parents[1]
+REFERENCE = REPO.parent / "shared" / "reference"
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _isolated_cache(tmp_path_factory):
+    """Tests never write the user's ~/.cache; the compiled rules are cached once per session."""
+    if "MUSIFY_CACHE_DIR" not in os.environ:
+        os.environ["MUSIFY_CACHE_DIR"] = str(tmp_path_factory.mktemp("musify-cache"))
+    yield
+
+
+def _r(cuda, musa=None, kind="function", library="cudart", status="renamed", **kw) -> Rule:
+    return Rule(cuda=cuda, musa=musa if status != "unchanged" else cuda, kind=kind, library=library,
+                status=status, **kw)
+
+
+def small_ruleset() -> RuleSet:
+    rs = RuleSet(digest="test")
+    for rule in [
+        _r("cudaMalloc", "musaMalloc"), _r("cudaFree", "musaFree"), _r("cudaMemcpy", "musaMemcpy"),
+        _r("cudaMemcpyHostToDevice", "musaMemcpyHostToDevice", "enumerator"),
+        _r("cudaError_t", "musaError_t", "type"), _r("cudaSuccess", "musaSuccess", "enumerator"),
+        _r("cudaGetErrorString", "musaGetErrorString"), _r("cudaDeviceSynchronize", "musaDeviceSynchronize"),
+        _r("CUDA_VERSION", "MUSA_COMP_VERSION", "macro"), _r("__CUDACC__", "__MUSACC__", "macro"),
+        _r("cuInit", "muInit", library="cuda-driver"), _r("CUdeviceptr", "MUdeviceptr", "type", "cuda-driver"),
+        _r("cudaGraphInstantiateWithParams", status="unsupported", note="no MUSA counterpart"),
+        _r("threadIdx", kind="variable", library="cuda-device", status="unchanged"),
+        _r("__nv_bfloat16", "__mt_bfloat16", "type", "bf16"),
+        _r("nvrtcCompileProgram", "mtrtcCompileProgram", library="nvrtc", inferred=True),
+        _r("cuda_runtime.h", "musa_runtime.h", "header"), _r("cuda_fp16.h", "musa_fp16.h", "header", "fp16"),
+        _r("cudnn.h", kind="header", library="cudnn", status="unsupported"),
+        _r("cutlass/", "mutlass/", "header", "cutlass"),
+        _r("thrust::cuda", "thrust::musa", "namespace", "thrust"),
+    ]:
+        rs.add(rule)
+    return rs
+
+
+@pytest.fixture
+def rules() -> RuleSet:
+    return small_ruleset()

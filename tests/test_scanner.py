@@ -1,0 +1,68 @@
+"""The scanner labels each candidate identifier with its context; comments and literals are never code."""
+
+from musify.frontend.scanner import Ctx, scan
+
+
+def labels(text):
+    return [(i.name, i.ctx) for i in scan(text).idents]
+
+
+def test_code_comment_string_contexts():
+    text = 'cudaMalloc(p); // cudaFree in a comment\nprintf("cudaMemcpy %d", cudaSuccess); /* cuInit */\n'
+    assert labels(text) == [("cudaMalloc", Ctx.CODE), ("cudaSuccess", Ctx.CODE)]
+    kinds = [c for _, _, c in scan(text).spans]
+    assert kinds == [Ctx.COMMENT, Ctx.STRING, Ctx.COMMENT]
+
+
+def test_preprocessor_contexts():
+    text = ('#include <cuda_runtime.h>\n#define CUDA_CHECK(x) cudaGetLastError()\n'
+            '#if CUDA_VERSION > 1 && defined(__CUDACC__)\n#endif\n#ifdef cuFoo\n#endif\n')
+    got = labels(text)
+    assert ("CUDA_CHECK", Ctx.MACRO_NAME) in got
+    assert ("cudaGetLastError", Ctx.MACRO) in got
+    assert ("CUDA_VERSION", Ctx.DIRECTIVE) in got and ("__CUDACC__", Ctx.DIRECTIVE) in got
+    s = scan(text)
+    assert [(i.path, i.angled) for i in s.includes] == [("cuda_runtime.h", True)]
+    assert [d.keyword for d in s.directives] == ["include", "define", "if", "endif", "ifdef", "endif"]
+
+
+def test_continued_define_body_is_macro_context():
+    text = "#define CALL(x) \\\n   cudaFree(x)\ncudaMalloc(0);\n"
+    assert labels(text) == [("cudaFree", Ctx.MACRO), ("cudaMalloc", Ctx.CODE)]
+
+
+def test_raw_strings_char_literals_and_digit_separators():
+    text = "auto s = R\"xy(cudaFree \" )\" still)xy\"; int n = 1'000'000; char c = L'c'; cudaFree(0);\n"
+    assert labels(text) == [("cudaFree", Ctx.CODE)]
+    assert not scan(text).problems
+
+
+def test_continued_line_comment():
+    text = "// a comment \\\n cudaFree(x) still comment\ncudaMalloc(0);\n"
+    assert labels(text) == [("cudaMalloc", Ctx.CODE)]
+
+
+def test_word_inside_longer_identifier_is_not_a_candidate():
+    assert labels("int Accumulate = my_cudaMalloc + xCUDA_VERSION;") == []
+
+
+def test_unterminated_comment_and_string_are_problems():
+    s = scan('int a; "open string\n/* never closed')
+    assert [p.what for p in s.problems] == ["string literal", "comment"]
+
+
+def test_stringizing_hash_is_not_a_directive():
+    s = scan("#define S(x) #x\n#define P(a, b) a ## b\n")
+    assert [d.keyword for d in s.directives] == ["define", "define"]
+
+
+def test_error_directive_text_is_not_scanned():
+    s = scan("#error don't use cudaFoo here\ncudaMalloc(0);\n")
+    assert not s.problems
+    assert [(i.name, i.ctx) for i in s.idents] == [("cudaMalloc", Ctx.CODE)]
+
+
+def test_code_map():
+    text = 'a = 1; // k<<<1,1>>>()\n'
+    cm = scan(text).code_map()
+    assert cm.is_code(0) and not cm.is_code(text.index("k<<<"))
