@@ -80,6 +80,79 @@ _SPECS = [
              "header <{name}> ({library}) has no MUSA counterpart; left unchanged{note}"),
     DiagSpec("MU1006", "note", "none", "include of a renamed project header",
              "include of project header '{name}' rewritten to '{musa}'"),
+    # --- MU2xxx: semantic hazards (musify/passes/hazards/) ------------------------------------
+    DiagSpec("MU2001", "warning", "low", "arch guard threshold rewritten",
+             "'{expr}' rewritten to compare with {musa_value}: {policy}; "
+             "change the policy with --arch-map or arch_map in the configuration"),
+    DiagSpec("MU2002", "warning", "medium", "arch guard not rewritten",
+             "'{expr}' uses __CUDA_ARCH__ in a way the threshold policy cannot translate ({why}); "
+             "__MUSA_ARCH__ is 210, 220 or 310, so rewrite this test by hand"),
+    DiagSpec("MU2003", "note", "low", "arch value used in code",
+             "'{name}' is used as a value here; __MUSA_ARCH__ counts 210/220/310, not NVIDIA's 700/800/900"),
+    DiagSpec("MU2010", "warning", "medium", "CUDA version comparison",
+             "'{expr}' compares {name} with a CUDA version number ({decoded}){renamed}; MUSA numbers its "
+             "versions on its own scale (SDK 5.2 is MUSA_VERSION 50200), so decide by hand which MUSA "
+             "version this code needs"),
+    DiagSpec("MU2020", "warning", "low", "32-lane full mask",
+             "full 32-lane mask '{expr}' in {func}(): a warp on {arch} has {width} lanes; write a mask "
+             "for warpSize lanes (e.g. __activemask() where every lane is active)"),
+    DiagSpec("MU2021", "warning", "low", "lane or warp arithmetic assumes 32 lanes",
+             "'{expr}' assumes 32-lane warps (a warp on {arch} has {width} lanes); write {fix}"),
+    DiagSpec("MU2022", "warning", "low", "shuffle width 32",
+             "width 32 in {func}() covers a 32-lane warp only (a warp on {arch} has {width} lanes); "
+             "pass warpSize"),
+    DiagSpec("MU2023", "warning", "low", "shuffle loop sized for 32 lanes",
+             "'{expr}' walks the offsets of a 32-lane warp (a warp on {arch} has {width} lanes); "
+             "start at warpSize / 2 (or loop while offset < warpSize)"),
+    DiagSpec("MU2024", "warning", "low", "warp-synchronous tail sized for 32 lanes",
+             "'{expr}' selects the first 32 threads as 'one warp' (a warp on {arch} has {width} lanes); "
+             "compare with warpSize"),
+    DiagSpec("MU2025", "warning", "low", "warpSize compared with 32",
+             "'{expr}' compares warpSize with 32; on {arch} warpSize is {width}: test the property "
+             "the code needs instead"),
+    DiagSpec("MU2030", "warning", "high", "cuDNN call needs a muDNN port",
+             "'{name}' is cuDNN: muDNN is a C++ API (::musa::dnn::Handle, ...), so cuDNN's C calls are "
+             "not renamed; port this use to muDNN by hand (effort: high)"),
+    DiagSpec("MU2031", "warning", "medium", "texture or surface reference",
+             "{what} '{name}': texture and surface references were removed in CUDA 12 and have no "
+             "MUSA counterpart; use a texture object (cudaTextureObject_t, renamed to musaTextureObject_t) "
+             "or plain global loads (effort: medium)"),
+    DiagSpec("MU2032", "warning", "high", "dynamic parallelism",
+             "{what} in device code ({func}()): dynamic parallelism has no documented MUSA "
+             "counterpart; move the launch or the synchronisation to the host (effort: high)"),
+    DiagSpec("MU2033", "warning", "low", "Hopper programmatic dependent launch",
+             "'{name}' is Hopper programmatic dependent launch, which MUSA lacks; remove it: without "
+             "programmatic launch, stream order already makes a kernel wait for the previous one "
+             "(effort: low)"),
+    DiagSpec("MU2034", "warning", "high", "Hopper tensor memory accelerator",
+             "'{name}' is the Hopper tensor memory accelerator (TMA), which MUSA lacks; load tiles "
+             "with ordinary (vectorised) loads into shared memory (effort: high)"),
+    DiagSpec("MU2035", "warning", "high", "Hopper warpgroup or fp8 MMA",
+             "{what} is a Hopper {feature} instruction with no MUSA counterpart; use mutlass/muBLAS or "
+             "a plain-arithmetic kernel (effort: high)"),
+    DiagSpec("MU2036", "warning", "high", "thread block clusters",
+             "'{name}' uses thread block clusters (Hopper), which MUSA lacks; restructure to one block "
+             "per cluster or exchange data through global memory (effort: high)"),
+    DiagSpec("MU2040", "error", "high", "inline assembly",
+             "inline assembly ({name}) is PTX and does not assemble on MUSA; rewrite it with "
+             "builtins or plain code (musify never disables it: torchada PR #87)"),
+    DiagSpec("MU2050", "warning", "low", "self-referential define kept",
+             "'#define {name}' would become '#define {musa} {musa}' after renaming; kept as written "
+             "(MUSA_FACTS section 2, torchada PR #92)"),
+    DiagSpec("MU2060", "note", "low", "call rewritten to a compatibility shim",
+             "'{name}' rewritten to '{musa}' from \"{header}\" (musify's shims/compat): put shims/compat "
+             "on the include path"),
+    DiagSpec("MU2061", "warning", "medium", "no MUSA counterpart, shims disabled",
+             "'{name}' has no MUSA counterpart and --no-shims is set; left unchanged ({header} would "
+             "provide '{musa}')"),
+    # --- MU3xxx: precise mode (musify/semantic/) -----------------------------------------------
+    DiagSpec("MU3001", "note", "none", "precise mode unavailable for this file",
+             "precise mode skipped for this file ({cause}); the lexical engine migrated it"),
+    DiagSpec("MU3002", "note", "none", "user declaration kept",
+             "'{name}' refers to the project's own declaration ({where}), not the CUDA SDK; not renamed"),
+    DiagSpec("MU3003", "note", "low", "macro expands to CUDA calls",
+             "macro '{name}' expands to CUDA API calls ({calls}); they are migrated where the macro "
+             "is defined"),
 ]
 
 CATALOGUE: dict[str, DiagSpec] = {}

@@ -133,6 +133,8 @@ def _read(job: FileJob, result: FileResult, shown: str) -> bytes | None:
         return None
     if b"\0" in data[:BINARY_SNIFF]:
         result.status = "skipped"
+        head = job.output_rel.rsplit("/", 1)[0] + "/" if "/" in job.output_rel else ""
+        result.output_path = head + job.rel.rsplit("/", 1)[-1]  # a binary keeps its name
         result.diagnostics.append(diagnostics.make("MU0002", shown, 1, 1, cause="contains NUL bytes"))
         return None
     return data

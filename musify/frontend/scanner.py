@@ -236,7 +236,7 @@ def scan(text: str, prefixes: tuple[str, ...] = VENDOR_PREFIXES) -> Scan:
             pos = end
         else:  # '#': a directive starts when only blanks precede it on its line
             line_start = text.rfind("\n", 0, start) + 1
-            if start < directive_end or text[line_start:start].strip(" \t"):
+            if start < directive_end or text[line_start:start].strip(" \t\ufeff"):
                 pos = start + 1  # stringizing, token pasting, or a stray '#'
                 continue
             k = _KEYWORD.match(text, start + 1)

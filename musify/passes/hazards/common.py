@@ -1,0 +1,185 @@
+"""Helpers the hazard passes share: numbers, comparisons next to a name, device function bodies,
+the warp width of the target architecture.
+
+Everything here is lexical and works on the scanner's results, so a hazard pass costs nothing on
+files without its trigger; only `device_functions` feeds tree-sitter, and only with the bodies a
+pass asks for.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from musify.frontend.scanner import CodeMap
+
+# MUSA_FACTS section 2: warps are 128 lanes on mp_21/mp_22 (MTT S80, S3000, S4000), 32 on mp_31.
+WARP_WIDTH = {"mp_21": 128, "mp_22": 128, "mp_31": 32}
+ARCHES = tuple(WARP_WIDTH)
+
+_INT = re.compile(r"(0[xX][0-9a-fA-F]+|\d+)([uUlL]*)")
+COMPARE_OPS = ("<=", ">=", "==", "!=", "<", ">")
+_OP_AFTER = re.compile(r"\s*(<=|>=|==|!=|<(?![<=])|>(?![>=]))\s*\(?\s*(0[xX][0-9a-fA-F]+|\d+)([uUlL]*)\b")
+_OP_BEFORE = re.compile(r"\b(0[xX][0-9a-fA-F]+|\d+)([uUlL]*)\s*\)?\s*(<=|>=|==|!=|<|>)\s*$")
+_ARITH_AFTER = re.compile(r"\s*(<=|>=|==|!=|<|>|[-+*/%&|^]|<<|>>)(?!=)")
+_ARITH_BEFORE = re.compile(r"(<=|>=|==|!=|<|>|[-+*/%&|^]|<<|>>)\s*$")
+
+
+def warp_severity(arch: str) -> str:
+    """Warp-size hazards break the 128-lane parts outright and only matter for portability on mp_31."""
+    return "note" if WARP_WIDTH.get(arch, 128) == 32 else "warning"
+
+
+def int_value(literal: str) -> int | None:
+    m = _INT.fullmatch(literal.strip())
+    if not m:
+        return None
+    return int(m.group(1), 16 if m.group(1)[:2] in ("0x", "0X") else 10)
+
+
+@dataclass(frozen=True, slots=True)
+class Comparison:
+    """`NAME op NUMBER` or `NUMBER op NAME` around an occurrence of NAME."""
+
+    op: str
+    value: int
+    num_start: int  # span of the digits (suffix excluded)
+    num_end: int
+    expr_start: int
+    expr_end: int
+    name_first: bool
+
+
+def comparison_at(text: str, start: int, end: int, limit: int) -> Comparison | None:
+    """The numeric comparison the name at text[start:end] takes part in, if any."""
+    m = _OP_AFTER.match(text, end, limit)
+    if m:
+        return Comparison(m.group(1), int_value(m.group(2)), m.start(2), m.end(2), start, m.end(3), True)
+    lo = max(0, start - 40)
+    b = _OP_BEFORE.search(text, lo, start)
+    if b:
+        return Comparison(_flip(b.group(3)), int_value(b.group(1)), b.start(1), b.end(1), b.start(1), end,
+                          False)
+    return None
+
+
+def operator_next_to(text: str, start: int, end: int, limit: int) -> str | None:
+    """The arithmetic or comparison operator directly before or after the name, if any."""
+    m = _ARITH_AFTER.match(text, end, limit)
+    if m:
+        return m.group(1)
+    b = _ARITH_BEFORE.search(text, max(0, start - 8), start)
+    if b and not text[max(0, b.start() - 1):b.start()] in ("&", "|"):  # `&&`/`||` are not arithmetic
+        return b.group(1)
+    return None
+
+
+def _flip(op: str) -> str:
+    """`800 <= X` is `X >= 800`."""
+    return {"<": ">", ">": "<", "<=": ">=", ">=": "<="}.get(op, op)
+
+
+def line_end(text: str, pos: int) -> int:
+    nl = text.find("\n", pos)
+    return len(text) if nl < 0 else nl
+
+
+@dataclass(frozen=True, slots=True)
+class DeviceFunction:
+    start: int  # offset of the first qualifier (__global__/__device__)
+    body_start: int  # offset of '{'
+    end: int  # offset just after the matching '}'
+    name: str
+    is_kernel: bool
+
+
+_QUALIFIER = re.compile(r"(?<!\w)(__global__|__device__)(?!\w)")
+_NAME_BEFORE_PAREN = re.compile(r"([A-Za-z_]\w*)\s*(?:<[^;{()]*>\s*)?$")
+
+
+def device_functions(text: str, codemap: CodeMap) -> list[DeviceFunction]:
+    """`__global__` and `__device__` function definitions (not declarations or variables), in order."""
+    if "__global__" not in text and "__device__" not in text:
+        return []
+    out: list[DeviceFunction] = []
+    pos = 0
+    n = len(text)
+    while True:
+        m = _QUALIFIER.search(text, pos)
+        if m is None:
+            break
+        pos = m.end()
+        if not codemap.is_code(m.start()) or (out and m.start() < out[-1].end):
+            continue
+        found = _definition_after(text, m.end(), codemap, n)
+        if found is None:
+            continue
+        paren, brace, close = found
+        name_m = _NAME_BEFORE_PAREN.search(text, m.end(), paren)
+        name = name_m.group(1) if name_m else "?"
+        kernel = "__global__" in text[max(0, m.start() - 40):paren] and _is_kernel(text, m.start(), paren)
+        out.append(DeviceFunction(m.start(), brace, close, name, kernel))
+        pos = close
+    return out
+
+
+def _is_kernel(text: str, start: int, paren: int) -> bool:
+    line_start = text.rfind("\n", 0, start) + 1
+    return "__global__" in text[line_start:paren]
+
+
+def _definition_after(text: str, pos: int, codemap: CodeMap, n: int) -> tuple[int, int, int] | None:
+    """(offset of '(' of the parameters, of '{', just after '}') when a definition follows `pos`."""
+    paren = -1
+    i = pos
+    while i < n:
+        c = text[i]
+        if c in ";=[" and paren < 0 and codemap.is_code(i):
+            return None  # a variable
+        if c == "(" and codemap.is_code(i):
+            paren = i
+            break
+        i += 1
+    if paren < 0:
+        return None
+    close = match_bracket(text, paren, codemap)
+    if close < 0:
+        return None
+    i = close + 1
+    while i < n:  # qualifiers, trailing return type, attributes, initialiser list up to the body
+        c = text[i]
+        if codemap.is_code(i):
+            if c == ";":
+                return None
+            if c == "{":
+                end = match_bracket(text, i, codemap)
+                return (paren, i, end + 1) if end >= 0 else None
+        i += 1
+    return None
+
+
+_PAIRS = {"(": ")", "{": "}", "[": "]"}
+
+
+def match_bracket(text: str, i: int, codemap: CodeMap) -> int:
+    """Offset of the bracket closing text[i] (same kind, nested, code only), or -1."""
+    opener = text[i]
+    closer = _PAIRS[opener]
+    depth = 0
+    for j in range(i, len(text)):
+        c = text[j]
+        if c != opener and c != closer:
+            continue
+        if not codemap.is_code(j):
+            continue
+        depth += 1 if c == opener else -1
+        if depth == 0:
+            return j
+    return -1
+
+
+def enclosing(functions: list[DeviceFunction], offset: int) -> DeviceFunction | None:
+    for f in functions:
+        if f.body_start < offset < f.end:
+            return f
+    return None

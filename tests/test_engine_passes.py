@@ -1,0 +1,115 @@
+"""The identifier, include and structure passes on small inputs, with a hand-built RuleSet."""
+
+from musify.engine.runner import migrate_text
+from musify.options import Options
+from musify.passes.includes import build_project_info
+
+
+def run(text, rules, options=None, project=None, path="a.cu"):
+    new, ctx, edits = migrate_text(text, path, rules, options or Options(), project)
+    return new, ctx
+
+
+def ids(ctx):
+    return [d.id for d in ctx.diagnostics]
+
+
+def test_renames_code_but_not_comments_or_strings(rules):
+    src = 'cudaMalloc(&p, 4); // cudaMalloc here\nputs("cudaFree failed"); cudaFree(p);\n'
+    new, _ = run(src, rules)
+    assert new == 'musaMalloc(&p, 4); // cudaMalloc here\nputs("cudaFree failed"); musaFree(p);\n'
+
+
+def test_rewrite_comments_and_strings_on_request(rules):
+    src = 'cudaMalloc(&p, 4); // cudaMalloc here\nputs("cudaFree failed");\n'
+    new, _ = run(src, rules, Options(rewrite_comments=True))
+    assert new == 'musaMalloc(&p, 4); // musaMalloc here\nputs("cudaFree failed");\n'
+    new, _ = run(src, rules, Options(rewrite_strings=True))
+    assert new == 'musaMalloc(&p, 4); // cudaMalloc here\nputs("musaFree failed");\n'
+
+
+def test_macro_bodies_and_inactive_branches_are_migrated(rules):
+    src = "#if 0\ncudaFree(p);\n#endif\n#define F(x) cudaFree(x)\n#if CUDA_VERSION > 0\n#endif\n"
+    new, _ = run(src, rules)
+    assert new == "#if 0\nmusaFree(p);\n#endif\n#define F(x) musaFree(x)\n#if MUSA_COMP_VERSION > 0\n#endif\n"
+
+
+def test_unsupported_name_left_and_reported(rules):
+    new, ctx = run("cudaGraphInstantiateWithParams(&e, g, &p);\n", rules)
+    assert new.startswith("cudaGraphInstantiateWithParams")
+    assert ids(ctx) == ["MU1002"]
+    assert "no MUSA counterpart" in ctx.diagnostics[0].message
+
+
+def test_inferred_rename_noted_once(rules):
+    new, ctx = run("nvrtcCompileProgram(a); nvrtcCompileProgram(b);\n", rules)
+    assert new == "mtrtcCompileProgram(a); mtrtcCompileProgram(b);\n"
+    assert ids(ctx) == ["MU1004"]
+
+
+def test_unknown_vendor_name_pending_unless_declared(rules):
+    _, ctx = run("cudaFooBar(1);\n", rules)
+    assert [n for n, _, _ in ctx.pending_unknown] == ["cudaFooBar"]
+    _, ctx = run("#define CUDA_CHECK(x) x\nstatic void cudaCheck(int e);\nint cuCount = 0;\n", rules)
+    assert ctx.pending_unknown == [] and {"CUDA_CHECK", "cudaCheck", "cuCount"} <= ctx.declared
+    _, ctx = run("obj.cudaThing(); return cudaOther(1);\n", rules)
+    assert [n for n, _, _ in ctx.pending_unknown] == ["cudaOther"]
+
+
+def test_ordinary_words_never_touched(rules):
+    src = "int CUSTOM = 1, CURRENT = 2; float Accumulate, ACCUMULATOR, Cubic;\n"
+    new, ctx = run(src, rules)
+    assert new == src and ctx.pending_unknown == []
+
+
+def test_include_rules_keep_delimiters(rules):
+    src = '#include <cuda_runtime.h>\n#include "cuda_fp16.h"\n#include <cutlass/gemm/gemm.h>\n#include <cudnn.h>\n'
+    new, ctx = run(src, rules)
+    assert new == ('#include <musa_runtime.h>\n#include "musa_fp16.h"\n#include <mutlass/gemm/gemm.h>\n'
+                   '#include <cudnn.h>\n')
+    assert ids(ctx) == ["MU1005"]
+
+
+def test_project_header_includes_follow_renames(rules):
+    project = build_project_info(["src/a.cu", "src/util.cuh", "include/lib/k.cuh", "src/plain.h"],
+                                 {"src/a.cu": "src/a.mu", "src/util.cuh": "src/util.muh",
+                                  "include/lib/k.cuh": "include/lib/k.muh"})
+    src = ('#include "util.cuh"\n#include <lib/k.cuh>\n#include <cub/cub.cuh>\n#include "plain.h"\n')
+    new, _ = run(src, rules, project=project, path="src/a.cu")
+    assert new == '#include "util.muh"\n#include <lib/k.muh>\n#include <cub/cub.cuh>\n#include "plain.h"\n'
+
+
+def test_qualified_names(rules):
+    new, _ = run("thrust::cuda::par; thrust :: cuda::par; other::cuda::x;\n", rules)
+    assert new == "thrust::musa::par; thrust :: musa::par; other::cuda::x;\n"
+
+
+def test_kernels_and_launches_counted(rules):
+    src = "__global__ void k(float* a) {}\nint main() { k<<<1, 32>>>(0); k<<<2, 64, 0, s>>>(0); }\n"
+    _, ctx = run(src, rules)
+    assert ctx.facts["kernels"] == 1 and ctx.facts["launches"] == 2 and ctx.facts["launches_parsed"] == 2
+
+
+def test_lexical_problems_are_errors_but_file_still_migrates(rules):
+    new, ctx = run('cudaFree(p);\nputs("open\n/* never closed cudaFree', rules)
+    assert new.startswith("musaFree(p);")
+    assert ids(ctx) == ["MU0005", "MU0004"]
+    assert all(d.severity == "error" for d in ctx.diagnostics)
+
+
+def test_overlapping_edits_fail_loudly():
+    import pytest
+
+    from musify.engine.edits import Edit, OverlappingEdits, merge
+
+    with pytest.raises(OverlappingEdits):
+        merge([Edit(0, 5, "x", "a"), Edit(3, 8, "y", "b")])
+    assert len(merge([Edit(0, 5, "x", "a"), Edit(0, 5, "x", "a"), Edit(5, 5, "i", "c")])) == 2
+
+
+def test_protected_spans_drop_edits(rules):
+    from musify.engine.runner import drop_protected
+    from musify.engine.edits import Edit
+
+    edits = [Edit(0, 4, "a", "r"), Edit(10, 14, "b", "r"), Edit(20, 20, "ins", "r")]
+    assert drop_protected(edits, [(8, 16)]) == [edits[0], edits[2]]

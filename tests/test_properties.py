@@ -1,0 +1,66 @@
+"""Properties that must hold for any input: only rule names change, comments and strings are kept,
+migrating twice changes nothing, and the bytes round-trip (BOM, CRLF, undecodable bytes)."""
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from musify.engine.runner import migrate_text
+from musify.frontend.scanner import Ctx, scan
+from musify.options import Options
+from tests.conftest import small_ruleset
+
+RULES = small_ruleset()
+NAMES = sorted(RULES.names)
+TOKENS = NAMES + [
+    "int", "x", "Accumulate", "CUSTOM", "cudaFooBar", "my_cudaMalloc", " ", " ", "\n", "\r\n", "\t", "(", ")", ";",
+    "{", "}", "//", "/*", "*/", '"', "'", "\\", "#", "#include <cuda_runtime.h>\n", "#define ", "#if ", "R\"(", ")\"",
+    "<<<", ">>>", "1'000", "0xffffffff", "\ufeff", "é", "\udcff", "thrust::cuda", "::",
+]
+texts = st.lists(st.sampled_from(TOKENS), max_size=60).map("".join)
+SETTINGS = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+
+def literal_texts(text):
+    return [text[s:e] for s, e, c in scan(text, tuple(NAMES)).spans if c in (Ctx.COMMENT, Ctx.STRING, Ctx.CHAR)]
+
+
+@SETTINGS
+@given(texts)
+def test_only_rule_names_change(text):
+    new, _, edits = migrate_text(text, "p.cu", RULES, Options())
+    pos = 0
+    rebuilt = []
+    for e in edits:
+        original = text[e.start:e.end]
+        assert original in RULES.names or original in RULES.headers or original == "cuda", original
+        rebuilt.append(text[pos:e.start])
+        rebuilt.append(e.replacement)
+        pos = e.end
+    rebuilt.append(text[pos:])
+    assert "".join(rebuilt) == new
+    # bytes outside the edits are the input's bytes, whatever they are
+    assert new.encode("utf-8", "surrogateescape").count(b"\r\n") == text.encode("utf-8", "surrogateescape").count(b"\r\n")
+
+
+@SETTINGS
+@given(texts)
+def test_migrating_twice_changes_nothing(text):
+    once, _, _ = migrate_text(text, "p.cu", RULES, Options())
+    twice, _, edits = migrate_text(once, "p.cu", RULES, Options())
+    assert twice == once and edits == []
+
+
+@SETTINGS
+@given(texts)
+def test_comments_and_strings_untouched(text):
+    new, _, _ = migrate_text(text, "p.cu", RULES, Options())
+    assert literal_texts(new) == literal_texts(text)
+
+
+@SETTINGS
+@given(st.binary(max_size=300))
+def test_arbitrary_bytes_round_trip_outside_edits(data):
+    text = data.decode("utf-8", "surrogateescape")
+    new, _, edits = migrate_text(text, "p.cu", RULES, Options())
+    if not edits:
+        assert new.encode("utf-8", "surrogateescape") == data
