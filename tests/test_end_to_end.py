@@ -172,7 +172,7 @@ def test_bad_input_is_reported_and_the_rest_migrates(project, tmp_path):
 
 
 def test_file_vanishing_mid_run(project, tmp_path, monkeypatch):
-    import musify.engine.runner as runner
+    from musify.engine import runner
 
     real = runner._read
 

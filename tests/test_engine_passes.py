@@ -6,7 +6,7 @@ from musify.passes.includes import build_project_info
 
 
 def run(text, rules, options=None, project=None, path="a.cu"):
-    new, ctx, edits = migrate_text(text, path, rules, options or Options(), project)
+    new, ctx, _edits = migrate_text(text, path, rules, options or Options(), project)
     return new, ctx
 
 
@@ -108,8 +108,8 @@ def test_overlapping_edits_fail_loudly():
 
 
 def test_protected_spans_drop_edits(rules):
-    from musify.engine.runner import drop_protected
     from musify.engine.edits import Edit
+    from musify.engine.runner import drop_protected
 
     edits = [Edit(0, 4, "a", "r"), Edit(10, 14, "b", "r"), Edit(20, 20, "ins", "r")]
     assert drop_protected(edits, [(8, 16)]) == [edits[0], edits[2]]

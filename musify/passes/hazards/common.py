@@ -117,15 +117,9 @@ def device_functions(text: str, codemap: CodeMap) -> list[DeviceFunction]:
         paren, brace, close = found
         name_m = _NAME_BEFORE_PAREN.search(text, m.end(), paren)
         name = name_m.group(1) if name_m else "?"
-        kernel = "__global__" in text[max(0, m.start() - 40):paren] and _is_kernel(text, m.start(), paren)
-        out.append(DeviceFunction(m.start(), brace, close, name, kernel))
+        out.append(DeviceFunction(m.start(), brace, close, name, "__global__" in text[m.start():paren]))
         pos = close
     return out
-
-
-def _is_kernel(text: str, start: int, paren: int) -> bool:
-    line_start = text.rfind("\n", 0, start) + 1
-    return "__global__" in text[line_start:paren]
 
 
 def _definition_after(text: str, pos: int, codemap: CodeMap, n: int) -> tuple[int, int, int] | None:
