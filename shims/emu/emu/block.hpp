@@ -1,0 +1,426 @@
+// One thread block on one OS thread: the plain loop, the switch to fibers, barriers, warp
+// collectives and the report of a barrier that can never complete.
+//
+// A block starts as a loop that runs thread after thread to completion on the OS thread's own
+// stack: kernels without barriers pay one indirect call per thread. The first barrier or warp
+// operation switches the block to fibers: the thread that hit it keeps the OS thread's stack,
+// every thread that has not started yet gets a fiber of its own, and threads that already
+// returned count as arrived. Fibers are scheduled cooperatively in a fixed order, so a block
+// always runs the same way.
+#pragma once
+#include <pthread.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "config.hpp"
+#include "fiber.hpp"
+#include "vector.hpp"
+
+// The built-in variables. One OS thread runs one CUDA thread at a time, so thread_local
+// variables updated at every switch are exact (and as cheap as a global to read).
+inline thread_local uint3 threadIdx;
+inline thread_local uint3 blockIdx;
+inline thread_local uint3 blockDim;
+inline thread_local uint3 gridDim;
+constexpr int warpSize = EMU_WARP_SIZE;
+
+namespace emu {
+
+// Exit status of a program stopped by the emulator (divergent barrier, bad warp collective).
+constexpr int kExitDivergence = 3;
+
+struct Site {
+    const char* file;
+    int line;
+};
+
+inline bool same_site(const Site& a, const Site& b) {
+    return a.line == b.line && (a.file == b.file || std::strcmp(a.file, b.file) == 0);
+}
+
+// Thrown by __trap() and caught where the thread started: the thread ends, the launch fails.
+struct Trap {};
+
+enum class ThreadState : std::uint8_t { NotStarted, Ready, Running, AtBarrier, AtWarpOp, Done };
+
+struct BlockCtx;
+struct ThreadCtx;
+using WarpCombine = void (*)(BlockCtx& block, ThreadCtx* const* lanes, int count);
+
+struct ThreadCtx {
+    uint3 idx{};
+    int lane = 0;
+    int warp = 0;
+    ThreadState state = ThreadState::NotStarted;
+    Site site{"", 0};
+    Context ctx;
+    // Barrier: the predicate brought and the count handed back.
+    int pred = 0;
+    int bar_result = 0;
+    // Warp collective: who takes part, how to combine, what this lane brings and gets.
+    LaneSet group;
+    WarpCombine combine = nullptr;
+    std::uint64_t payload[2] = {0, 0};
+    int arg = 0;
+    int width = 0;
+    std::uint64_t result[2] = {0, 0};
+    unsigned long long grid_syncs = 0;  // grid barriers this thread has entered
+};
+
+struct WarpCtx {
+    LaneSet exists;   // lanes that are threads of the block
+    LaneSet done;     // lanes that returned (they count as arrived)
+    LaneSet waiting;  // lanes waiting in a warp collective
+};
+
+// What a launch shares between its blocks.
+struct GridShared {
+    bool cooperative = false;
+    volatile bool trapped = false;
+    void (*grid_barrier)(GridShared&) = nullptr;
+    void* grid_barrier_state = nullptr;
+};
+
+void fiber_main(void* arg);
+
+struct BlockCtx {
+    int n = 0;
+    uint3 dim{}, grid{}, idx{};
+    void (*invoke)(void*) = nullptr;
+    void* closure = nullptr;
+    GridShared* shared = nullptr;
+    char* dyn_smem = nullptr;
+    size_t dyn_smem_size = 0;
+    std::vector<char> dyn_buffer;
+
+    bool fiber_mode = false;
+    int cur = 0;
+    int native_tid = 0;
+    int live = 0;
+    std::vector<ThreadCtx> th;
+    std::vector<std::unique_ptr<Stack>> stacks;
+    std::vector<int> runq;
+    size_t rq_head = 0;
+    std::vector<WarpCtx> warps;
+    std::vector<int> bar_waiters;
+    Site bar_site{"", 0};
+    bool bar_mixed = false;
+    int bar_count = 0;
+    unsigned long long grid_syncs_done = 0;  // grid barriers this block has passed
+
+    uint3 thread_index(int t) const {
+        unsigned x = static_cast<unsigned>(t) % dim.x;
+        unsigned rest = static_cast<unsigned>(t) / dim.x;
+        return uint3{x, rest % dim.y, rest / dim.y};
+    }
+
+    // Run every thread of the block; returns when all have returned.
+    void run() {
+        fiber_mode = false;
+        grid_syncs_done = 0;
+        int t = 0;
+        for (unsigned z = 0; z < dim.z; ++z)
+            for (unsigned y = 0; y < dim.y; ++y)
+                for (unsigned x = 0; x < dim.x; ++x, ++t) {
+                    cur = t;
+                    threadIdx = uint3{x, y, z};
+                    run_body();
+                    if (fiber_mode) {  // this thread, on the native stack, ended in fiber mode
+                        thread_exit();
+                        fiber_mode = false;
+                        return;
+                    }
+                }
+    }
+
+    void run_body() {
+        try {
+            invoke(closure);
+        } catch (const Trap&) {
+            shared->trapped = true;
+        }
+    }
+
+    void enter_fiber_mode() {
+        fiber_mode = true;
+        native_tid = cur;
+        if (th.size() < static_cast<size_t>(n)) th.resize(n);
+        int nwarps = (n + kWarpSize - 1) / kWarpSize;
+        warps.assign(nwarps, WarpCtx{});
+        for (int t = 0; t < n; ++t) {
+            ThreadCtx& c = th[t];
+            c.idx = thread_index(t);
+            c.lane = t % kWarpSize;
+            c.warp = t / kWarpSize;
+            c.grid_syncs = 0;
+            c.state = t < cur ? ThreadState::Done : t == cur ? ThreadState::Running : ThreadState::NotStarted;
+            warps[c.warp].exists.set(c.lane);
+            if (t < cur) warps[c.warp].done.set(c.lane);
+        }
+        live = n - cur;
+        runq.clear();
+        rq_head = 0;
+        for (int t = cur + 1; t < n; ++t) runq.push_back(t);
+        bar_waiters.clear();
+#ifdef EMU_ASAN
+        pthread_attr_t attr;
+        pthread_getattr_np(pthread_self(), &attr);
+        void* addr = nullptr;
+        size_t size = 0;
+        pthread_attr_getstack(&attr, &addr, &size);
+        pthread_attr_destroy(&attr);
+        th[cur].ctx.stack_bottom = addr;
+        th[cur].ctx.stack_size = size;
+#endif
+    }
+
+    void switch_to(int t) {
+        int from = cur;
+        ThreadCtx& next = th[t];
+        if (next.state != ThreadState::Done) next.state = ThreadState::Running;
+        if (t == from) return;
+        cur = t;
+        threadIdx = next.idx;
+        switch_context(th[from].ctx, next.ctx);
+    }
+
+    // The current thread waits (or ended): run the next runnable thread, release a barrier
+    // when every live thread waits at it, or report a block that can never go on.
+    void schedule() {
+        for (;;) {
+            if (rq_head < runq.size()) {
+                int t = runq[rq_head++];
+                if (rq_head == runq.size()) {
+                    runq.clear();
+                    rq_head = 0;
+                }
+                start_if_needed(t);
+                switch_to(t);
+                return;
+            }
+            if (live == 0) {
+                switch_to(native_tid);
+                return;
+            }
+            if (!bar_mixed && bar_waiters.size() == static_cast<size_t>(live)) {
+                for (int t : bar_waiters) {
+                    th[t].state = ThreadState::Ready;
+                    th[t].bar_result = bar_count;
+                    runq.push_back(t);
+                }
+                bar_waiters.clear();
+                continue;
+            }
+            report_stall();
+        }
+    }
+
+    void start_if_needed(int t) {
+        ThreadCtx& c = th[t];
+        if (c.state != ThreadState::NotStarted) return;
+        if (stacks.size() <= static_cast<size_t>(t)) stacks.resize(t + 1);
+        if (!stacks[t]) {
+            stacks[t] = std::make_unique<Stack>();
+            stacks[t]->allocate(EMU_STACK_SIZE);
+        }
+        make_context(c.ctx, *stacks[t], &fiber_main, this);
+    }
+
+    // The current thread's body returned while the block is in fiber mode.
+    void thread_exit() {
+        ThreadCtx& me = th[cur];
+        me.state = ThreadState::Done;
+        --live;
+        WarpCtx& w = warps[me.warp];
+        w.done.set(me.lane);
+        // Lanes waiting for this one in a collective may now be complete.
+        for (int l = 0; l < kWarpSize; ++l)
+            if (w.waiting.has(l)) try_complete(me.warp, th[me.warp * kWarpSize + l].group);
+        schedule();
+    }
+
+    int barrier(Site site, int pred) {
+        if (n == 1) return pred != 0;
+        if (!fiber_mode) enter_fiber_mode();
+        ThreadCtx& me = th[cur];
+        me.state = ThreadState::AtBarrier;
+        me.site = site;
+        if (bar_waiters.empty()) {
+            bar_site = site;
+            bar_mixed = false;
+            bar_count = 0;
+        } else if (!same_site(site, bar_site)) {
+            bar_mixed = true;
+        }
+        bar_waiters.push_back(cur);
+        bar_count += pred != 0;
+        schedule();
+        return th[cur].bar_result;
+    }
+
+    // Lanes of `group` that must arrive before a collective over it completes.
+    LaneSet needed(int warp, const LaneSet& group) const {
+        return group & warps[warp].exists & ~warps[warp].done;
+    }
+
+    bool try_complete(int warp, LaneSet group) {
+        WarpCtx& w = warps[warp];
+        LaneSet need = needed(warp, group);
+        if (!(need & ~w.waiting).empty()) return false;
+        ThreadCtx* lanes[kWarpSize];
+        int count = 0;
+        WarpCombine combine = nullptr;
+        for (int l = 0; l < kWarpSize; ++l) {
+            if (!need.has(l)) continue;
+            ThreadCtx* c = &th[warp * kWarpSize + l];
+            if (combine && c->combine != combine) report_mismatch(warp, need);
+            combine = c->combine;
+            lanes[count++] = c;
+        }
+        if (count == 0) return false;
+        combine(*this, lanes, count);
+        for (int i = 0; i < count; ++i) {
+            ThreadCtx* c = lanes[i];
+            w.waiting.w[c->lane >> 6] &= ~(std::uint64_t(1) << (c->lane & 63));
+            int t = static_cast<int>(c - th.data());
+            if (t == cur) {
+                c->state = ThreadState::Running;
+            } else {
+                c->state = ThreadState::Ready;
+                runq.push_back(t);
+            }
+        }
+        return true;
+    }
+
+    // The current thread takes part in a warp collective; its ThreadCtx holds its input
+    // (group, combine, payload, arg, width) and receives its result.
+    void warp_collective(Site site) {
+        ThreadCtx& me = th[cur];
+        me.site = site;
+        if (!fiber_mode) {
+            // Alone in the collective (its partners returned or do not exist): no switch.
+            int lane = cur % kWarpSize, warp = cur / kWarpSize;
+            LaneSet group = me.group;
+            LaneSet alive;
+            for (int l = 0; l < kWarpSize; ++l) {
+                int t = warp * kWarpSize + l;
+                if (t >= cur && t < n && group.has(l)) alive.set(l);
+            }
+            LaneSet self;
+            self.set(lane);
+            if (alive == self || alive.empty()) {
+                ThreadCtx* lanes[1] = {&me};
+                me.combine(*this, lanes, 1);
+                return;
+            }
+            enter_fiber_mode();  // keeps the collective's inputs already in th[cur]
+        }
+        ThreadCtx& m = th[cur];
+        m.state = ThreadState::AtWarpOp;
+        warps[m.warp].waiting.set(m.lane);
+        if (try_complete(m.warp, m.group)) return;
+        schedule();
+    }
+
+    // The current thread's record, valid in loop mode too (where only the running thread has one).
+    ThreadCtx& current_ctx() {
+        if (th.size() < static_cast<size_t>(n)) th.resize(n);
+        ThreadCtx& c = th[cur];
+        if (!fiber_mode) {
+            c.lane = cur % kWarpSize;
+            c.warp = cur / kWarpSize;
+            c.idx = threadIdx;
+        }
+        return c;
+    }
+
+    [[noreturn]] void report_mismatch(int warp, const LaneSet& lanes) {
+        std::fflush(stdout);
+        std::fprintf(stderr, "emu: error: lanes of warp %d in block (%u,%u,%u) meet in different warp operations:\n",
+                     warp, idx.x, idx.y, idx.z);
+        for (int l = 0; l < kWarpSize; ++l)
+            if (lanes.has(l)) {
+                const ThreadCtx& c = th[warp * kWarpSize + l];
+                std::fprintf(stderr, "  lane %d at %s:%d\n", l, c.site.file, c.site.line);
+            }
+        std::fflush(stderr);
+        std::_Exit(kExitDivergence);
+    }
+
+    // Every live thread waits and none can go on: a divergent barrier or collective.
+    [[noreturn]] void report_stall() {
+        std::fflush(stdout);
+        std::fprintf(stderr,
+                     "emu: error: divergent barrier in block (%u,%u,%u): no thread of the block can go on\n",
+                     idx.x, idx.y, idx.z);
+        std::vector<int> shown;
+        for (int t = 0; t < n; ++t) {
+            const ThreadCtx& c = th[t];
+            if (c.state != ThreadState::AtBarrier && c.state != ThreadState::AtWarpOp) continue;
+            bool seen = false;
+            for (int s : shown)
+                seen = seen || (th[s].state == c.state && same_site(th[s].site, c.site));
+            if (seen) continue;
+            shown.push_back(t);
+            int count = 0, first = -1, last = -1;
+            for (int u = 0; u < n; ++u)
+                if (th[u].state == c.state && same_site(th[u].site, c.site)) {
+                    ++count;
+                    if (first < 0) first = u;
+                    last = u;
+                }
+            std::fprintf(stderr, "%s:%d: %d thread(s) (%d..%d) wait at %s\n", c.site.file, c.site.line, count,
+                         first, last, c.state == ThreadState::AtBarrier ? "a block barrier" : "a warp operation");
+        }
+        std::fprintf(stderr, "  %d thread(s) of %d have returned\n", n - live, n);
+        std::fflush(stderr);
+        std::_Exit(kExitDivergence);
+    }
+};
+
+inline thread_local BlockCtx* tl_block = nullptr;
+
+inline void fiber_main(void* arg) {
+    auto* b = static_cast<BlockCtx*>(arg);
+#ifdef EMU_ASAN
+    __sanitizer_finish_switch_fiber(nullptr, nullptr, nullptr);
+#endif
+    b->run_body();
+    b->thread_exit();
+    std::fprintf(stderr, "emu: internal error: a finished fiber was resumed\n");
+    std::abort();
+}
+
+inline BlockCtx& block() { return *tl_block; }
+
+inline int block_barrier(Site site, int pred) { return tl_block->barrier(site, pred); }
+
+inline char* dynamic_shared() { return tl_block->dyn_smem; }
+
+}  // namespace emu
+
+// Barriers take the caller's file and line (as default arguments, which also works for calls
+// made through cooperative_groups) so that a divergent barrier is reported where it is.
+inline void __syncthreads(const char* file = __builtin_FILE(), int line = __builtin_LINE()) {
+    emu::block_barrier({file, line}, 0);
+}
+inline int __syncthreads_count(int pred, const char* file = __builtin_FILE(), int line = __builtin_LINE()) {
+    return emu::block_barrier({file, line}, pred);
+}
+inline int __syncthreads_and(int pred, const char* file = __builtin_FILE(), int line = __builtin_LINE()) {
+    return emu::block_barrier({file, line}, pred) == emu::tl_block->n;
+}
+inline int __syncthreads_or(int pred, const char* file = __builtin_FILE(), int line = __builtin_LINE()) {
+    return emu::block_barrier({file, line}, pred) != 0;
+}
+[[noreturn]] inline void __trap() { throw emu::Trap{}; }
+inline void __threadfence() { __atomic_thread_fence(__ATOMIC_SEQ_CST); }
+inline void __threadfence_block() { __atomic_thread_fence(__ATOMIC_SEQ_CST); }
+inline void __threadfence_system() { __atomic_thread_fence(__ATOMIC_SEQ_CST); }

@@ -1,0 +1,222 @@
+// Fibers: the hand-written context switch that lets one OS thread run the threads of a block.
+//
+// A context is a saved stack pointer; everything else a switch must keep (the callee-saved
+// registers and, on x86-64, the SSE/x87 control words) is pushed on the stack being left.
+// x86-64 System V and aarch64 have a naked assembly routine (a weak symbol, so the header can
+// be included by several translation units); other targets fall back to ucontext.
+#pragma once
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+
+#include "config.hpp"
+
+#if !defined(__x86_64__) && !defined(__aarch64__)
+#include <ucontext.h>
+#define EMU_FIBER_UCONTEXT 1
+#endif
+
+#ifdef EMU_ASAN
+extern "C" void __sanitizer_start_switch_fiber(void** fake_stack_save, const void* bottom, size_t size);
+extern "C" void __sanitizer_finish_switch_fiber(void* fake_stack_save, const void** bottom_old,
+                                                size_t* size_old);
+#endif
+
+#if defined(__x86_64__)
+// void emu_switch_context(void** save_sp, void* load_sp)
+asm(R"(
+    .text
+    .weak emu_switch_context
+    .type emu_switch_context, @function
+emu_switch_context:
+    pushq %rbp
+    pushq %rbx
+    pushq %r12
+    pushq %r13
+    pushq %r14
+    pushq %r15
+    subq $8, %rsp
+    stmxcsr (%rsp)
+    fnstcw 4(%rsp)
+    movq %rsp, (%rdi)
+    movq %rsi, %rsp
+    ldmxcsr (%rsp)
+    fldcw 4(%rsp)
+    addq $8, %rsp
+    popq %r15
+    popq %r14
+    popq %r13
+    popq %r12
+    popq %rbx
+    popq %rbp
+    ret
+    .size emu_switch_context, .-emu_switch_context
+
+    .weak emu_fiber_trampoline
+    .type emu_fiber_trampoline, @function
+emu_fiber_trampoline:
+    movq %r13, %rdi
+    callq *%r12
+    ud2
+    .size emu_fiber_trampoline, .-emu_fiber_trampoline
+)");
+#elif defined(__aarch64__)
+asm(R"(
+    .text
+    .weak emu_switch_context
+    .type emu_switch_context, %function
+emu_switch_context:
+    sub sp, sp, #160
+    stp x19, x20, [sp, #0]
+    stp x21, x22, [sp, #16]
+    stp x23, x24, [sp, #32]
+    stp x25, x26, [sp, #48]
+    stp x27, x28, [sp, #64]
+    stp x29, x30, [sp, #80]
+    stp d8, d9, [sp, #96]
+    stp d10, d11, [sp, #112]
+    stp d12, d13, [sp, #128]
+    stp d14, d15, [sp, #144]
+    mov x9, sp
+    str x9, [x0]
+    mov sp, x1
+    ldp x19, x20, [sp, #0]
+    ldp x21, x22, [sp, #16]
+    ldp x23, x24, [sp, #32]
+    ldp x25, x26, [sp, #48]
+    ldp x27, x28, [sp, #64]
+    ldp x29, x30, [sp, #80]
+    ldp d8, d9, [sp, #96]
+    ldp d10, d11, [sp, #112]
+    ldp d12, d13, [sp, #128]
+    ldp d14, d15, [sp, #144]
+    add sp, sp, #160
+    ret
+    .size emu_switch_context, .-emu_switch_context
+
+    .weak emu_fiber_trampoline
+    .type emu_fiber_trampoline, %function
+emu_fiber_trampoline:
+    mov x0, x20
+    blr x19
+    brk #0
+    .size emu_fiber_trampoline, .-emu_fiber_trampoline
+)");
+#endif
+
+#ifndef EMU_FIBER_UCONTEXT
+extern "C" void emu_switch_context(void** save_sp, void* load_sp);
+extern "C" void emu_fiber_trampoline();
+#endif
+
+namespace emu {
+
+using FiberEntry = void (*)(void*);
+
+// One fiber stack: mapped lazily (only touched pages cost memory), with a guard page below it
+// so that an emulated thread overflowing its stack faults instead of corrupting a neighbour.
+struct Stack {
+    char* base = nullptr;  // lowest usable byte
+    size_t size = 0;
+
+    void allocate(size_t bytes) {
+        size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
+        size = (bytes + page - 1) / page * page;
+        void* p = mmap(nullptr, size + page, PROT_READ | PROT_WRITE,
+                       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+        if (p == MAP_FAILED) {
+            std::fprintf(stderr, "emu: cannot map a %zu-byte fiber stack\n", size);
+            std::fflush(stdout);
+            std::_Exit(70);
+        }
+        mprotect(p, page, PROT_NONE);
+        base = static_cast<char*>(p) + page;
+    }
+    ~Stack() {
+        if (base) munmap(base - sysconf(_SC_PAGESIZE), size + sysconf(_SC_PAGESIZE));
+    }
+    Stack() = default;
+    Stack(const Stack&) = delete;
+    Stack& operator=(const Stack&) = delete;
+};
+
+// A saved execution context.
+struct Context {
+#ifdef EMU_FIBER_UCONTEXT
+    ucontext_t uc;
+#else
+    void* sp = nullptr;
+#endif
+#ifdef EMU_ASAN
+    const void* stack_bottom = nullptr;
+    size_t stack_size = 0;
+    void* fake_stack = nullptr;
+#endif
+};
+
+// Prepare `ctx` to start running entry(arg) on `stack` at the next switch into it.
+inline void make_context(Context& ctx, Stack& stack, FiberEntry entry, void* arg) {
+#ifdef EMU_ASAN
+    ctx.stack_bottom = stack.base;
+    ctx.stack_size = stack.size;
+#endif
+#if defined(EMU_FIBER_UCONTEXT)
+    getcontext(&ctx.uc);
+    ctx.uc.uc_stack.ss_sp = stack.base;
+    ctx.uc.uc_stack.ss_size = stack.size;
+    ctx.uc.uc_link = nullptr;
+    makecontext(&ctx.uc, reinterpret_cast<void (*)()>(entry), 1, arg);  // pointer fits on LP64 glibc
+#elif defined(__x86_64__)
+    auto top = reinterpret_cast<std::uintptr_t>(stack.base + stack.size) & ~std::uintptr_t(15);
+    auto* slot = reinterpret_cast<void**>(top - 16);  // rsp after `ret` is 16-aligned
+    *--slot = reinterpret_cast<void*>(&emu_fiber_trampoline);  // return address
+    *--slot = nullptr;                                          // rbp
+    *--slot = nullptr;                                          // rbx
+    *--slot = reinterpret_cast<void*>(entry);                   // r12
+    *--slot = arg;                                              // r13
+    *--slot = nullptr;                                          // r14
+    *--slot = nullptr;                                          // r15
+    --slot;
+    unsigned csr = 0;
+    unsigned short cw = 0;
+    asm volatile("stmxcsr %0" : "=m"(csr));
+    asm volatile("fnstcw %0" : "=m"(cw));
+    std::memcpy(slot, &csr, 4);
+    std::memcpy(reinterpret_cast<char*>(slot) + 4, &cw, 2);
+    ctx.sp = slot;
+#elif defined(__aarch64__)
+    auto top = reinterpret_cast<std::uintptr_t>(stack.base + stack.size) & ~std::uintptr_t(15);
+    auto* frame = reinterpret_cast<void**>(top - 160);
+    std::memset(frame, 0, 160);
+    frame[0] = reinterpret_cast<void*>(entry);                  // x19
+    frame[1] = arg;                                             // x20
+    frame[11] = reinterpret_cast<void*>(&emu_fiber_trampoline);  // x30
+    ctx.sp = frame;
+#endif
+}
+
+// Save the running context into `from` and continue `to`.
+inline void switch_context(Context& from, Context& to) {
+#ifdef EMU_ASAN
+    __sanitizer_start_switch_fiber(&from.fake_stack, to.stack_bottom, to.stack_size);
+#endif
+#if defined(EMU_FIBER_UCONTEXT)
+    swapcontext(&from.uc, &to.uc);
+#else
+    emu_switch_context(&from.sp, to.sp);
+#endif
+#ifdef EMU_ASAN
+    // Back in `from`: learn the bounds of the stack we came from (this is how the native stack
+    // of an OS thread gets its bounds recorded the first time it is left).
+    const void* bottom = nullptr;
+    size_t size = 0;
+    __sanitizer_finish_switch_fiber(from.fake_stack, &bottom, &size);
+    (void)bottom;
+    (void)size;
+#endif
+}
+
+}  // namespace emu

@@ -1,0 +1,266 @@
+// Kernel launches: configuration checks, the pool of OS threads that runs the blocks of a grid,
+// cooperative launches (every block on an OS thread of its own, so that a grid barrier can
+// complete) and the `make_launch(kernel)(config)(args)` form that rewrite.py turns `<<<>>>` into.
+// Launches are synchronous: when a launch returns, the grid has finished.
+#pragma once
+#include <algorithm>
+#include <atomic>
+#include <condition_variable>
+#include <cstdlib>
+#include <functional>
+#include <mutex>
+#include <thread>
+#include <tuple>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+#include "block.hpp"
+#include "errors.hpp"
+
+namespace emu {
+
+struct Stream;  // defined in runtime.hpp; launches ignore it (everything is synchronous)
+
+constexpr int kMultiProcessors = 16;
+constexpr int kMaxThreadsPerMultiProcessor = 2048;
+constexpr int kMaxBlocksPerMultiProcessor = 32;
+constexpr size_t kSharedPerBlock = 48 * 1024;
+constexpr size_t kSharedPerBlockOptin = 160 * 1024;
+constexpr size_t kSharedPerMultiProcessor = 164 * 1024;
+
+// Blocks of `threads` threads with `smem` bytes of dynamic shared memory that fit on one
+// multiprocessor at once (what occupancy queries and cooperative launches go by).
+inline int blocks_per_multiprocessor(int threads, size_t smem) {
+    if (threads <= 0) return 0;
+    int warps = (threads + kWarpSize - 1) / kWarpSize;
+    int by_threads = kMaxThreadsPerMultiProcessor / (warps * kWarpSize);
+    int by_smem = smem ? static_cast<int>(kSharedPerMultiProcessor / smem) : kMaxBlocksPerMultiProcessor;
+    return std::max(0, std::min({by_threads, by_smem, kMaxBlocksPerMultiProcessor}));
+}
+
+inline int check_config(const dim3& g, const dim3& b, size_t smem) {
+    unsigned long long threads = 1ull * b.x * b.y * b.z;
+    if (!b.x || !b.y || !b.z || b.x > 1024 || b.y > 1024 || b.z > 64 || threads > kMaxThreadsPerBlock)
+        return ErrorInvalidConfiguration;
+    if (!g.x || !g.y || !g.z || g.x > 0x7fffffffu || g.y > 65535 || g.z > 65535) return ErrorInvalidConfiguration;
+    if (smem > kSharedPerBlockOptin) return ErrorInvalidValue;
+    return Success;
+}
+
+// The OS threads that run blocks: the launching thread plus (cores - 1) workers, or EMU_THREADS.
+class Pool {
+   public:
+    static Pool& get() {
+        static Pool* pool = new Pool();  // never destroyed: workers may still wait at exit
+        return *pool;
+    }
+    int size() const { return static_cast<int>(workers_.size()) + 1; }
+
+    // Run work(participant) on `count` OS threads (the caller is participant 0).
+    void run(int count, const std::function<void(int)>& work) {
+        count = std::max(1, std::min(count, size()));
+        if (count == 1) {
+            work(0);
+            return;
+        }
+        std::lock_guard<std::mutex> one_launch(launch_mutex_);
+        {
+            std::lock_guard<std::mutex> lock(mutex_);
+            work_ = &work;
+            wanted_ = count - 1;
+            pending_ = count - 1;
+            next_id_ = 1;
+            ++generation_;
+        }
+        wake_.notify_all();
+        work(0);
+        std::unique_lock<std::mutex> lock(mutex_);
+        done_.wait(lock, [this] { return pending_ == 0; });
+        work_ = nullptr;
+    }
+
+   private:
+    Pool() {
+        int n = static_cast<int>(std::thread::hardware_concurrency());
+        if (const char* env = std::getenv("EMU_THREADS")) n = std::atoi(env);
+        n = std::max(1, n);
+        for (int i = 1; i < n; ++i) workers_.emplace_back([this] { loop(); });
+        for (auto& t : workers_) t.detach();
+    }
+    void loop() {
+        unsigned long long seen = 0;
+        for (;;) {
+            const std::function<void(int)>* work;
+            int id;
+            {
+                std::unique_lock<std::mutex> lock(mutex_);
+                wake_.wait(lock, [&] { return generation_ != seen && wanted_ > 0; });
+                seen = generation_;
+                --wanted_;
+                id = next_id_++;
+                work = work_;
+            }
+            (*work)(id);
+            std::lock_guard<std::mutex> lock(mutex_);
+            if (--pending_ == 0) done_.notify_all();
+        }
+    }
+    std::vector<std::thread> workers_;
+    std::mutex launch_mutex_, mutex_;
+    std::condition_variable wake_, done_;
+    const std::function<void(int)>* work_ = nullptr;
+    int wanted_ = 0, pending_ = 0, next_id_ = 0;
+    unsigned long long generation_ = 0;
+};
+
+struct alignas(128) SharedChunk {
+    char bytes[128];
+};
+
+struct GridSpec {
+    dim3 grid, block;
+    size_t smem = 0;
+    void (*invoke)(void*) = nullptr;
+    void* closure = nullptr;
+};
+
+inline BlockCtx& worker_block() {
+    static thread_local BlockCtx ctx;
+    return ctx;
+}
+
+inline void run_one_block(const GridSpec& s, GridShared& shared, unsigned long long linear) {
+    BlockCtx& b = worker_block();
+    if (shared.trapped) return;  // a trap ends the grid: later blocks do not start
+    b.n = static_cast<int>(s.block.x * s.block.y * s.block.z);
+    b.dim = uint3{s.block.x, s.block.y, s.block.z};
+    b.grid = uint3{s.grid.x, s.grid.y, s.grid.z};
+    b.idx = uint3{static_cast<unsigned>(linear % s.grid.x), static_cast<unsigned>(linear / s.grid.x % s.grid.y),
+                  static_cast<unsigned>(linear / s.grid.x / s.grid.y)};
+    b.invoke = s.invoke;
+    b.closure = s.closure;
+    b.shared = &shared;
+    if (s.smem) {
+        std::vector<char>& buf = b.dyn_buffer;
+        buf.resize(s.smem + sizeof(SharedChunk));
+        auto aligned = (reinterpret_cast<std::uintptr_t>(buf.data()) + 127) & ~std::uintptr_t(127);
+        b.dyn_smem = reinterpret_cast<char*>(aligned);
+        std::memset(b.dyn_smem, 0xFF, s.smem);
+    } else {
+        b.dyn_smem = nullptr;
+    }
+    b.dyn_smem_size = s.smem;
+    tl_block = &b;
+    ::blockIdx = b.idx;
+    ::blockDim = b.dim;
+    ::gridDim = b.grid;
+    b.run();
+    tl_block = nullptr;
+}
+
+// A barrier for all blocks of a cooperative grid (each on its own OS thread).
+struct GridBarrier {
+    std::mutex mutex;
+    std::condition_variable cv;
+    unsigned long long blocks = 0, arrived = 0, generation = 0;
+};
+
+inline void grid_barrier_wait(GridShared& shared) {
+    auto& g = *static_cast<GridBarrier*>(shared.grid_barrier_state);
+    std::unique_lock<std::mutex> lock(g.mutex);
+    unsigned long long gen = g.generation;
+    if (++g.arrived == g.blocks) {
+        g.arrived = 0;
+        ++g.generation;
+        g.cv.notify_all();
+    } else {
+        g.cv.wait(lock, [&] { return g.generation != gen; });
+    }
+}
+
+inline int run_grid(const GridSpec& s, bool cooperative) {
+    int sticky = sticky_error().load();
+    if (sticky != Success) return result(sticky);
+    int e = check_config(s.grid, s.block, s.smem);
+    if (e != Success) return result(e);
+    unsigned long long blocks = 1ull * s.grid.x * s.grid.y * s.grid.z;
+    GridShared shared;
+    int threads = static_cast<int>(s.block.x * s.block.y * s.block.z);
+    if (cooperative) {
+        if (blocks > 1ull * blocks_per_multiprocessor(threads, s.smem) * kMultiProcessors)
+            return result(ErrorCooperativeLaunchTooLarge);
+        GridBarrier barrier;
+        barrier.blocks = blocks;
+        shared.cooperative = true;
+        shared.grid_barrier = &grid_barrier_wait;
+        shared.grid_barrier_state = &barrier;
+        std::vector<std::thread> team;
+        for (unsigned long long i = 1; i < blocks; ++i)
+            team.emplace_back([&, i] { run_one_block(s, shared, i); });
+        run_one_block(s, shared, 0);
+        for (auto& t : team) t.join();
+    } else {
+        std::atomic<unsigned long long> next{0};
+        Pool::get().run(static_cast<int>(std::min<unsigned long long>(blocks, 1u << 30)), [&](int) {
+            for (unsigned long long i; (i = next.fetch_add(1, std::memory_order_relaxed)) < blocks;)
+                run_one_block(s, shared, i);
+        });
+    }
+    return result(shared.trapped ? ErrorLaunchFailure : Success);
+}
+
+// The kernel and the arguments of one launch; each emulated thread gets its own copy of the
+// parameters, as on a GPU.
+template <class... P>
+struct Closure {
+    void (*kernel)(P...);
+    std::tuple<std::decay_t<P>...> params;
+    static void invoke(void* self) {
+        auto* c = static_cast<Closure*>(self);
+        std::apply(c->kernel, c->params);
+    }
+};
+
+template <class... P>
+struct Launch {
+    void (*kernel)(P...);
+    dim3 grid, block;
+    size_t smem;
+    template <class... A>
+    void operator()(A&&... args) const {
+        static_assert(sizeof...(A) == sizeof...(P), "kernel launched with the wrong number of arguments");
+        Closure<P...> c{kernel, std::tuple<std::decay_t<P>...>(std::forward<A>(args)...)};
+        run_grid(GridSpec{grid, block, smem, &Closure<P...>::invoke, &c}, false);
+    }
+};
+
+template <class... P>
+struct KernelRef {
+    void (*kernel)(P...);
+    Launch<P...> operator()(dim3 grid, dim3 block, size_t smem = 0, Stream* = nullptr) const {
+        return Launch<P...>{kernel, grid, block, smem};
+    }
+};
+
+// rewrite.py turns `k<<<g, b, s, st>>>(args)` into `::emu::make_launch(k)(g, b, s, st)(args)`.
+template <class... P>
+KernelRef<P...> make_launch(void (*kernel)(P...)) {
+    return KernelRef<P...>{kernel};
+}
+
+// cudaLaunchKernel / cudaLaunchCooperativeKernel: arguments as an array of pointers to them.
+template <class... P, size_t... I>
+std::tuple<std::decay_t<P>...> params_from(void** args, std::index_sequence<I...>) {
+    return std::tuple<std::decay_t<P>...>(*static_cast<std::decay_t<P>*>(args[I])...);
+}
+
+template <class... P>
+int launch_with_args(void (*kernel)(P...), dim3 grid, dim3 block, void** args, size_t smem, bool cooperative) {
+    if (!kernel) return result(ErrorInvalidDeviceFunction);
+    if (sizeof...(P) && !args) return result(ErrorInvalidValue);
+    Closure<P...> c{kernel, params_from<P...>(args, std::index_sequence_for<P...>{})};
+    return run_grid(GridSpec{grid, block, smem, &Closure<P...>::invoke, &c}, cooperative);
+}
+
+}  // namespace emu

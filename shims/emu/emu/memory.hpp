@@ -1,0 +1,130 @@
+// Device memory is host memory. Fresh allocations are filled with 0xFF bytes (a NaN in every
+// float, -1 in every integer) so that a program reading memory it never wrote gets an answer
+// that is visibly wrong rather than a lucky zero. Allocations are tracked so that freeing a
+// pointer that was never allocated is an error, as on a GPU.
+#pragma once
+#include <cstdlib>
+#include <cstring>
+#include <map>
+#include <mutex>
+
+#include "errors.hpp"
+
+namespace emu {
+
+constexpr unsigned char kPoison = 0xFF;
+constexpr size_t kPitchAlignment = 512;
+constexpr size_t kTotalMemory = size_t(16) << 30;  // what the emulated device reports
+
+enum class AllocKind { Device, Host, Managed };
+
+struct Allocations {
+    std::mutex mutex;
+    std::map<const void*, std::pair<size_t, AllocKind>> live;
+    size_t in_use = 0;
+};
+
+inline Allocations& allocations() {
+    static Allocations a;
+    return a;
+}
+
+inline int allocate(void** ptr, size_t size, AllocKind kind, bool poison = true) {
+    if (!ptr) return result(ErrorInvalidValue);
+    *ptr = nullptr;
+    if (size == 0) return result(Success);
+    Allocations& a = allocations();
+    {
+        std::lock_guard<std::mutex> lock(a.mutex);
+        if (size > kTotalMemory - a.in_use) return result(ErrorMemoryAllocation);
+    }
+    void* p = std::aligned_alloc(256, (size + 255) / 256 * 256);
+    if (!p) return result(ErrorMemoryAllocation);
+    if (poison) std::memset(p, kPoison, size);
+    std::lock_guard<std::mutex> lock(a.mutex);
+    a.live[p] = {size, kind};
+    a.in_use += size;
+    *ptr = p;
+    return result(Success);
+}
+
+inline int release(void* ptr, AllocKind kind) {
+    if (!ptr) return result(Success);
+    Allocations& a = allocations();
+    std::unique_lock<std::mutex> lock(a.mutex);
+    auto it = a.live.find(ptr);
+    bool host = kind == AllocKind::Host;
+    if (it == a.live.end() || (it->second.second == AllocKind::Host) != host)
+        return result(host ? ErrorInvalidHostPointer : ErrorInvalidValue);
+    a.in_use -= it->second.first;
+    a.live.erase(it);
+    lock.unlock();
+    std::free(ptr);
+    return result(Success);
+}
+
+// The allocation that contains p, if any: its start, size and kind.
+inline bool find_allocation(const void* p, const void** start, size_t* size, AllocKind* kind) {
+    Allocations& a = allocations();
+    std::lock_guard<std::mutex> lock(a.mutex);
+    auto it = a.live.upper_bound(p);
+    if (it == a.live.begin()) return false;
+    --it;
+    auto base = static_cast<const char*>(it->first);
+    if (static_cast<const char*>(p) >= base + it->second.first) return false;
+    *start = it->first;
+    *size = it->second.first;
+    *kind = it->second.second;
+    return true;
+}
+
+inline int malloc_pitch(void** ptr, size_t* pitch, size_t width, size_t height) {
+    if (!pitch) return result(ErrorInvalidValue);
+    *pitch = (width + kPitchAlignment - 1) / kPitchAlignment * kPitchAlignment;
+    return allocate(ptr, *pitch * height, AllocKind::Device);
+}
+
+// kind: 0 host->host, 1 host->device, 2 device->host, 3 device->device, 4 default: all the same
+// here, only checked for being one of them.
+inline int copy(void* dst, const void* src, size_t count, int kind) {
+    if (kind < 0 || kind > 4) return result(ErrorInvalidMemcpyDirection);
+    if (count == 0) return result(Success);
+    if (!dst || !src) return result(ErrorInvalidValue);
+    std::memmove(dst, src, count);
+    return result(Success);
+}
+
+inline int copy_2d(void* dst, size_t dpitch, const void* src, size_t spitch, size_t width, size_t height,
+                   int kind) {
+    if (kind < 0 || kind > 4) return result(ErrorInvalidMemcpyDirection);
+    if (width > dpitch || width > spitch) return result(ErrorInvalidPitchValue);
+    if (height && width && (!dst || !src)) return result(ErrorInvalidValue);
+    for (size_t r = 0; r < height; ++r)
+        std::memmove(static_cast<char*>(dst) + r * dpitch, static_cast<const char*>(src) + r * spitch, width);
+    return result(Success);
+}
+
+inline int fill(void* dst, int value, size_t count) {
+    if (count && !dst) return result(ErrorInvalidValue);
+    std::memset(dst, value, count);
+    return result(Success);
+}
+
+inline int fill_2d(void* dst, size_t pitch, int value, size_t width, size_t height) {
+    if (width > pitch) return result(ErrorInvalidPitchValue);
+    for (size_t r = 0; r < height; ++r) std::memset(static_cast<char*>(dst) + r * pitch, value, width);
+    return result(Success);
+}
+
+// cudaMemcpyToSymbol/FromSymbol: a symbol is the variable itself; offset+count must fit in it.
+inline int symbol_copy(void* symbol, size_t symbol_size, void* buffer, size_t count, size_t offset, bool to) {
+    if (offset > symbol_size || count > symbol_size - offset) return result(ErrorInvalidValue);
+    char* at = static_cast<char*>(symbol) + offset;
+    if (to)
+        std::memmove(at, buffer, count);
+    else
+        std::memmove(buffer, at, count);
+    return result(Success);
+}
+
+}  // namespace emu

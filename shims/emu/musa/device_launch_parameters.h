@@ -1,0 +1,4 @@
+// threadIdx, blockIdx, blockDim, gridDim and warpSize.
+#pragma once
+#include "../emu/face_musa.hpp"
+#include "../emu/block.hpp"
