@@ -40,7 +40,7 @@ _PATTERN = re.compile(
         rf"(?:^_*|(?<=_))(?P<cu>cu)(?=[A-Z0-9]|uint|{_LIB})",
         rf"{_START}(?P<cu_lib>cu|Cu|CU)(?=(?i:{_LIB}))",
         # `CU` + a lower-case letter or `_` at the start (CUdeviceptr, CU_CTX_MAP_HOST, CUGLmap)
-        r"^_*(?P<CU>CU)(?=[a-z_]|GL|GPU|EGL)",
+        r"^_*(?P<CU>CU)(?=[a-z_]|GL|GPU|EGL|[A-Z][a-z])",
         rf"{_START}(?P<CU_word>CU|Cu)(?=(?i:{_DRV}))",
         rf"{_START}(?P<nv_word>nv|Nv|NV)(?=(?i:{_NV}))",
         r"^(?P<nv_prefix>_*(?:nv|NV))(?=_)",
