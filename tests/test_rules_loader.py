@@ -1,0 +1,102 @@
+"""The rule loader: bad records are rejected with `file:line`, later files win, the compiled set
+is cached by content hash (and the cache is dropped when a file changes), user tables load."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from musify.rules import loader
+from musify.rules.loader import RuleFileError, load_ruleset
+
+HEAD = "schema: musify-rules/1\nlibrary: cudart\nkind: function\nstatus: renamed\nrules:\n"
+
+
+@pytest.fixture()
+def rules_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    directory = tmp_path / "rules"
+    (directory / "runtime").mkdir(parents=True)
+    monkeypatch.setenv("MUSIFY_RULES_DIR", str(directory))
+    monkeypatch.setenv("MUSIFY_CACHE_DIR", str(tmp_path / "cache"))
+    return directory
+
+
+def write(path: Path, records: str, head: str = HEAD) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(head + records, encoding="utf-8")
+    return path
+
+
+@pytest.mark.parametrize(("record", "message"), [
+    ("{cuda: cudaFoo, musa: musaFoo, colour: red}", "unknown key 'colour'"),
+    ("{cuda: cudaFoo, musa: musaFoo, status: moved}", "status 'moved'"),
+    ("{cuda: cudaFoo, kind: gizmo, musa: musaFoo}", "kind 'gizmo'"),
+    ("{cuda: cudaFoo}", "needs a 'musa' name"),
+    ("{cuda: cudaFoo, musa: musaFoo, status: unchanged}", "cannot name a different 'musa'"),
+    ("{cuda: cudaFoo, musa: musaFoo, status: unsupported}", "has no 'musa' name"),
+    ("{cuda: cudaFoo, musa: musaFoo, status: shim}", "needs its 'header'"),
+    ("{musa: musaFoo}", "'cuda' is required"),
+    ("just-a-string", "must be a mapping"),
+])
+def test_bad_record_is_reported_with_file_and_line(rules_dir: Path, record: str, message: str) -> None:
+    write(rules_dir / "runtime" / "bad.yaml", f"  - {{cuda: cudaOk, musa: musaOk}}\n  - {record}\n")
+    with pytest.raises(RuleFileError) as err:
+        load_ruleset(use_cache=False)
+    text = str(err.value)
+    assert text.startswith("rules/runtime/bad.yaml:7:"), text
+    assert message in text
+
+
+def test_bad_file_header_is_reported(rules_dir: Path) -> None:
+    write(rules_dir / "runtime" / "x.yaml", "  - {cuda: a, musa: b}\n", head="schema: other/2\nrules:\n")
+    with pytest.raises(RuleFileError, match=r"x\.yaml:1: 'schema'"):
+        load_ruleset(use_cache=False)
+    write(rules_dir / "runtime" / "x.yaml", "  - {cuda: a, musa: [b\n")
+    with pytest.raises(RuleFileError, match="not valid YAML"):
+        load_ruleset(use_cache=False)
+
+
+def test_later_files_win(rules_dir: Path) -> None:
+    write(rules_dir / "runtime" / "generated.yaml", "  - {cuda: cudaFoo, musa: musaFooOld}\n"
+                                                    "  - {cuda: cudaBar, musa: musaBar}\n")
+    write(rules_dir / "runtime" / "overrides.yaml", "  - {cuda: cudaFoo, musa: musaFooNew, note: fixed}\n")
+    ruleset = load_ruleset(use_cache=False)
+    assert ruleset.lookup("cudaFoo").musa == "musaFooNew"
+    assert ruleset.lookup("cudaFoo").origin == "rules/runtime/overrides.yaml:6"
+    assert ruleset.lookup("cudaBar").musa == "musaBar"
+
+
+def test_cache_is_used_then_invalidated_when_a_file_changes(rules_dir: Path, monkeypatch) -> None:
+    path = write(rules_dir / "runtime" / "a.yaml", "  - {cuda: cudaFoo, musa: musaFoo}\n")
+    first = load_ruleset()
+    assert list((rules_dir.parent / "cache").glob(f"ruleset-{first.digest}.pickle"))
+
+    def no_parsing(*args, **kwargs):
+        raise AssertionError("the cached RuleSet should have been used")
+
+    monkeypatch.setattr(loader, "parse_rule_file", no_parsing)
+    second = load_ruleset()
+    assert second.digest == first.digest and second.lookup("cudaFoo").musa == "musaFoo"
+    monkeypatch.undo()
+    monkeypatch.setenv("MUSIFY_RULES_DIR", str(rules_dir))
+    monkeypatch.setenv("MUSIFY_CACHE_DIR", str(rules_dir.parent / "cache"))
+    write(path, "  - {cuda: cudaFoo, musa: musaFooChanged}\n")
+    third = load_ruleset()
+    assert third.digest != first.digest
+    assert third.lookup("cudaFoo").musa == "musaFooChanged"
+
+
+def test_flat_json_user_table_loads_and_wins(rules_dir: Path, tmp_path: Path) -> None:
+    write(rules_dir / "runtime" / "a.yaml", "  - {cuda: cudaFoo, musa: musaFoo}\n")
+    table = tmp_path / "mine.json"
+    table.write_text(json.dumps({"cudaFoo": "myFoo", "my_cuda.h": "my_musa.h"}), encoding="utf-8")
+    ruleset = load_ruleset(extra=[table], use_cache=False)
+    assert ruleset.lookup("cudaFoo").musa == "myFoo"
+    assert ruleset.lookup("cudaFoo").library == "user"
+    assert ruleset.headers["my_cuda.h"].musa == "my_musa.h"
+    bad = tmp_path / "bad.json"
+    bad.write_text(json.dumps({"cudaFoo": 3}), encoding="utf-8")
+    with pytest.raises(RuleFileError, match="bad.json:1:"):
+        load_ruleset(extra=[bad], use_cache=False)
