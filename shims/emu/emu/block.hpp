@@ -404,6 +404,19 @@ inline int block_barrier(Site site, int pred) { return tl_block->barrier(site, p
 
 inline char* dynamic_shared() { return tl_block->dyn_smem; }
 
+// `extern __shared__ T x[];` at namespace scope (rewrite.py): reads as the running block's
+// dynamic shared memory wherever it is used as a pointer or indexed.
+template <class T>
+struct DynamicShared {
+    T* get() const { return reinterpret_cast<T*>(dynamic_shared()); }
+    operator T*() const { return get(); }
+    template <class U>
+    explicit operator U*() const {
+        return reinterpret_cast<U*>(dynamic_shared());
+    }
+    T& operator[](std::ptrdiff_t i) const { return get()[i]; }
+};
+
 }  // namespace emu
 
 // Barriers take the caller's file and line (as default arguments, which also works for calls

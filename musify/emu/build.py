@@ -1,0 +1,188 @@
+"""Compile CUDA or MUSA sources against the emulator with g++ (or $CXX), cached by content.
+
+The sources and the project headers they include with quotes are rewritten (rewrite.py) into a
+build folder that mirrors their layout, so relative includes find the rewritten copies. The face
+is chosen by extension (.mu/.muh: MUSA, anything else: CUDA) unless given. A build is keyed by a
+hash of every rewritten file, the flags, the emulator headers and the compiler, and kept under
+$MUSIFY_CACHE_DIR or ~/.cache/musify/emu, so rebuilding an unchanged program costs one hash.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+import shutil
+import subprocess
+import tempfile
+from dataclasses import dataclass, field
+from functools import lru_cache
+from pathlib import Path
+
+from musify.emu.rewrite import rewrite
+
+EMU_ROOT = Path(__file__).resolve().parents[2] / "shims" / "emu"
+ARCHS = {"sm_80": ("cuda", 800, 32), "mp_21": ("musa", 210, 128), "mp_22": ("musa", 220, 128),
+         "mp_31": ("musa", 310, 32)}
+DEVICE_EXTENSIONS = {".cu", ".cuh", ".mu", ".muh"}
+_QUOTED_INCLUDE = re.compile(r'^[ \t]*#[ \t]*include[ \t]*"([^"\n]+)"', re.MULTILINE)
+_RUNTIME_HEADER = {"cuda": "cuda_runtime.h", "musa": "musa_runtime.h"}
+
+
+class BuildError(Exception):
+    """The compiler rejected the program; `log` holds its messages."""
+
+    def __init__(self, message: str, log: str):
+        super().__init__(message)
+        self.log = log
+
+
+@dataclass(frozen=True)
+class BuildOptions:
+    face: str | None = None  # "cuda" or "musa"; None: by the first source's extension
+    warp: int | None = None  # None: from arch (mp_21/mp_22 -> 128), else 32
+    arch: str | None = None  # sm_80, mp_21, mp_22, mp_31
+    sanitize: bool = False
+    arch_macro: bool = False  # define __CUDA_ARCH__/__MUSA_ARCH__ (docs/emulator.md)
+    extra_flags: tuple[str, ...] = field(default_factory=tuple)
+
+    def resolved(self, sources: list[Path]) -> tuple[str, int, int]:
+        """(face, warp size, EMU_ARCH value) for these sources."""
+        face = self.face or ("musa" if sources[0].suffix in (".mu", ".muh") else "cuda")
+        arch = self.arch or ("sm_80" if face == "cuda" else "mp_31")
+        if arch.startswith("sm_"):
+            value, arch_warp = int(arch[3:]) * 10, 32
+        elif arch in ARCHS:
+            _, value, arch_warp = ARCHS[arch]
+        else:
+            raise ValueError(f"unknown arch {arch!r} (sm_XX, mp_21, mp_22 or mp_31)")
+        return face, self.warp or arch_warp, value
+
+
+@dataclass(frozen=True)
+class Build:
+    executable: Path
+    command: list[str]
+    cached: bool
+
+
+def cache_root() -> Path:
+    env = os.environ.get("MUSIFY_CACHE_DIR")
+    return Path(env) / "emu" if env else Path.home() / ".cache" / "musify" / "emu"
+
+
+@lru_cache(maxsize=4)
+def _compiler_identity(cxx: str) -> str:
+    try:
+        return subprocess.run([cxx, "--version"], capture_output=True, text=True, check=False).stdout
+    except OSError:
+        return cxx
+
+
+def _emulator_digest() -> str:
+    """Hash of every emulator header (they change while the suite runs only in development)."""
+    h = hashlib.sha256()
+    for path in sorted(EMU_ROOT.rglob("*")):
+        if path.is_file():
+            h.update(str(path.relative_to(EMU_ROOT)).encode())
+            h.update(path.read_bytes())
+    return h.hexdigest()
+
+
+def collect_files(sources: list[Path]) -> list[Path]:
+    """The sources plus every existing file they reach through quoted includes."""
+    seen: dict[Path, None] = {}
+    todo = [p.resolve() for p in sources]
+    while todo:
+        path = todo.pop()
+        if path in seen:
+            continue
+        seen[path] = None
+        try:
+            text = path.read_text(errors="replace")
+        except OSError:
+            continue
+        for name in _QUOTED_INCLUDE.findall(text):
+            candidate = (path.parent / name).resolve()
+            if candidate.is_file() and candidate not in seen:
+                todo.append(candidate)
+    return list(seen)
+
+
+def _is_device_file(path: Path) -> bool:
+    return path.suffix in DEVICE_EXTENSIONS
+
+
+def prepare(sources: list[Path], workdir: Path) -> list[Path]:
+    """Write rewritten copies of the sources and their headers under workdir; return the sources' copies."""
+    files = collect_files(sources)
+    root = Path(os.path.commonpath([str(p.parent) for p in files]))
+    for path in files:
+        target = workdir / path.relative_to(root)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        text = path.read_text(errors="replace")
+        target.write_text(rewrite(text, str(path)) if _is_device_file(path) or "<<<" in text else text)
+    return [workdir / p.resolve().relative_to(root) for p in sources]
+
+
+def compile_command(sources: list[Path], output: Path, options: BuildOptions, include_dirs: list[Path]) -> list[str]:
+    face, warp, arch = options.resolved(sources)
+    cxx = os.environ.get("CXX", "g++")
+    cmd = [cxx, "-std=c++17", "-O1" if options.sanitize else "-O2", "-pthread", f"-DEMU_WARP_SIZE={warp}",
+           f"-DEMU_ARCH={arch}", "-I", str(EMU_ROOT / face)]
+    if options.arch_macro:
+        cmd.append("-DEMU_DEFINE_ARCH_MACRO")
+    if options.sanitize:
+        cmd += ["-fsanitize=address", "-fno-omit-frame-pointer"]
+    for d in include_dirs:
+        cmd += ["-I", str(d)]
+    cmd += list(options.extra_flags)
+    for src in sources:
+        if _is_device_file(src):
+            cmd += ["-x", "c++", "-include", _RUNTIME_HEADER[face], str(src), "-x", "none"]
+        else:
+            cmd.append(str(src))
+    return cmd + ["-o", str(output)]
+
+
+def build(sources: list[Path], options: BuildOptions = BuildOptions(), keep_dir: Path | None = None) -> Build:
+    """Compile (or find in the cache) the program made of `sources`; raise BuildError on failure."""
+    sources = [Path(s) for s in sources]
+    if not sources:
+        raise ValueError("no sources to build")
+    with tempfile.TemporaryDirectory(prefix="musify-emu-") as tmp:
+        work = Path(tmp) / "src"
+        copies = prepare(sources, work)
+        include_dirs = sorted({p.resolve().parent for p in sources})
+        probe = compile_command(copies, Path("prog"), options, include_dirs)
+        key = hashlib.sha256()
+        key.update("\0".join(probe).replace(str(work), "<work>").encode())
+        key.update(_compiler_identity(probe[0]).encode())
+        key.update(_emulator_digest().encode())
+        for path in sorted(work.rglob("*")):
+            if path.is_file():
+                key.update(str(path.relative_to(work)).encode())
+                key.update(path.read_bytes())
+        cache = cache_root() / key.hexdigest()[:32]
+        exe = cache / "prog"
+        if keep_dir:
+            shutil.copytree(work, keep_dir, dirs_exist_ok=True)
+        if exe.is_file():
+            if keep_dir:
+                shutil.copy2(exe, keep_dir / "prog")
+            return Build(exe, probe, True)
+        out = Path(tmp) / "prog"
+        cmd = compile_command(copies, out, options, include_dirs)
+        proc = subprocess.run(cmd, capture_output=True, text=True, check=False)
+        if proc.returncode != 0:
+            raise BuildError(f"compilation failed ({' '.join(str(s) for s in sources)})", proc.stderr)
+        cache.parent.mkdir(parents=True, exist_ok=True)
+        staging = Path(tempfile.mkdtemp(prefix=".tmp-", dir=cache.parent))
+        shutil.move(str(out), staging / "prog")
+        try:
+            staging.rename(cache)
+        except OSError:  # another process stored the same build meanwhile
+            shutil.rmtree(staging, ignore_errors=True)
+        if keep_dir:
+            shutil.copy2(exe, keep_dir / "prog")
+        return Build(exe, cmd, False)

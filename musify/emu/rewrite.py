@@ -1,0 +1,109 @@
+"""Turn the two pieces of CUDA syntax that no C++ compiler accepts into plain C++.
+
+The emulator headers make every other CUDA keyword a macro; what is left is the launch
+`k<<<grid, block, smem, stream>>>(args)` and `extern __shared__ T x[];`. A launch becomes
+`::emu::make_launch(k)(grid, block, smem, stream)(args)`: only `<<<` and `>>>` change and a call is
+wrapped around the kernel expression, so the configuration and the arguments keep their text and
+their line breaks (inside macro bodies too), and line numbers do not move. A `#line 1` directive
+names the original file, so compiler messages and the emulator's barrier reports point at the
+user's file and line.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from musify.frontend.launches import find_launches
+from musify.frontend.scanner import Ctx, scan
+
+_EXTERN_SHARED = re.compile(
+    r"(?:\bextern\s+__shared__|\b__shared__\s+extern)\s+"
+    r"(?P<type>(?:__align__\s*\([^)]*\)\s*|alignas\s*\([^)]*\)\s*|[\w:<>,*&\s])+?)"
+    r"\s*\b(?P<name>[A-Za-z_]\w*)\s*\[\s*\]\s*;"
+)
+_ALIGN = re.compile(r"(?:__align__|alignas)\s*\([^)]*\)")
+_SCOPE_OPENER = re.compile(r"(?:\bnamespace(?:\s+[\w:]+)?|\bextern\s*\"C(?:\+\+)?\")\s*$")
+_IN_TEXT = (Ctx.CODE, Ctx.MACRO)
+
+
+@dataclass(frozen=True)
+class Edit:
+    start: int
+    end: int
+    text: str
+
+
+def _namespace_scope_offsets(text: str, codemap) -> list[tuple[int, bool]]:
+    """Brace events in code: (offset, True when the brace opened a namespace-like scope)."""
+    events = []
+    stack: list[bool] = []
+    for m in re.finditer(r"[{}]", text):
+        if codemap.context_at(m.start()) not in _IN_TEXT:
+            continue
+        if m.group() == "{":
+            head = text[max(0, m.start() - 200) : m.start()]
+            stack.append(bool(_SCOPE_OPENER.search(head)))
+        elif stack:
+            stack.pop()
+        events.append((m.start(), all(stack)))
+    return events
+
+
+def _at_file_scope(events: list[tuple[int, bool]], pos: int) -> bool:
+    """True when `pos` is outside every function and class (only namespaces enclose it)."""
+    scope = True
+    for offset, namespace_only in events:
+        if offset >= pos:
+            break
+        scope = namespace_only
+    return scope
+
+
+def extern_shared_edits(text: str, codemap) -> list[Edit]:
+    """`extern __shared__ T x[];` becomes a pointer to the block's dynamic shared memory."""
+    if "__shared__" not in text:
+        return []
+    events = None
+    edits = []
+    for m in _EXTERN_SHARED.finditer(text):
+        if codemap.context_at(m.start()) not in _IN_TEXT:
+            continue
+        events = events if events is not None else _namespace_scope_offsets(text, codemap)
+        ctype = " ".join(_ALIGN.sub(" ", m.group("type")).split())
+        name = m.group("name")
+        if _at_file_scope(events, m.start()):
+            new = f"static ::emu::DynamicShared<{ctype}> {name};"
+        else:
+            new = f"{ctype}* const {name} = reinterpret_cast<{ctype}*>(::emu::dynamic_shared());"
+        edits.append(Edit(m.start(), m.end(), new + "\n" * m.group().count("\n")))
+    return edits
+
+
+def launch_edits(text: str, codemap) -> list[Edit]:
+    edits = []
+    for launch in find_launches(text, codemap):
+        edits.append(Edit(launch.start, launch.start, "::emu::make_launch("))
+        edits.append(Edit(launch.config_start, launch.config_start + 3, ")("))
+        edits.append(Edit(launch.config_end - 3, launch.config_end, ")"))
+    return edits
+
+
+def rewrite(text: str, filename: str) -> str:
+    """The plain C++ the emulator compiles for CUDA/MUSA source `text` read from `filename`."""
+    codemap = scan(text).code_map()
+    edits = sorted(launch_edits(text, codemap) + extern_shared_edits(text, codemap), key=lambda e: (e.start, e.end))
+    out = [f'#line 1 "{_c_string(filename)}"\n']
+    pos = 0
+    for edit in edits:
+        if edit.start < pos:
+            raise ValueError(f"{filename}: overlapping emulator rewrites at offset {edit.start}")
+        out.append(text[pos : edit.start])
+        out.append(edit.text)
+        pos = edit.end
+    out.append(text[pos:])
+    return "".join(out)
+
+
+def _c_string(s: str) -> str:
+    return s.replace("\\", "\\\\").replace('"', '\\"')
