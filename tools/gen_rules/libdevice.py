@@ -63,15 +63,11 @@ def build_cuda_headers(root: Path) -> list[Record]:
     return [renamed(n, musa_name(n), "function", section="device headers") for n in names_used(files)]
 
 
-def _version_of(path: str) -> str:
-    return f"{path} as installed"
-
-
 EMITTERS = [
     Emitter("libdevice", "libdevice", "libdevice.10.bc", "nvidia_nvvm", build_bitcode,
             lambda root: "libdevice.10.bc"),
     Emitter("libdevice", "libdevice", "__clang_cuda_intrinsics.h", "clang", build_nvvm,
-            lambda root: f"clang resource headers {root}", filename="generated_nvvm.yaml"),
+            lambda root: f"clang {root.parent.name} resource headers", filename="generated_nvvm.yaml"),
     Emitter("libdevice", "libdevice", "crt/host_defines.h", "nvidia_cuda_crt", build_cuda_headers,
             lambda root: "CUDA include folder", filename="generated_cuda_headers.yaml"),
 ]

@@ -22,6 +22,7 @@ import argparse
 import importlib
 import json
 import re
+import subprocess
 import sys
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
@@ -113,7 +114,21 @@ def find_package(root: Path, stem: str) -> str:
             if hits:
                 name, _, version = hits[-1].name.removesuffix(".dist-info").partition("-")
                 return f"{name.replace('_', '-')} {version}"
-    return "unknown package"
+    return debian_package(root) or "unknown package"
+
+
+def debian_package(path: Path) -> str | None:
+    """`name version` of the Debian package that installed `path` (clang's headers), if any."""
+    try:
+        owner = subprocess.run(["dpkg-query", "-S", str(path)], check=False, capture_output=True,
+                               text=True, timeout=30).stdout.split(":")[0].strip()
+        if not owner:
+            return None
+        version = subprocess.run(["dpkg-query", "-W", "-f=${Version}", owner], check=False,
+                                 capture_output=True, text=True, timeout=30).stdout.strip()
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return f"{owner} {version}" if version else owner
 
 
 def headers_under(root: Path, sub: str, suffixes: tuple[str, ...] = (".h", ".hpp", ".cuh"),
