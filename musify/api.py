@@ -14,14 +14,14 @@ from datetime import datetime, timezone
 
 from musify import __version__, diagnostics, writers
 from musify.config import find_config
-from musify.discover import RENAMES, SOURCE_KINDS, Found, discover, link_stays_inside
+from musify.discover import SOURCE_KINDS, Found, discover, link_stays_inside
 from musify.engine.runner import FileJob, migrate_file
 from musify.options import Options
 from musify.passes._base import ProjectInfo
 from musify.passes.includes import build_project_info
 from musify.records import FileResult, RunRecord
-from musify.rules import load_ruleset
 from musify.rules.model import RuleSet
+from musify.rules.reverse import file_direction, load_for
 
 MODES = ("out", "in-place", "stdout", "diff", "none")
 
@@ -51,12 +51,13 @@ def migrate(inputs: list[str], options: Options | None = None, mode: str = "none
     found = discover(inputs, exclude, options.respect_gitignore)
     if mode == "out":
         _check_out_dir(out_dir, inputs)
-    ruleset = ruleset or load_ruleset(extra=list(options.rules))
+    ruleset = ruleset or load_for(options)
     prefixes = _out_prefixes(inputs)
     plan = _plan(found.files, inputs, options, prefixes)
     results: list[FileResult | None] = [None] * len(plan)
     new_bytes: list[bytes | None] = [None] * len(plan)
-    todo = [(i, job) for i, (f, job) in enumerate(plan) if job is not None and f.kind in SOURCE_KINDS]
+    migrated_kinds = file_direction(options.reverse)[2]
+    todo = [(i, job) for i, (f, job) in enumerate(plan) if job is not None and f.kind in migrated_kinds]
     project = _project(plan, options)
     for i, result, data in _run_jobs(todo, ruleset, options, project):
         results[i] = result
@@ -129,6 +130,7 @@ def _plan(files: list[Found], inputs: list[str], options: Options,
           prefixes: dict[str, str]) -> list[tuple[Found, FileJob | None]]:
     """Pair each found file with its job (None for links and missing files); decide renames."""
     existing = {(f.root, f.rel) for f in files}
+    renames, renamed_kinds, _ = file_direction(options.reverse)
     plan = []
     for f in files:
         if f.symlink is not None or f.kind == "missing":
@@ -136,8 +138,8 @@ def _plan(files: list[Found], inputs: list[str], options: Options,
             continue
         out_rel = f.rel
         stem, ext = os.path.splitext(f.rel)
-        if options.rename_files and f.kind in ("cuda-source", "cuda-header") and ext in RENAMES:
-            target = stem + RENAMES[ext]
+        if options.rename_files and f.kind in renamed_kinds and ext in renames:
+            target = stem + renames[ext]
             if (f.root, target) not in existing and not os.path.lexists(os.path.join(f.root, target)):
                 out_rel = target
         plan.append((f, FileJob(f.abspath, f.rel, f.root, f.kind, _join(prefixes.get(f.root, ""), out_rel),
@@ -158,7 +160,7 @@ _WORKER: dict = {}
 
 
 def _init_worker(rule_files: tuple[str, ...], options: Options, project: ProjectInfo) -> None:
-    _WORKER["ruleset"] = load_ruleset(extra=list(rule_files))
+    _WORKER["ruleset"] = load_for(options)
     _WORKER["options"] = options
     _WORKER["project"] = project
 

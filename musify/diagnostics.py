@@ -80,6 +80,18 @@ _SPECS = [
              "header <{name}> ({library}) has no MUSA counterpart; left unchanged{note}"),
     DiagSpec("MU1006", "note", "none", "include of a renamed project header",
              "include of project header '{name}' rewritten to '{musa}'"),
+    # --- MU4xxx: musify-text compatibility (exclusion markers) ---------------------------------
+    DiagSpec("MU4001", "warning", "low", "exclusion stop without start",
+             "MUSIFY_EXCL_STOP closes no open MUSIFY_EXCL_START block; ignored"),
+    DiagSpec("MU4002", "warning", "medium", "exclusion block never closed",
+             "MUSIFY_EXCL_START is never closed by MUSIFY_EXCL_STOP; everything from here to the end "
+             "of the file is left unmigrated"),
+    DiagSpec("MU4003", "warning", "low", "exclusion start inside a block",
+             "MUSIFY_EXCL_START inside the block opened at line {opened}; ignored, the block still ends "
+             "at the next MUSIFY_EXCL_STOP"),
+    DiagSpec("MU4004", "note", "none", "line exclusion inside a block",
+             "MUSIFY_EXCL_LINE inside the block opened at line {opened}; the whole block is already "
+             "left as written"),
     # --- MU2xxx: semantic hazards (musify/passes/hazards/) ------------------------------------
     DiagSpec("MU2001", "warning", "low", "arch guard threshold rewritten",
              "'{expr}' rewritten to compare with {musa_value}: {policy}; "

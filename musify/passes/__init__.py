@@ -4,10 +4,13 @@ Order only matters for the order diagnostics are reported in: edits from all pas
 once, and two passes editing the same text is a bug that fails loudly.
 """
 
-from musify.passes import identifiers, includes, structure
+from musify.passes import exclusions, identifiers, includes, structure
+from musify.rules import reverse
 
 PASSES = [
+    ("exclusions", exclusions.run),
     ("identifiers", identifiers.run),
     ("includes", includes.run),
     ("structure", structure.run),
+    ("reverse", reverse.warn_ambiguous),
 ]

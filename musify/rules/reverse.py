@@ -1,0 +1,100 @@
+"""The MUSA -> CUDA direction: a reversed RuleSet, file renames backwards, and MU1003.
+
+Every record with a replacement and `reverse: true` (the default) gives one MUSA -> CUDA record.
+Several CUDA names can share one MUSA name (`cublas.h` and `cublas_v2.h` both become `mublas.h`);
+on the way back only one can win. The policy, documented in docs/reverse.md:
+
+1. records marked `reverse: false` never take part: rule authors mark the losers this way;
+2. among the rest, a record whose MUSA name comes from a public source beats an `inferred` one;
+3. then the CUDA spelling that sorts first (plain string order) wins.
+
+Each use of such a MUSA name raises MU1003 (once per file and name), naming the choices and the
+winner. CUDA spellings are added as known, unchanged names, so a half-ported file going back
+raises no "unrecognised name" noise for the CUDA names it still has.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import TYPE_CHECKING
+
+from musify.discover import RENAMES, SOURCE_KINDS
+from musify.frontend.scanner import Ctx
+from musify.options import Options
+from musify.rules.loader import load_ruleset
+from musify.rules.model import Rule, RuleSet
+from musify.rules.status import is_reversible
+
+if TYPE_CHECKING:  # the passes package imports this module: no import cycle at run time
+    from musify.engine.edits import Edit
+    from musify.passes._base import PassContext
+
+REVERSE_RENAMES = {musa: cuda for cuda, musa in RENAMES.items()}
+_REVERSE_KINDS = frozenset({"musa", "cpp"})
+_NAME_CONTEXTS = frozenset({Ctx.CODE, Ctx.DIRECTIVE, Ctx.MACRO, Ctx.MACRO_NAME})
+
+
+def file_direction(reverse: bool) -> tuple[dict[str, str], frozenset[str], frozenset[str]]:
+    """(extension renames, file kinds renamed, file kinds migrated) for one direction.
+
+    Forward, `.cu`/`.cuh` become `.mu`/`.muh` and `.mu`/`.muh` files are already MUSA: left alone.
+    Backwards it is the mirror image: `.mu`/`.muh` are ported and renamed, `.cu`/`.cuh` are left."""
+    if reverse:
+        return REVERSE_RENAMES, frozenset({"musa"}), _REVERSE_KINDS
+    return RENAMES, frozenset({"cuda-source", "cuda-header"}), SOURCE_KINDS
+
+
+def _winner_order(rule: Rule) -> tuple[bool, str]:
+    return (rule.inferred, rule.cuda)
+
+
+def reverse_ruleset(forward: RuleSet) -> RuleSet:
+    """A RuleSet mapping MUSA spellings back to CUDA ones; `reverse_choices` lists the
+    many-to-one MUSA names (winner first) for MU1003."""
+    out = RuleSet(digest=forward.digest + "+reverse")
+    groups: dict[tuple[bool, str], list[Rule]] = {}
+    for rule in forward.all_rules():
+        # CUDA spellings stay known (and untouched) in the reverse direction
+        out.add(replace(rule, musa=rule.cuda, status="unchanged", diag=None, inferred=False))
+        if is_reversible(rule):
+            groups.setdefault((rule.kind == "header", rule.musa), []).append(rule)
+    choices: dict[str, tuple[str, ...]] = {}
+    for (_is_header, musa), candidates in sorted(groups.items()):
+        candidates.sort(key=_winner_order)
+        win = candidates[0]
+        note = f"reverse of {win.cuda}" + (f"; also the MUSA name of {', '.join(c.cuda for c in candidates[1:])}"
+                                            if len(candidates) > 1 else "")
+        out.add(Rule(cuda=musa, musa=win.cuda, kind=win.kind, library=win.library, status="renamed",
+                     note=note, section=win.section, origin=win.origin))
+        if len(candidates) > 1:
+            choices[musa] = tuple(c.cuda for c in candidates)
+    out.reverse_choices = choices  # type: ignore[attr-defined]
+    return out
+
+
+def reverse_choices(ruleset: RuleSet) -> dict[str, tuple[str, ...]]:
+    """The many-to-one MUSA names of a reversed RuleSet (empty for a forward one)."""
+    return getattr(ruleset, "reverse_choices", None) or {}
+
+
+def warn_ambiguous(ctx: PassContext) -> list[Edit]:
+    """Pass: MU1003 at the first use in a file of each MUSA name that several CUDA names share."""
+    choices = reverse_choices(ctx.ruleset)
+    if not choices:
+        return []
+    seen: set[str] = set()
+    uses = [(i.start, i.name) for i in ctx.scan.idents if i.ctx in _NAME_CONTEXTS and i.name in choices]
+    uses += [(inc.start, inc.path) for inc in ctx.scan.includes if inc.path in choices]
+    for start, name in sorted(uses):
+        if name in seen:
+            continue
+        seen.add(name)
+        options = choices[name]
+        ctx.warn("MU1003", start, name, choices=", ".join(options), chosen=options[0])
+    return []
+
+
+def load_for(options: Options) -> RuleSet:
+    """The built-in rules plus the user's tables, reversed when `options.reverse` is set."""
+    ruleset = load_ruleset(extra=list(options.rules))
+    return reverse_ruleset(ruleset) if options.reverse else ruleset
