@@ -1,0 +1,237 @@
+"""The emulator's numeric libraries (half, bf16, math, vector, cuRAND, cuBLAS) checked from host code.
+
+Each test compiles one C++ program against a face of shims/emu with g++ and runs it; the program checks
+known values (IEEE rounding edge cases, Philox4x32-10 known-answer vectors, skip-ahead identities,
+distribution moments, BLAS against naive loops) and prints every failed check with its line.  The MUSA
+face gets the same program with MUSA names, which also proves the face declares them.
+"""
+
+from __future__ import annotations
+
+import re
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+SHIMS = ROOT / "shims" / "emu"
+
+pytestmark = pytest.mark.skipif(shutil.which("g++") is None, reason="g++ is not installed")
+
+PRELUDE = r"""
+#include <cstdio>
+#include <cstring>
+#include <cmath>
+#include <cstdint>
+static int failures = 0;
+#define CHECK(cond) do { if (!(cond)) { ++failures; std::printf("FAIL line %d: %s\n", __LINE__, #cond); } } while (0)
+#define NEAR(a, b, tol) CHECK(std::fabs((double)(a) - (double)(b)) <= (tol))
+static unsigned bits16(unsigned short v) { return v; }
+"""
+EPILOGUE = r"""
+int main() {
+    run();
+    if (failures == 0) std::printf("PASS\n");
+    return failures != 0;
+}
+"""
+
+# CUDA spellings -> MUSA spellings (MUSA_FACTS §1) for turning a CUDA-face test into a MUSA-face test.
+TO_MUSA = [
+    (r"<cuda_fp16\.h>", "<musa_fp16.h>"),
+    (r"<cuda_bf16\.h>", "<musa_bf16.h>"),
+    (r"<curand_kernel\.h>", "<murand_kernel.h>"),
+    (r"<curand\.h>", "<murand.h>"),
+    (r"<cublas_v2\.h>", "<mublas.h>"),
+    (r"\bcurand", "murand"),
+    (r"\bCURAND_", "MURAND_"),
+    (r"\bcublas", "mublas"),
+    (r"\bCUBLAS_", "MUBLAS_"),
+    (r"\b__nv_bfloat16", "__mt_bfloat16"),
+]
+
+
+def to_musa(source: str) -> str:
+    for pattern, repl in TO_MUSA:
+        source = re.sub(pattern, repl, source)
+    return source
+
+
+def build(source: str, face: str, tmp_path: Path, *, syntax_only: bool = False) -> subprocess.CompletedProcess:
+    src = tmp_path / f"prog_{face}.cpp"
+    src.write_text(source)
+    cmd = ["g++", "-std=c++17", "-O1", "-Wall", "-Wno-unused-function", f"-I{SHIMS / face}", str(src)]
+    cmd += ["-fsyntax-only"] if syntax_only else ["-o", str(tmp_path / f"prog_{face}")]
+    return subprocess.run(cmd, check=False, capture_output=True, text=True, timeout=180)
+
+
+def compile_and_run(body: str, face: str, tmp_path: Path) -> str:
+    source = PRELUDE + body + EPILOGUE
+    if face == "musa":
+        source = to_musa(source)
+    built = build(source, face, tmp_path)
+    assert built.returncode == 0, built.stderr[-4000:]
+    ran = subprocess.run([str(tmp_path / f"prog_{face}")], check=False, capture_output=True, text=True, timeout=120)
+    assert ran.returncode == 0 and "PASS" in ran.stdout, ran.stdout[-4000:] + ran.stderr[-2000:]
+    return ran.stdout
+
+
+FLOAT16 = r"""
+#include <cuda_bf16.h>
+static float f32(uint32_t u) { float f; std::memcpy(&f, &u, 4); return f; }
+static unsigned hb(__half h) { return bits16(__half_as_ushort(h)); }
+static unsigned bb(__nv_bfloat16 h) { return bits16(__bfloat16_as_ushort(h)); }
+static void run() {
+    // binary16 conversions: round to nearest even, subnormals, overflow, NaN, signed zero
+    CHECK(hb(__float2half(1.0f)) == 0x3c00);
+    CHECK(hb(__float2half(65504.0f)) == 0x7bff);
+    CHECK(hb(__float2half(65519.0f)) == 0x7bff);
+    CHECK(hb(__float2half(65520.0f)) == 0x7c00);            // halfway to 2^16 rounds to even: infinity
+    CHECK(hb(__float2half_rz(65520.0f)) == 0x7bff);
+    CHECK(hb(__float2half(std::ldexp(1.0f, -24))) == 0x0001);
+    CHECK(hb(__float2half(std::ldexp(1.0f, -25))) == 0x0000);  // tie between 0 and the smallest subnormal
+    CHECK(hb(__float2half(std::ldexp(1.5f, -25))) == 0x0001);
+    CHECK(hb(__float2half(1.0f + std::ldexp(1.0f, -11))) == 0x3c00);      // tie, even
+    CHECK(hb(__float2half(1.0f + 3 * std::ldexp(1.0f, -11))) == 0x3c02);  // tie, even upward
+    CHECK(hb(__float2half(-0.0f)) == 0x8000);
+    CHECK(hb(__float2half(f32(0x7fc00001u))) == 0x7fff);
+    CHECK(hb(__float2half(INFINITY)) == 0x7c00 && hb(__float2half(-INFINITY)) == 0xfc00);
+    CHECK(hb(__float2half_ru(1.0f + std::ldexp(1.0f, -20))) == 0x3c01);
+    CHECK(hb(__float2half_rd(-(1.0f + std::ldexp(1.0f, -20)))) == 0xbc01);
+    CHECK(hb(__float2half_rd(1.0f + std::ldexp(1.0f, -20))) == 0x3c00);
+    // double converts in one rounding: via float this value would become a tie and round down
+    CHECK(hb(__double2half(1.0 + std::ldexp(1.0, -11) + std::ldexp(1.0, -40))) == 0x3c01);
+    CHECK(__half2float(__ushort_as_half(0x0001)) == std::ldexp(1.0f, -24));
+    CHECK(__half2float(__ushort_as_half(0x7bff)) == 65504.0f);
+    CHECK(std::isnan(__half2float(__ushort_as_half(0x7e00))));
+    // arithmetic, fma, comparisons, NaN rules
+    __half two = 2.0f, three = 3.0f, one = 1.0f, nan = __ushort_as_half(0x7fff);
+    CHECK(__half2float(__hfma(two, three, one)) == 7.0f);
+    CHECK(__half2float(__hadd(two, three)) == 5.0f && __half2float(two * three - one) == 5.0f);
+    CHECK(__half2float(__hdiv(one, three)) == __half2float(__float2half(1.0f / 3.0f)));
+    CHECK(hb(__hmax(nan, two)) == 0x4000 && hb(__hmin(two, nan)) == 0x4000);
+    CHECK(__hisnan(__hmax_nan(nan, two)));
+    CHECK(!__heq(nan, nan) && __hneu(nan, nan) && !__hne(nan, nan) && __hltu(nan, one));
+    CHECK(two > one && one < two && one != two && !(nan == nan));
+    CHECK(__hisinf(__float2half(-1e6f)) == -1 && __hisinf(one) == 0);
+    CHECK(__half2float(__hadd_sat(two, three)) == 1.0f && __half2float(__hsub_sat(one, three)) == 0.0f);
+    CHECK(__half2float(hsqrt(__float2half(4.0f))) == 2.0f && __half2float(hrcp(two)) == 0.5f);
+    // integer conversions: rounding mode, saturation, NaN to 0
+    CHECK(__half2int_rn(__float2half(2.5f)) == 2 && __half2int_rn(__float2half(3.5f)) == 4);
+    CHECK(__half2int_rz(__float2half(-2.75f)) == -2 && __half2int_rd(__float2half(-2.25f)) == -3);
+    CHECK(__half2uint_rn(__float2half(-1.0f)) == 0u && __half2int_rn(nan) == 0);
+    CHECK(__half2short_rn(__float2half(INFINITY)) == 32767);
+    CHECK(hb(__int2half_rn(2049)) == hb(__float2half(2048.0f)) && hb(__int2half_ru(2049)) == hb(__float2half(2050.0f)));
+    // pairs
+    half2 p = __floats2half2_rn(1.5f, -2.0f), q = __halves2half2(two, three);
+    float2 s = __half22float2(__hadd2(p, q));
+    CHECK(s.x == 3.5f && s.y == 1.0f);
+    CHECK(__heq2_mask(p, __lowhigh2highlow(__lowhigh2highlow(p))) == 0xffffffffu);
+    CHECK(__hbgt2(q, p) && __low2float(__hmul2(q, q)) == 4.0f && __high2float(h2exp(__float2half2_rn(0.0f))) == 1.0f);
+    CHECK(sizeof(__half2) == 4 && alignof(__half2) == 4);
+    __half acc = 0.0f;
+    for (int i = 0; i < 8; ++i) atomicAdd(&acc, one);
+    CHECK(__half2float(acc) == 8.0f);
+    // bfloat16
+    CHECK(bb(__float2bfloat16(1.0f)) == 0x3f80);
+    CHECK(bb(__float2bfloat16(1.00390625f)) == 0x3f80);  // 1 + 2^-8: tie, even
+    CHECK(bb(__float2bfloat16(1.01171875f)) == 0x3f82);  // 1 + 3*2^-8: tie, even upward
+    CHECK(bb(__float2bfloat16(3.4e38f)) == 0x7f80 && bb(__float2bfloat16_rz(3.4e38f)) == 0x7f7f);
+    CHECK(bb(__float2bfloat16(f32(0xffc00000u))) == 0x7fff);
+    CHECK(bb(__float2bfloat16(f32(0x00010000u))) == 0x0001);  // float subnormal stays a bf16 subnormal
+    CHECK(__bfloat162float(__ushort_as_bfloat16(0x4049)) == 3.140625f);
+    __nv_bfloat16 a = 1.5f, b = 2.0f;
+    CHECK(__bfloat162float(__hfma(a, b, a)) == 4.5f && __bfloat162float(a + b) == 3.5f);
+    CHECK(__hlt(a, b) && __bfloat162float(__hmax(a, b)) == 2.0f);
+    float2 bf = __bfloat1622float2(__floats2bfloat162_rn(0.5f, 8.0f));
+    CHECK(bf.x == 0.5f && bf.y == 8.0f);
+    CHECK(__bfloat162int_rz(__float2bfloat16(-7.9f)) == -7);
+}
+"""
+
+MATH_VECTOR = r"""
+#include <cuda_fp16.h>
+#include <cfloat>
+#include <climits>
+#include <algorithm>
+static_assert(alignof(float4) == 16 && sizeof(float3) == 12 && alignof(float3) == 4, "float vectors");
+static_assert(alignof(char2) == 2 && alignof(short4) == 8 && alignof(int2) == 8 && alignof(uint4) == 16, "int vectors");
+static_assert(alignof(double2) == 16 && alignof(longlong2) == 16 && alignof(double4_32a) == 32, "wide vectors");
+static void run() {
+    dim3 d; dim3 e(4, 2); int n = 7; dim3 f{n, 3}; dim3 g(make_uint3(5, 6, 7));
+    CHECK(d.x == 1 && d.y == 1 && d.z == 1 && e.x == 4 && e.y == 2 && e.z == 1 && f.x == 7 && g.z == 7);
+    uint3 u = g; CHECK(u.y == 6);
+    float4 v = make_float4(1, 2, 3, 4); CHECK(v.w == 4.0f);
+    // bit operations
+    CHECK(__popc(0xF0F0u) == 8 && __popcll(~0ull) == 64);
+    CHECK(__clz(0) == 32 && __clz(1) == 31 && __clz(-1) == 0 && __clzll(1) == 63);
+    CHECK(__ffs(0) == 0 && __ffs(8) == 4 && __ffsll(1ll << 40) == 41);
+    CHECK(__brev(1u) == 0x80000000u && __brev(0x12345678u) == 0x1e6a2c48u && __brevll(1ull) == (1ull << 63));
+    CHECK(__funnelshift_l(0x80000000u, 1u, 1) == 3u && __funnelshift_l(0u, 1u, 33) == 2u);
+    CHECK(__funnelshift_lc(0x12345678u, 0u, 40) == 0x12345678u);
+    CHECK(__funnelshift_r(1u, 1u, 1) == 0x80000000u && __funnelshift_rc(0u, 0xabcdu, 40) == 0xabcdu);
+    CHECK(__byte_perm(0x33221100u, 0x77665544u, 0x5140u) == 0x55114400u);
+    CHECK(__umulhi(0xffffffffu, 0xffffffffu) == 0xfffffffeu && __mulhi(-1, 1) == -1);
+    CHECK(__umul64hi(~0ull, 2ull) == 1ull && __mul24(0x00ffffff, 2) == -2);
+    CHECK(__sad(3, 10, 5u) == 12u && __hadd(-3, 0) == -2 && __rhadd(1, 2) == 2 && __uhadd(~0u, ~0u) == ~0u);
+    CHECK(__dp4a(0x01020304, 0x01010101, 10) == 20);
+    CHECK(__float_as_int(1.0f) == 0x3f800000 && __int_as_float(0x40000000) == 2.0f);
+    CHECK(__double2hiint(1.0) == 0x3ff00000 && __double2loint(1.0) == 0 && __hiloint2double(0x3ff00000, 0) == 1.0);
+    // directed rounding is exact
+    const float tiny = std::ldexp(1.0f, -30);
+    CHECK(__fadd_rz(1.0f, tiny) == 1.0f && __fadd_rd(1.0f, tiny) == 1.0f);
+    CHECK(__fadd_ru(1.0f, tiny) == std::nextafter(1.0f, 2.0f) && __fsub_rd(1.0f, tiny) == std::nextafter(1.0f, 0.0f));
+    CHECK(__fdiv_ru(1.0f, 3.0f) == std::nextafter(__fdiv_rd(1.0f, 3.0f), 1.0f));
+    CHECK(__fdiv_rn(1.0f, 3.0f) == 1.0f / 3.0f && __fdiv_rz(1.0f, 3.0f) == __fdiv_rd(1.0f, 3.0f));
+    CHECK(__fmul_rz(3.0f, 1.0f / 3.0f) <= 1.0f && __fsqrt_rd(2.0f) < __fsqrt_ru(2.0f));
+    CHECK((double)__fsqrt_rd(2.0f) * __fsqrt_rd(2.0f) < 2.0 && (double)__fsqrt_ru(2.0f) * __fsqrt_ru(2.0f) > 2.0);
+    CHECK(__fmaf_ru(1.0f, 1.0f, tiny) == std::nextafter(1.0f, 2.0f) && __fmaf_rz(1.0f, 1.0f, -tiny) == std::nextafter(1.0f, 0.0f));
+    CHECK(__dadd_ru(1.0, std::ldexp(1.0, -60)) == std::nextafter(1.0, 2.0) && __fma_rd(1.0, 1.0, -std::ldexp(1.0, -60)) < 1.0);
+    CHECK(__fadd_rz(FLT_MAX, FLT_MAX) == FLT_MAX && std::isinf(__fadd_rn(FLT_MAX, FLT_MAX)));
+    CHECK(__double2float_rd(0.1) < __double2float_ru(0.1) && __double2float_rn(0.1) == 0.1f);
+    CHECK(__ll2float_rz(16777217ll) == 16777216.0f && __ll2float_ru(16777217ll) == 16777218.0f);
+    CHECK(__float2int_rn(2.5f) == 2 && __float2int_rn(3.5f) == 4 && __float2int_ru(2.1f) == 3 && __float2int_rd(-2.1f) == -3);
+    CHECK(__float2int_rz(NAN) == 0 && __float2int_rn(1e10f) == INT_MAX && __float2uint_rn(-5.0f) == 0u);
+    // special functions
+    CHECK(__fdividef(1.0f, std::ldexp(1.0f, 127)) == 0.0f && __fdividef(6.0f, 3.0f) == 2.0f);
+    CHECK(__saturatef(1.5f) == 1.0f && __saturatef(NAN) == 0.0f && __saturatef(0.25f) == 0.25f);
+    NEAR(rsqrtf(4.0f), 0.5, 0); NEAR(rcbrt(8.0), 0.5, 1e-15);
+    CHECK(sinpif(1.0f) == 0.0f && cospif(0.5f) == 0.0f && sinpi(0.5) == 1.0 && cospi(1.0) == -1.0);
+    NEAR(erfinvf(std::erf(0.3f)), 0.3, 2e-7); NEAR(erfinv(std::erf(1.7)), 1.7, 1e-14);
+    NEAR(erfcinv(std::erfc(5.0)), 5.0, 1e-12); NEAR(erfcinvf(1.0f), 0.0, 0);
+    NEAR(normcdfinvf(0.975f), 1.959963985, 1e-6); NEAR(normcdf(1.0), 0.841344746068543, 1e-15);
+    NEAR(erfcx(30.0), 0.018795888861416751, 1e-15); NEAR(erfcx(1.0), std::exp(1.0) * std::erfc(1.0), 1e-15);
+    NEAR(norm3df(3, 4, 12), 13, 0); NEAR(rhypot(3.0, 4.0), 0.2, 1e-16);
+    float sn, cs; sincospif(0.5f, &sn, &cs); CHECK(sn == 1.0f && cs == 0.0f);
+    // min/max: CUDA's overloads (mixed signedness compares as unsigned)
+    using namespace std;
+    CHECK(min(3, 4) == 3 && max(-1, 1u) == 4294967295u && min(-1, 1u) == 1u && max(2.0f, 3.0f) == 3.0f);
+    CHECK(max(1.0f, 2.5) == 2.5 && min(NAN, 1.0f) == 1.0f && ullmax(1ull, 2ull) == 2ull && umin(5u, 2u) == 2u);
+    const float arr[2] = {1.5f, 2.5f};
+    CHECK(__ldg(&arr[1]) == 2.5f && __ldcs(arr) == 1.5f);
+}
+"""
+
+
+@pytest.mark.parametrize("face", ["cuda", "musa"])
+def test_half_and_bfloat16(face: str, tmp_path: Path) -> None:
+    compile_and_run(FLOAT16, face, tmp_path)
+
+
+def test_math_and_vector_types(tmp_path: Path) -> None:
+    compile_and_run(MATH_VECTOR, "cuda", tmp_path)
+
+
+def test_musa_face_rejects_cuda_names(tmp_path: Path) -> None:
+    """A port that still says cublas/curand/__nv_bfloat16 must not compile on the MUSA face."""
+    snippets = {
+        "cublasHandle_t": "#include <mublas.h>\nint main() { cublasHandle_t h; (void)h; }\n",
+        "curand_init": "#include <murand_kernel.h>\nint main() { murandState s; curand_init(1, 0, 0, &s); }\n",
+        "__nv_bfloat16": "#include <musa_bf16.h>\nint main() { __nv_bfloat16 b = 1.0f; (void)b; }\n",
+        "CURAND_RNG_PSEUDO_XORWOW": "#include <murand.h>\nint main() { return CURAND_RNG_PSEUDO_XORWOW; }\n",
+    }
+    for name, source in snippets.items():
+        built = build(source, "musa", tmp_path, syntax_only=True)
+        assert built.returncode != 0 and name in built.stderr, (name, built.stderr[-2000:])
