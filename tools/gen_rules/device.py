@@ -50,6 +50,8 @@ QUALIFIERS = [
 ]
 _NVVM = re.compile(r"\b__nvvm_\w+")
 _KEPT_KINDS = {"function", "type", "variable", "enum", "enumerator"}
+# C runtime internals the math headers re-declare for MSVC/libc++ (`_FCosh`, `_alloca`, `__func__`)
+_CRT_INTERNAL = re.compile(r"^_[A-Za-z]|^__libcpp_|^__func__$")
 _NOTE_HOPPER = "Hopper/Blackwell-only intrinsic; no MUSA counterpart (MUSA_FACTS section 2)"
 _NOTE_FP128 = "quad-precision device math; no public MUSA source provides it"
 
@@ -58,7 +60,7 @@ def _keep(d: Decl) -> bool:
     """Declarations worth a record: vendor-word names, and real API names (no macros/namespaces)."""
     if has_vendor_word(d.name):
         return d.kind != "namespace"
-    return d.kind in _KEPT_KINDS and len(d.name) > 2
+    return d.kind in _KEPT_KINDS and len(d.name) > 2 and not _CRT_INTERNAL.match(d.name)
 
 
 def _device_records(root: Path, headers: list[str], library: str, oracle: Oracle,
