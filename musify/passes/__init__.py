@@ -5,6 +5,7 @@ once, and two passes editing the same text is a bug that fails loudly.
 """
 
 from musify.passes import exclusions, identifiers, includes, structure
+from musify.passes.hazards import PASSES as HAZARD_PASSES
 from musify.rules import reverse
 
 PASSES = [
@@ -13,4 +14,5 @@ PASSES = [
     ("includes", includes.run),
     ("structure", structure.run),
     ("reverse", reverse.warn_ambiguous),
+    *HAZARD_PASSES,
 ]

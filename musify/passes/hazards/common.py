@@ -21,8 +21,8 @@ _INT = re.compile(r"(0[xX][0-9a-fA-F]+|\d+)([uUlL]*)")
 COMPARE_OPS = ("<=", ">=", "==", "!=", "<", ">")
 _OP_AFTER = re.compile(r"\s*(<=|>=|==|!=|<(?![<=])|>(?![>=]))\s*\(?\s*(0[xX][0-9a-fA-F]+|\d+)([uUlL]*)\b")
 _OP_BEFORE = re.compile(r"\b(0[xX][0-9a-fA-F]+|\d+)([uUlL]*)\s*\)?\s*(<=|>=|==|!=|<|>)\s*$")
-_ARITH_AFTER = re.compile(r"\s*(<=|>=|==|!=|<|>|[-+*/%&|^]|<<|>>)(?!=)")
-_ARITH_BEFORE = re.compile(r"(<=|>=|==|!=|<|>|[-+*/%&|^]|<<|>>)\s*$")
+_ARITH_AFTER = re.compile(r"\s*(<<|>>|<=|>=|==|!=|<|>|[-+*/%^]|&(?!&)|\|(?!\|))")
+_ARITH_BEFORE = re.compile(r"(<<|>>|<=|>=|==|!=|<|>|[-+*/%^&|])\s*$")
 
 
 def warp_severity(arch: str) -> str:

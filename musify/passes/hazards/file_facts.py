@@ -1,0 +1,54 @@
+"""Per-file facts the hazard passes share, computed once and kept in `ctx.scratch`."""
+
+from __future__ import annotations
+
+import bisect
+
+from musify.frontend.scanner import Ctx, Directive
+from musify.passes._base import PassContext
+from musify.passes.hazards.common import DeviceFunction, device_functions
+
+_FUNCTIONS = "hazards.device_functions"
+_DIRECTIVE_STARTS = "hazards.directive_starts"
+_COMMENT_STARTS = "hazards.comment_starts"
+
+
+def device_functions_of(ctx: PassContext) -> list[DeviceFunction]:
+    """The file's `__global__`/`__device__` function definitions."""
+    found = ctx.scratch.get(_FUNCTIONS)
+    if found is None:
+        found = device_functions(ctx.text, ctx.scan.code_map())
+        ctx.scratch[_FUNCTIONS] = found
+    return found
+
+
+def directive_at(ctx: PassContext, offset: int) -> Directive | None:
+    """The preprocessor directive whose logical line holds `offset`."""
+    starts = ctx.scratch.get(_DIRECTIVE_STARTS)
+    if starts is None:
+        starts = [d.start for d in ctx.scan.directives]
+        ctx.scratch[_DIRECTIVE_STARTS] = starts
+    i = bisect.bisect_right(starts, offset) - 1
+    if i >= 0 and ctx.scan.directives[i].start <= offset < ctx.scan.directives[i].end:
+        return ctx.scan.directives[i]
+    return None
+
+
+def without_comments(ctx: PassContext, start: int, end: int) -> str:
+    """text[start:end] with each comment replaced by one space."""
+    comments = ctx.scratch.get(_COMMENT_STARTS)
+    if comments is None:
+        comments = [(s, e) for s, e, where in ctx.scan.spans if where == Ctx.COMMENT]
+        ctx.scratch[_COMMENT_STARTS] = comments
+    i = max(0, bisect.bisect_right(comments, (start, start)) - 1)
+    out, pos = [], start
+    while i < len(comments) and comments[i][0] < end:
+        s, e = comments[i]
+        i += 1
+        if e <= start:
+            continue
+        out.append(ctx.text[pos:max(pos, s)])
+        out.append(" ")
+        pos = max(pos, e)
+    out.append(ctx.text[pos:end])
+    return "".join(out)

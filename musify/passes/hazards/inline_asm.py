@@ -1,0 +1,40 @@
+"""Inline assembly (`asm`, `asm volatile`, `__asm__`): an error at each use, never a change.
+
+The assembly is PTX, which does not assemble on MUSA. Disabling it (torchada's `if(0) asm volatile`)
+produced silent garbage in a real model (torchada PR #87), so the code is left exactly as written
+and the diagnostic carries the fix. Hopper-only instructions inside (wgmma, fp8 MMA) are named too.
+"""
+
+from __future__ import annotations
+
+import re
+
+from musify.engine.edits import Edit
+from musify.passes._base import PassContext
+
+_ASM = re.compile(r"(?<![\w.])(asm|__asm__|__asm)(\s+(?:volatile|__volatile__)|\s*(?:volatile|__volatile__)(?=\s*\())?\s*\(")
+_HOPPER = ((re.compile(r"\bwgmma\."), "warpgroup MMA (wgmma)"),
+           (re.compile(r"\bmma\.\S*\.e[45]m[23]\b|\.e4m3\.e4m3|\.e5m2\.e5m2"), "fp8 MMA"))
+
+
+def run(ctx: PassContext) -> list[Edit]:
+    text = ctx.text
+    if "asm" not in text:
+        return []
+    codemap = ctx.scan.code_map()
+    for m in _ASM.finditer(text):
+        if not codemap.is_code(m.start()):
+            continue
+        spelled = " ".join(text[m.start():m.end() - 1].split())
+        ctx.warn("MU2040", m.start(), spelled)
+        body_end = _statement_end(text, m.end())
+        body = text[m.end():body_end]
+        for pattern, feature in _HOPPER:
+            if pattern.search(body):
+                ctx.warn("MU2035", m.start(), spelled, what=f"'{spelled}' with {feature}", feature=feature)
+    return []
+
+
+def _statement_end(text: str, pos: int) -> int:
+    end = text.find(";", pos)
+    return len(text) if end < 0 else end

@@ -1,0 +1,47 @@
+"""Self-referential defines: `#define cudaX musaX` would become `#define musaX musaX`.
+
+A project that already carries a CUDA-to-MUSA compatibility header breaks the whole translation
+unit when both sides of such a define get renamed (torchada PR #92). A `#define` whose body, after
+renaming, is exactly the defined name is kept as written (`ctx.protect`, continued lines included)
+and reported.
+"""
+
+from __future__ import annotations
+
+import re
+
+from musify.engine.edits import Edit
+from musify.frontend.scanner import Ctx
+from musify.passes._base import PassContext
+from musify.passes.hazards.file_facts import directive_at, without_comments
+
+_BODY_TOKEN = re.compile(r"\s*(?:\\\r?\n\s*)*([A-Za-z_]\w*)\s*(?:\\\r?\n\s*)*$")
+
+
+def run(ctx: PassContext) -> list[Edit]:
+    names = ctx.ruleset.names
+    text = ctx.text
+    for ident in ctx.scan.idents:
+        if ident.ctx != Ctx.MACRO_NAME:
+            continue
+        directive = directive_at(ctx, ident.start)
+        if directive is None:
+            continue
+        after = text[ident.end:directive.end]
+        if after.startswith("("):
+            continue  # a function-like macro is never `#define X X`
+        body = without_comments(ctx, ident.end, directive.end)
+        m = _BODY_TOKEN.fullmatch(body)
+        if m is None:
+            continue
+        new_name = _renamed(names, ident.name)
+        new_body = _renamed(names, m.group(1))
+        if new_name == new_body and (new_name != ident.name or new_body != m.group(1)):
+            ctx.protect(directive.start, directive.end)
+            ctx.warn("MU2050", ident.start, ident.name, musa=new_name)
+    return []
+
+
+def _renamed(names: dict, name: str) -> str:
+    rule = names.get(name)
+    return rule.replacement if rule is not None and rule.replacement else name

@@ -1,0 +1,83 @@
+"""Compatibility shims: calls to CUDA features MUSA lacks, rewritten to musify's own headers.
+
+A rule with `status: shim` (rules/shims/shims.yaml) renames the call through the identifier pass;
+this pass adds `#include "musify_compat/<x>.h"` once per file (after the include guard or
+`#pragma once`, else before the first `#include`), says which calls now depend on a shim, and
+counts them (`facts["shim_uses"]`). With `--no-shims` the calls keep their CUDA names
+(`ctx.protect`) and each use is reported instead.
+"""
+
+from __future__ import annotations
+
+import re
+
+from musify.engine.edits import Edit
+from musify.frontend.scanner import Ctx
+from musify.passes._base import PassContext
+
+_PRAGMA_ONCE = re.compile(r"#\s*pragma\s+once\b")
+_USES = frozenset({Ctx.CODE, Ctx.MACRO})
+SHIM_ROOT = "compat/"  # rule `header:` values are relative to shims/; users put shims/compat on -I
+
+
+def include_path(header: str) -> str:
+    """`compat/musify_compat/half_math.h` -> `musify_compat/half_math.h`, as written in the include."""
+    return header.removeprefix(SHIM_ROOT)
+
+
+def run(ctx: PassContext) -> list[Edit]:
+    names = ctx.ruleset.names
+    headers: list[str] = []
+    uses = 0
+    reported: set[str] = set()
+    for ident in ctx.scan.idents:
+        if ident.ctx not in _USES:
+            continue
+        rule = names.get(ident.name)
+        if rule is None or rule.status != "shim" or not rule.header or rule.replacement is None:
+            continue
+        header = include_path(rule.header)
+        if not ctx.options.shims:
+            ctx.protect(ident.start, ident.end)
+            ctx.warn("MU2061", ident.start, ident.name, musa=rule.musa, header=header)
+            continue
+        uses += 1
+        if header not in headers:
+            headers.append(header)
+        if ident.name not in reported:
+            reported.add(ident.name)
+            ctx.warn("MU2060", ident.start, ident.name, musa=rule.musa, header=header)
+    if not uses:
+        return []
+    ctx.facts["shim_uses"] = uses
+    ctx.facts["shim_headers"] = len(headers)
+    present = {inc.path for inc in ctx.scan.includes}
+    missing = [h for h in headers if h not in present]
+    if not missing:
+        return []
+    at = insertion_point(ctx)
+    lines = "".join(f'#include "{h}"\n' for h in missing)
+    if at == len(ctx.text) and at and not ctx.text.endswith("\n"):
+        lines = "\n" + lines
+    return [Edit(at, at, lines, "shim-include", "musify-compat", "header")]
+
+
+def insertion_point(ctx: PassContext) -> int:
+    """Start of the line after `#pragma once` or the include guard's `#define`; else of the first
+    `#include`; else of the file."""
+    directives = ctx.scan.directives
+    text = ctx.text
+    for i, d in enumerate(directives):
+        if d.keyword == "pragma" and _PRAGMA_ONCE.match(text, d.start, d.end):
+            return _next_line(text, d.end)
+        if d.keyword == "ifndef" and i + 1 < len(directives) and i == 0:
+            nxt = directives[i + 1]
+            if nxt.keyword == "define" and nxt.name == d.name:
+                return _next_line(text, nxt.end)
+        if d.keyword in ("include", "include_next", "import"):
+            return text.rfind("\n", 0, d.start) + 1
+    return 0
+
+
+def _next_line(text: str, newline: int) -> int:
+    return min(len(text), newline + 1)
