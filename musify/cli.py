@@ -87,6 +87,7 @@ def _write_json(record, path: str | None) -> None:
 @click.option("--in-place", is_flag=True, help="Rewrite files where they are (atomic per file).")
 @click.option("--stdout", "to_stdout", is_flag=True, help="Print migrated sources to stdout.")
 @click.option("--diff", "as_diff", is_flag=True, help="Print a unified diff; write nothing.")
+@click.option("--reverse", is_flag=True, help="Port MUSA back to CUDA (.mu -> .cu); see docs/reverse.md.")
 def migrate_cmd(paths, out_dir, in_place, to_stdout, as_diff, json_path, quiet, **kw) -> None:
     """Migrate CUDA sources under PATHS to MUSA."""
     chosen = [m for m, on in (("out", out_dir), ("in-place", in_place), ("stdout", to_stdout), ("diff", as_diff)) if on]
