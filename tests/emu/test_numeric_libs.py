@@ -235,3 +235,180 @@ def test_musa_face_rejects_cuda_names(tmp_path: Path) -> None:
     for name, source in snippets.items():
         built = build(source, "musa", tmp_path, syntax_only=True)
         assert built.returncode != 0 and name in built.stderr, (name, built.stderr[-2000:])
+
+
+RAND = r"""
+#include <curand_kernel.h>
+#include <vector>
+template <class F>
+static void moments(F draw, int n, double* mean, double* var) {
+    double s = 0, s2 = 0;
+    for (int i = 0; i < n; ++i) { const double x = draw(); s += x; s2 += x * x; }
+    *mean = s / n; *var = s2 / n - *mean * *mean;
+}
+static void run() {
+    // Philox4x32-10 known-answer vectors (Salmon et al., Random123 kat_vectors)
+    uint4 r = emu::rand::philox4x32_10(make_uint4(0, 0, 0, 0), make_uint2(0, 0));
+    CHECK(r.x == 0x6627e8d5u && r.y == 0xe169c58du && r.z == 0xbc57ac4cu && r.w == 0x9b00dbd8u);
+    r = emu::rand::philox4x32_10(make_uint4(~0u, ~0u, ~0u, ~0u), make_uint2(~0u, ~0u));
+    CHECK(r.x == 0x408f276du && r.y == 0x41c83b0eu && r.z == 0xa20bc7c6u && r.w == 0x6d5451fdu);
+    r = emu::rand::philox4x32_10(make_uint4(0x243f6a88u, 0x85a308d3u, 0x13198a2eu, 0x03707344u),
+                                 make_uint2(0xa4093822u, 0x299f31d0u));
+    CHECK(r.x == 0xd16cfe09u && r.y == 0x94fdccebu && r.z == 0x5001e420u && r.w == 0x24126ea1u);
+    // Philox through the state: seed 0 gives the first vector; skipahead == stepping; curand4 == 4 x curand
+    curandStatePhilox4_32_10_t p, q;
+    curand_init(0, 0, 0, &p);
+    CHECK(curand(&p) == 0x6627e8d5u && curand(&p) == 0xe169c58du);
+    for (unsigned n = 0; n < 11; ++n) {
+        curand_init(99, 5, 3, &p); curand_init(99, 5, 3, &q);
+        for (unsigned i = 0; i < n; ++i) curand(&p);
+        skipahead(n, &q);
+        CHECK(curand(&p) == curand(&q));
+        uint4 four = curand4(&q);
+        CHECK(four.x == curand(&p) && four.y == curand(&p) && four.z == curand(&p) && four.w == curand(&p));
+    }
+    curand_init(7, 1, 0, &p); curand_init(7, 0, 0, &q); skipahead_sequence(1, &q);
+    CHECK(curand(&p) == curand(&q) && q.ctr.z == 1u);
+    // XORWOW: offset == stepping; a subsequence == 16 skips of 2^63 (2^67 steps); init order independence
+    curandState a, b;
+    curand_init(1234, 0, 0, &a); curand_init(1234, 0, 12345, &b);
+    for (int i = 0; i < 12345; ++i) curand(&a);
+    CHECK(curand(&a) == curand(&b));
+    curand_init(1234, 3, 77, &a); curand_init(1234, 0, 0, &b);
+    for (int i = 0; i < 48; ++i) skipahead(1ull << 63, &b);
+    skipahead(77, &b);
+    CHECK(curand(&a) == curand(&b) && a.d == b.d);
+    curand_init(5, 0, 0, &a); curand_init(5, 1, 0, &b);
+    CHECK(curand(&a) != curand(&b));
+    // distributions: range and moments
+    curand_init(42, 0, 0, &a); curand_init(42, 0, 0, &p);
+    double m, v;
+    moments([&] { float u = curand_uniform(&a); CHECK(u > 0.0f && u <= 1.0f); return u; }, 200000, &m, &v);
+    NEAR(m, 0.5, 0.005); NEAR(v, 1.0 / 12, 0.002);
+    moments([&] { return curand_uniform_double(&p); }, 200000, &m, &v); NEAR(m, 0.5, 0.005); NEAR(v, 1.0 / 12, 0.002);
+    moments([&] { return curand_normal(&a); }, 200000, &m, &v); NEAR(m, 0.0, 0.01); NEAR(v, 1.0, 0.02);
+    moments([&] { return curand_normal(&p); }, 200000, &m, &v); NEAR(m, 0.0, 0.01); NEAR(v, 1.0, 0.02);
+    moments([&] { return curand_normal_double(&a); }, 200000, &m, &v); NEAR(m, 0.0, 0.01); NEAR(v, 1.0, 0.02);
+    moments([&] { return curand_log_normal(&p, 0.0f, 0.5f); }, 200000, &m, &v); NEAR(m, std::exp(0.125), 0.01);
+    moments([&] { return (double)curand_poisson(&a, 4.0); }, 100000, &m, &v); NEAR(m, 4.0, 0.05); NEAR(v, 4.0, 0.15);
+    moments([&] { return (double)curand_poisson(&p, 200.0); }, 100000, &m, &v); NEAR(m, 200.0, 0.3); NEAR(v, 200.0, 8.0);
+    float4 u4 = curand_uniform4(&p); CHECK(u4.x > 0 && u4.w <= 1.0f);
+    // the cached second normal is the pair's second value
+    curand_init(9, 0, 0, &a); curand_init(9, 0, 0, &b);
+    float2 pair = curand_normal2(&a); float n1 = curand_normal(&b), n2 = curand_normal(&b);
+    CHECK(pair.x == n1 && pair.y == n2);
+    // host API
+    curandGenerator_t g;
+    CHECK(curandCreateGenerator(&g, CURAND_RNG_PSEUDO_MTGP32) == CURAND_STATUS_TYPE_ERROR);
+    CHECK(curandCreateGenerator(&g, CURAND_RNG_PSEUDO_DEFAULT) == CURAND_STATUS_SUCCESS);
+    CHECK(curandSetPseudoRandomGeneratorSeed(g, 1234) == CURAND_STATUS_SUCCESS);
+    std::vector<unsigned> bits(100), again(50);
+    CHECK(curandGenerate(g, bits.data(), 100) == CURAND_STATUS_SUCCESS);
+    curandSetPseudoRandomGeneratorSeed(g, 1234);
+    curandGenerate(g, again.data(), 50); CHECK(again[49] == bits[49]);
+    curandGenerate(g, again.data(), 50); CHECK(again[0] == bits[50]);  // calls continue the stream
+    curandSetGeneratorOffset(g, 10); curandGenerate(g, again.data(), 1); CHECK(again[0] == bits[10]);
+    std::vector<float> f(1000);
+    CHECK(curandGenerateNormal(g, f.data(), 999, 0.0f, 1.0f) == CURAND_STATUS_LENGTH_NOT_MULTIPLE);
+    CHECK(curandGenerateNormal(g, f.data(), 1000, 5.0f, 2.0f) == CURAND_STATUS_SUCCESS);
+    double s = 0; for (float x : f) s += x; NEAR(s / 1000, 5.0, 0.3);
+    CHECK(curandGenerateUniform(g, f.data(), 1000) == CURAND_STATUS_SUCCESS && f[0] > 0 && f[0] <= 1);
+    CHECK(curandSetStream(g, nullptr) == CURAND_STATUS_SUCCESS && curandDestroyGenerator(g) == CURAND_STATUS_SUCCESS);
+    CHECK(curandCreateGeneratorHost(&g, CURAND_RNG_PSEUDO_PHILOX4_32_10) == CURAND_STATUS_SUCCESS);
+    curandSetPseudoRandomGeneratorSeed(g, 0); curandGenerate(g, bits.data(), 2);
+    CHECK(bits[0] == 0x6627e8d5u && bits[1] == 0xe169c58du);
+    curandDestroyGenerator(g);
+}
+"""
+
+BLAS = r"""
+#include <cublas_v2.h>
+#include <vector>
+static unsigned seed = 1;
+static double rnd() { seed = seed * 1103515245u + 12345u; return ((seed >> 8) & 0xffff) / 32768.0 - 1.0; }
+// Reference: C = alpha op(A) op(B) + beta C, column-major, op by 0 (N) or 1 (T/C).
+template <class T>
+static void naive(int ta, int tb, int m, int n, int k, T alpha, const T* A, int lda, const T* B, int ldb, T beta, T* C, int ldc) {
+    for (int j = 0; j < n; ++j)
+        for (int i = 0; i < m; ++i) {
+            double acc = 0;
+            for (int l = 0; l < k; ++l)
+                acc += (double)(ta ? A[l + i * lda] : A[i + l * lda]) * (tb ? B[j + l * ldb] : B[l + j * ldb]);
+            C[i + j * ldc] = (T)(alpha * acc + beta * C[i + j * ldc]);
+        }
+}
+static void run() {
+    cublasHandle_t h; CHECK(cublasCreate(&h) == CUBLAS_STATUS_SUCCESS);
+    const cublasOperation_t ops[3] = {CUBLAS_OP_N, CUBLAS_OP_T, CUBLAS_OP_C};
+    const int m = 5, n = 4, k = 3, batch = 3;
+    for (cublasOperation_t ta : ops) for (cublasOperation_t tb : ops) {
+        const int lda = (ta == CUBLAS_OP_N ? m : k) + 2, ldb = (tb == CUBLAS_OP_N ? k : n) + 1, ldc = m + 3;
+        const long long sa = lda * 8, sb = ldb * 8, sc = ldc * n + 5;
+        std::vector<float> A(sa * batch), B(sb * batch), C(sc * batch), R;
+        for (auto& x : A) x = rnd(); for (auto& x : B) x = rnd(); for (auto& x : C) x = rnd();
+        R = C;
+        const float alpha = 1.5f, beta = -0.5f;
+        const int t1 = ta != CUBLAS_OP_N, t2 = tb != CUBLAS_OP_N;
+        CHECK(cublasSgemmStridedBatched(h, ta, tb, m, n, k, &alpha, A.data(), lda, sa, B.data(), ldb, sb, &beta,
+                                        C.data(), ldc, sc, batch) == CUBLAS_STATUS_SUCCESS);
+        for (int i = 0; i < batch; ++i) naive(t1, t2, m, n, k, alpha, &A[i * sa], lda, &B[i * sb], ldb, beta, &R[i * sc], ldc);
+        for (size_t i = 0; i < C.size(); ++i) NEAR(C[i], R[i], 1e-5);
+        std::vector<double> dA(A.begin(), A.end()), dB(B.begin(), B.end()), dC(ldc * n, 0.0), dR = dC;
+        const double one = 1, zero = 0;
+        CHECK(cublasDgemm(h, ta, tb, m, n, k, &one, dA.data(), lda, dB.data(), ldb, &zero, dC.data(), ldc) == 0);
+        naive(t1, t2, m, n, k, 1.0, dA.data(), lda, dB.data(), ldb, 0.0, dR.data(), ldc);
+        for (size_t i = 0; i < dC.size(); ++i) NEAR(dC[i], dR[i], 1e-14);
+    }
+    // beta == 0 never reads C; pointer arrays; argument checks
+    std::vector<float> A(6, 1.0f), B(6, 2.0f), C(4, NAN);
+    const float one = 1.0f, zero = 0.0f;
+    CHECK(cublasSgemm_v2(h, CUBLAS_OP_N, CUBLAS_OP_N, 2, 2, 3, &one, A.data(), 2, B.data(), 3, &zero, C.data(), 2) == 0);
+    CHECK(C[0] == 6.0f && C[3] == 6.0f);
+    const float* As[1] = {A.data()}; const float* Bs[1] = {B.data()}; float* Cs[1] = {C.data()};
+    CHECK(cublasSgemmBatched(h, CUBLAS_OP_T, CUBLAS_OP_N, 2, 2, 3, &one, As, 3, Bs, 3, &one, Cs, 2, 1) == 0 && C[1] == 12.0f);
+    CHECK(cublasSgemm(h, CUBLAS_OP_N, CUBLAS_OP_N, 2, 2, 3, &one, A.data(), 1, B.data(), 3, &zero, C.data(), 2) == CUBLAS_STATUS_INVALID_VALUE);
+    CHECK(cublasSgemm(nullptr, CUBLAS_OP_N, CUBLAS_OP_N, 2, 2, 3, &one, A.data(), 2, B.data(), 3, &zero, C.data(), 2) == CUBLAS_STATUS_NOT_INITIALIZED);
+    CHECK(std::strcmp(cublasGetStatusName(CUBLAS_STATUS_INVALID_VALUE), "CUBLAS_STATUS_INVALID_VALUE") == 0);
+    // gemv with strides, a transposed matrix and a negative increment
+    float M[6] = {1, 2, 3, 4, 5, 6};  // 2x3 column-major
+    float x[6] = {1, 0, 1, 0, 1, 0}, y[4] = {10, 0, 20, 0};
+    CHECK(cublasSgemv(h, CUBLAS_OP_N, 2, 3, &one, M, 2, x, 2, &one, y, 2) == 0);
+    CHECK(y[0] == 10 + 9 && y[2] == 20 + 12);
+    float xt[2] = {1, 1}, yt[3] = {0, 0, 0};
+    CHECK(cublasSgemv(h, CUBLAS_OP_T, 2, 3, &one, M, 2, xt, 1, &zero, yt, -1) == 0);
+    CHECK(yt[2] == 3 && yt[1] == 7 && yt[0] == 11);
+    CHECK(cublasSgemv(h, CUBLAS_OP_N, 2, 3, &one, M, 2, x, 0, &one, y, 1) == CUBLAS_STATUS_INVALID_VALUE);
+    // level 1
+    float v[4] = {3, -4, 0, 12}, w[4] = {1, 1, 1, 1}, r = 0; int idx = 0;
+    const float two = 2.0f;
+    CHECK(cublasSnrm2(h, 4, v, 1, &r) == 0 && r == 13.0f);
+    float big[2] = {3e30f, 4e30f}; cublasSnrm2(h, 2, big, 1, &r); NEAR(r / 5e30f, 1.0, 1e-6);
+    CHECK(cublasSdot(h, 4, v, 1, w, 1, &r) == 0 && r == 11.0f);
+    CHECK(cublasSasum(h, 4, v, 1, &r) == 0 && r == 19.0f);
+    CHECK(cublasIsamax(h, 4, v, 1, &idx) == 0 && idx == 4);
+    float ties[3] = {-2, 2, 1}; cublasIsamax(h, 3, ties, 1, &idx); CHECK(idx == 1);
+    CHECK(cublasIsamin(h, 4, v, 1, &idx) == 0 && idx == 3);
+    CHECK(cublasSaxpy(h, 4, &two, v, 1, w, 1) == 0 && w[0] == 7 && w[1] == -7 && w[3] == 25);
+    CHECK(cublasSscal(h, 2, &two, v, 2) == 0 && v[0] == 6 && v[1] == -4 && v[2] == 0);
+    double dv[3] = {1, 2, 2}, dr = 0; const double dtwo = 2;
+    CHECK(cublasDnrm2(h, 3, dv, 1, &dr) == 0 && dr == 3.0);
+    CHECK(cublasDscal(h, 3, &dtwo, dv, 1) == 0 && cublasDdot(h, 3, dv, 1, dv, 1, &dr) == 0 && dr == 36.0);
+    // half gemm: exact small integers
+    __half ha[4] = {1.0f, 2.0f, 3.0f, 4.0f}, hc[4];
+    const __half hone = 1.0f, hzero = 0.0f;
+    CHECK(cublasHgemm(h, CUBLAS_OP_N, CUBLAS_OP_N, 2, 2, 2, &hone, ha, 2, ha, 2, &hzero, hc, 2) == 0);
+    CHECK(__half2float(hc[0]) == 7.0f && __half2float(hc[3]) == 22.0f);
+    CHECK(cublasSetPointerMode(h, CUBLAS_POINTER_MODE_DEVICE) == 0 && cublasSetStream(h, nullptr) == 0);
+    CHECK(cublasDestroy(h) == CUBLAS_STATUS_SUCCESS);
+}
+"""
+
+
+@pytest.mark.parametrize("face", ["cuda", "musa"])
+def test_curand(face: str, tmp_path: Path) -> None:
+    compile_and_run(RAND, face, tmp_path)
+
+
+@pytest.mark.parametrize("face", ["cuda", "musa"])
+def test_cublas(face: str, tmp_path: Path) -> None:
+    compile_and_run(BLAS, face, tmp_path)
