@@ -1,0 +1,55 @@
+// Warp-size hazards: each 32 that means "a warp", and none that does not.
+__device__ float warp_sum(float v) {
+  // DIAG: MU2023
+  for (int offset = 16; offset > 0; offset >>= 1) {
+    // DIAG: MU2020
+    v += __shfl_xor_sync(0xFFFFFFFF, v, offset);
+  }
+  // DIAG: MU2020, MU2022
+  v = __shfl_sync(~0u, v, 0, 32);
+  // DIAG: MU2023
+  v += __shfl_down_sync(__activemask(), v, 16);
+  return v;
+}
+
+__global__ void kernel(const float* x, float* out, int n) {
+  __shared__ float per_warp[32];
+  int tid = threadIdx.x;
+  // DIAG: MU2021
+  int lane = tid % 32;
+  // DIAG: MU2021
+  int warp = tid / 32;
+  // DIAG: MU2020
+  unsigned full_mask = 0xffffffff;
+  float v = x[blockIdx.x * blockDim.x + tid];
+  // DIAG: MU2020
+  unsigned vote = __ballot_sync(~0, v > 0.0f);
+  // DIAG: MU2024
+  if (tid < 32) {
+    v = per_warp[lane];
+  }
+  // DIAG: MU2025
+  if (warpSize == 32) {
+    out[warp] = v + vote + full_mask;
+  }
+  // Negatives: sizes, not warps.
+  int chunks = n / 32;
+  int rest = n % 32;
+  float local[32];
+  local[0] = chunks + rest;
+  for (int i = 0; i < 32; ++i) {
+    local[i] = 0.0f;
+  }
+  for (int o = warpSize / 2; o > 0; o /= 2) {
+    v += __shfl_xor_sync(__activemask(), v, o, warpSize);
+  }
+  out[0] = local[0] + v;
+}
+
+// Negative: host code with 32 everywhere.
+void host_side(int n) {
+  float buf[32];
+  int blocks = n / 32;
+  unsigned mask = 0xffffffff;
+  buf[blocks & 31] = mask >> 5;
+}
