@@ -18,6 +18,8 @@ from musify.config import ConfigError, find_config
 from musify.console import print_diagnostics, print_summary
 from musify.diagnostics import CATALOGUE, SEVERITIES
 from musify.options import Options
+from musify.passes.hazards.common import ARCHES
+from musify.passes.hazards.settings import hazard_settings
 from musify.rules.loader import RuleFileError
 
 _CONTEXT = {"help_option_names": ["-h", "--help"]}
@@ -42,6 +44,14 @@ def _common(f):
         click.option("--no-rename", is_flag=True, help="Keep .cu/.cuh file names."),
         click.option("--suppress", multiple=True, metavar="IDS",
                      help="Diagnostic IDs or ranges not to report, e.g. MU1004,MU2010-MU2019."),
+        click.option("--arch", type=click.Choice(ARCHES), default=None,
+                     help="Target MUSA architecture; sets warp-size hazard severities (default mp_22)."),
+        click.option("--arch-map", metavar="SM=MUSA,...", default=None,
+                     help="Arch-guard threshold policy, e.g. 80=220,90=310 (docs/hazards.md)."),
+        click.option("--no-shims", is_flag=True, help="Keep calls musify would route to a compat shim; report them."),
+        click.option("--semantic", is_flag=True, help="Precise mode: resolve names with libclang (needs -p)."),
+        click.option("-p", "--build-dir", type=click.Path(file_okay=False),
+                     help="Build directory holding compile_commands.json, for --semantic."),
         click.option("--json", "json_path", type=click.Path(dir_okay=False), help="Write the run record here."),
         click.option("-q", "--quiet", is_flag=True, help="No summary; diagnostics only."),
     ]
@@ -51,7 +61,8 @@ def _common(f):
 
 
 def build_options(paths, jobs, exclude, no_gitignore, rule_files, rewrite_comments, rewrite_strings,
-                  no_rename, suppress, **extra) -> Options:
+                  no_rename, suppress, arch=None, arch_map=None, no_shims=False, semantic=False,
+                  build_dir=None, **extra) -> Options:
     """Command-line flags over the nearest configuration file over the defaults."""
     found = find_config(paths[0]) if paths else None
     cfg = found[1] if found else {}
@@ -65,6 +76,7 @@ def build_options(paths, jobs, exclude, no_gitignore, rule_files, rewrite_commen
         rewrite_strings=cfg.get("rewrite_strings", False) if rewrite_strings is None else rewrite_strings,
         rename_files=not no_rename and cfg.get("rename_files", True),
         suppress=tuple(sup),
+        **hazard_settings(cfg, arch, arch_map, no_shims, semantic, build_dir),
         **extra,
     )
 
@@ -88,7 +100,9 @@ def _write_json(record, path: str | None) -> None:
 @click.option("--stdout", "to_stdout", is_flag=True, help="Print migrated sources to stdout.")
 @click.option("--diff", "as_diff", is_flag=True, help="Print a unified diff; write nothing.")
 @click.option("--reverse", is_flag=True, help="Port MUSA back to CUDA (.mu -> .cu); see docs/reverse.md.")
-def migrate_cmd(paths, out_dir, in_place, to_stdout, as_diff, json_path, quiet, **kw) -> None:
+@click.option("--fail-on", type=click.Choice(SEVERITIES), default=None,
+              help="Exit 1 when a diagnostic at or above this severity is raised (default: error).")
+def migrate_cmd(paths, out_dir, in_place, to_stdout, as_diff, json_path, quiet, fail_on, **kw) -> None:
     """Migrate CUDA sources under PATHS to MUSA."""
     chosen = [m for m, on in (("out", out_dir), ("in-place", in_place), ("stdout", to_stdout), ("diff", as_diff)) if on]
     if len(chosen) != 1:
@@ -107,6 +121,9 @@ def migrate_cmd(paths, out_dir, in_place, to_stdout, as_diff, json_path, quiet, 
             write_stdout(data)
     elif mode == "diff":
         sys.stdout.write(outputs.diff)
+    fail_on = fail_on or (find_config(paths[0]) or (None, {}))[1].get("fail_on")
+    if fail_on:
+        record.exit_code = max(record.exit_code, exit_code(record.files, fail_on))
     print_diagnostics(record)
     _write_json(record, json_path)
     if not quiet:

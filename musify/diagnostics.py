@@ -163,8 +163,8 @@ _SPECS = [
     DiagSpec("MU3002", "note", "none", "user declaration kept",
              "'{name}' refers to the project's own declaration ({where}), not the CUDA SDK; not renamed"),
     DiagSpec("MU3003", "note", "low", "macro expands to CUDA calls",
-             "macro '{name}' expands to CUDA API calls ({calls}); they are migrated where the macro "
-             "is defined"),
+             "macro '{name}' (defined at {where}) expands to CUDA API calls ({calls}); they are migrated "
+             "where the macro is defined, if that file is part of the migration"),
 ]
 
 CATALOGUE: dict[str, DiagSpec] = {}

@@ -7,6 +7,7 @@ once, and two passes editing the same text is a bug that fails loudly.
 from musify.passes import exclusions, identifiers, includes, structure
 from musify.passes.hazards import PASSES as HAZARD_PASSES
 from musify.rules import reverse
+from musify.semantic import precise_pass
 
 PASSES = [
     ("exclusions", exclusions.run),
@@ -15,4 +16,5 @@ PASSES = [
     ("structure", structure.run),
     ("reverse", reverse.warn_ambiguous),
     *HAZARD_PASSES,
+    ("semantic", precise_pass.run),
 ]
