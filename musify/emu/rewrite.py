@@ -2,9 +2,12 @@
 
 The emulator headers make every other CUDA keyword a macro; what is left is the launch
 `k<<<grid, block, smem, stream>>>(args)` and `extern __shared__ T x[];`. A launch becomes
-`::emu::make_launch(k)(grid, block, smem, stream)(args)`: only `<<<` and `>>>` change and a call is
-wrapped around the kernel expression, so the configuration and the arguments keep their text and
-their line breaks (inside macro bodies too), and line numbers do not move. A `#line 1` directive
+`::emu::launch_via([&](auto&... a) { k(a...); })(grid, block, smem, stream)(args)`: the kernel is
+called from a generic lambda so that its template arguments are deduced from the launch's
+arguments as nvcc does, and the configuration and the arguments keep their text and their line
+breaks (inside macro bodies too), so line numbers do not move. Files that launch kernels through
+`cudaLaunchKernel((void*)k, ...)` also get a registration of each non-template kernel they define,
+appended after the last line. A `#line 1` directive
 names the original file, so compiler messages and the emulator's barrier reports point at the
 user's file and line.
 """
@@ -14,7 +17,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from musify.frontend.launches import find_launches
+from musify.frontend.launches import find_kernel_defs, find_launches
 from musify.frontend.scanner import Ctx, scan
 
 _EXTERN_SHARED = re.compile(
@@ -83,10 +86,56 @@ def extern_shared_edits(text: str, codemap) -> list[Edit]:
 def launch_edits(text: str, codemap) -> list[Edit]:
     edits = []
     for launch in find_launches(text, codemap):
-        edits.append(Edit(launch.start, launch.start, "::emu::make_launch("))
-        edits.append(Edit(launch.config_start, launch.config_start + 3, ")("))
+        edits.append(Edit(launch.start, launch.start, "::emu::launch_via([&](auto&... emu_args) { "))
+        edits.append(Edit(launch.config_start, launch.config_start + 3, "(emu_args...); })("))
         edits.append(Edit(launch.config_end - 3, launch.config_end, ")"))
     return edits
+
+
+_LAUNCH_BY_POINTER = re.compile(r"\b(?:cuda|musa)Launch(?:Cooperative)?Kernel\b")
+_TEMPLATE_HEAD = re.compile(r"\btemplate\s*<[^;{}]*$")
+_NAMESPACE_NAME = re.compile(r"\bnamespace\s+([\w:]+)\s*$")
+
+
+def kernel_registrations(text: str, codemap) -> str:
+    """Registrations of the non-template, non-overloaded kernels this file defines at namespace scope."""
+    if not _LAUNCH_BY_POINTER.search(text):
+        return ""
+    names: dict[str, int] = {}
+    for kdef in find_kernel_defs(text, codemap):
+        head = text[max(0, kdef.offset - 300) : kdef.offset]
+        head = head[max(head.rfind(";"), head.rfind("}"), head.rfind("{")) + 1 :]
+        if _TEMPLATE_HEAD.search(head):
+            continue
+        path = _namespace_path(text, codemap, kdef.offset)
+        if path is None:
+            continue
+        names["::".join([*path, kdef.name])] = names.get("::".join([*path, kdef.name]), 0) + 1
+    lines = [f"static const bool emu_registered_{i} = ::emu::register_kernel(&::{name});"
+             for i, name in enumerate(sorted(n for n, count in names.items() if count == 1))]
+    return "\n" + "\n".join(lines) + "\n" if lines else ""
+
+
+def _namespace_path(text: str, codemap, pos: int) -> list[str] | None:
+    """Names of the namespaces around `pos`; None when a function or class encloses it."""
+    stack: list[str | None] = []
+    for m in re.finditer(r"[{}]", text[:pos]):
+        if codemap.context_at(m.start()) not in _IN_TEXT:
+            continue
+        if m.group() == "{":
+            head = text[max(0, m.start() - 200) : m.start()]
+            named = _NAMESPACE_NAME.search(head)
+            if named:
+                stack.append(named.group(1))
+            elif _SCOPE_OPENER.search(head):
+                stack.append("")
+            else:
+                stack.append(None)
+        elif stack:
+            stack.pop()
+    if any(name is None for name in stack):
+        return None
+    return [name for name in stack if name]
 
 
 def rewrite(text: str, filename: str) -> str:
@@ -102,6 +151,7 @@ def rewrite(text: str, filename: str) -> str:
         out.append(edit.text)
         pos = edit.end
     out.append(text[pos:])
+    out.append(kernel_registrations(text, codemap))
     return "".join(out)
 
 

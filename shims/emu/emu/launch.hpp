@@ -1,6 +1,6 @@
 // Kernel launches: configuration checks, the pool of OS threads that runs the blocks of a grid,
 // cooperative launches (every block on an OS thread of its own, so that a grid barrier can
-// complete) and the `make_launch(kernel)(config)(args)` form that rewrite.py turns `<<<>>>` into.
+// complete) and the `launch_via(call)(config)(args)` form that rewrite.py turns `<<<>>>` into.
 // Launches are synchronous: when a launch returns, the grid has finished.
 #pragma once
 #include <algorithm>
@@ -8,6 +8,7 @@
 #include <condition_variable>
 #include <cstdlib>
 #include <functional>
+#include <map>
 #include <mutex>
 #include <thread>
 #include <tuple>
@@ -222,31 +223,43 @@ struct Closure {
     }
 };
 
-template <class... P>
+// One launch of `call` (a generic lambda that calls the kernel with the arguments it is given,
+// so template arguments are deduced from the launch's arguments as nvcc deduces them).
+template <class F, class... A>
+struct DeducedClosure {
+    F call;
+    std::tuple<A...> args;
+    static void invoke(void* self) {
+        auto* c = static_cast<DeducedClosure*>(self);
+        std::apply(c->call, c->args);  // the kernel's by-value parameters copy these per thread
+    }
+};
+
+template <class F>
 struct Launch {
-    void (*kernel)(P...);
+    F call;
     dim3 grid, block;
     size_t smem;
     template <class... A>
     void operator()(A&&... args) const {
-        static_assert(sizeof...(A) == sizeof...(P), "kernel launched with the wrong number of arguments");
-        Closure<P...> c{kernel, std::tuple<std::decay_t<P>...>(std::forward<A>(args)...)};
-        run_grid(GridSpec{grid, block, smem, &Closure<P...>::invoke, &c}, false);
+        DeducedClosure<F, std::decay_t<A>...> c{call, std::tuple<std::decay_t<A>...>(std::forward<A>(args)...)};
+        run_grid(GridSpec{grid, block, smem, &DeducedClosure<F, std::decay_t<A>...>::invoke, &c}, false);
     }
 };
 
-template <class... P>
+template <class F>
 struct KernelRef {
-    void (*kernel)(P...);
-    Launch<P...> operator()(dim3 grid, dim3 block, size_t smem = 0, Stream* = nullptr) const {
-        return Launch<P...>{kernel, grid, block, smem};
+    F call;
+    Launch<F> operator()(dim3 grid, dim3 block, size_t smem = 0, Stream* = nullptr) const {
+        return Launch<F>{call, grid, block, smem};
     }
 };
 
-// rewrite.py turns `k<<<g, b, s, st>>>(args)` into `::emu::make_launch(k)(g, b, s, st)(args)`.
-template <class... P>
-KernelRef<P...> make_launch(void (*kernel)(P...)) {
-    return KernelRef<P...>{kernel};
+// rewrite.py turns `k<<<g, b, s, st>>>(args)` into
+// `::emu::launch_via([&](auto&... a) { k(a...); })(g, b, s, st)(args)`.
+template <class F>
+KernelRef<F> launch_via(F call) {
+    return KernelRef<F>{call};
 }
 
 // cudaLaunchKernel / cudaLaunchCooperativeKernel: arguments as an array of pointers to them.
@@ -261,6 +274,37 @@ int launch_with_args(void (*kernel)(P...), dim3 grid, dim3 block, void** args, s
     if (sizeof...(P) && !args) return result(ErrorInvalidValue);
     Closure<P...> c{kernel, params_from<P...>(args, std::index_sequence_for<P...>{})};
     return run_grid(GridSpec{grid, block, smem, &Closure<P...>::invoke, &c}, cooperative);
+}
+
+// Kernels launched through `const void*` (cudaLaunchKernel((void*)k, ...)): rewrite.py registers
+// every non-template kernel a file defines, so the address leads back to the parameter types.
+using ErasedLaunch = int (*)(const void*, dim3, dim3, void**, size_t, bool);
+
+inline std::map<const void*, ErasedLaunch>& kernel_registry() {
+    static std::map<const void*, ErasedLaunch> registry;
+    return registry;
+}
+
+template <class... P>
+int erased_launch(const void* f, dim3 grid, dim3 block, void** args, size_t smem, bool cooperative) {
+    return launch_with_args(reinterpret_cast<void (*)(P...)>(const_cast<void*>(f)), grid, block, args, smem,
+                            cooperative);
+}
+
+template <class... P>
+bool register_kernel(void (*kernel)(P...)) {
+    kernel_registry()[reinterpret_cast<const void*>(kernel)] = &erased_launch<P...>;
+    return true;
+}
+
+inline int launch_registered(const void* f, dim3 grid, dim3 block, void** args, size_t smem, bool cooperative) {
+    auto it = kernel_registry().find(f);
+    if (it == kernel_registry().end()) {
+        std::fprintf(stderr, "emu: a kernel launched through a void pointer is not known (only non-template "
+                     "kernels defined in a rewritten source are)\n");
+        return result(ErrorInvalidDeviceFunction);
+    }
+    return it->second(f, grid, block, args, smem, cooperative);
 }
 
 }  // namespace emu
