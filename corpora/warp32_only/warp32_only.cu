@@ -1,6 +1,6 @@
 // warp32_only: the same per-block sum and count as warp_agnostic, written the way much CUDA code
 // is: a warp is assumed to be 32 lanes. Correct on 32-lane warps, wrong on 128-lane warps.
-// Every line whose meaning is wrong at 128 lanes ends with a WARP32 marker comment; the
+// Every line whose meaning is wrong at 128 lanes carries a trailing marker (see corpora/README.md); the
 // `partial[32]` arrays are not marked: 32 slots are still enough when warps are wider.
 #include <cstdio>
 #include <cstdlib>
