@@ -59,7 +59,7 @@ def find(entries: tuple[Entry, ...], rel_path: str, abs_path: str | None = None)
 def clang_flags(entry: Entry) -> list[str]:
     """The -I/-D/-U/-include/-std flags of an entry, with relative paths made absolute."""
     out: list[str] = []
-    args = list(entry.args[1:])
+    args = _expand_response_files(list(entry.args[1:]), entry.directory)
     i = 0
     while i < len(args):
         a = args[i]
@@ -74,6 +74,29 @@ def clang_flags(entry: Entry) -> list[str]:
         else:
             if a.startswith(("-std=", "--std=")):
                 out.append("-std=" + a.split("=", 1)[1])
+        i += 1
+    return out
+
+
+def _expand_response_files(args: list[str], directory: str) -> list[str]:
+    """Inline `--options-file F`, `-optf F` (nvcc, as CMake writes them) and `@F` response files."""
+    out: list[str] = []
+    i = 0
+    while i < len(args):
+        a = args[i]
+        path = None
+        if a in ("--options-file", "-optf") and i + 1 < len(args):
+            path, i = args[i + 1], i + 1
+        elif a.startswith("@"):
+            path = a[1:]
+        if path is None:
+            out.append(a)
+        else:
+            try:
+                with open(os.path.join(directory, path), encoding="utf-8") as fh:
+                    out.extend(shlex.split(fh.read()))
+            except OSError:
+                pass  # a missing response file only loses its flags
         i += 1
     return out
 
