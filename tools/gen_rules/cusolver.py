@@ -2,7 +2,8 @@
 refactorisation (`cusolverRf.h`) and multi-GPU (`cusolverMg.h`) APIs and `cusolver_common.h`.
 
 `cusolver*` -> `musolver*`, `CUSOLVER*` -> `MUSOLVER*` (MUSA_FACTS section 1).  The info types
-without a vendor word (`gesvdjInfo_t`, `syevjInfo_t`, `csrqrInfo_t`) keep their spelling.
+without a vendor word (`gesvdjInfo_t`, `syevjInfo_t`, `csrqrInfo_t`) keep their spelling.  `cusolver_common.h` also declares the Householder enums
+`cublasDirectMode_t`/`cublasStorevMode_t` (`CUBLAS_DIRECT_FORWARD`); they are cuSOLVER's.
 Moore Threads' table spells the complex unitary routines `cusolverDnCun*` as `musolverDnMun*`;
 those irregular names are in `rules/cusolver/overrides.yaml`.
 Run: `python -m tools.gen_rules.cusolver --include DIR [--include OLDER_DIR]`.
@@ -18,7 +19,7 @@ SPEC = LibrarySpec(
     module="cusolver",
     package="nvidia-cusolver",
     headers=("cusolver*.h",),
-    owns=re.compile(r"(?i)(?:^|_)cusolver"),
+    owns=re.compile(r"(?i)(?:^|_)cusolver|^CUBLAS_(?:DIRECT|STOREV)_|^cublas(?:Direct|Storev)Mode_t$"),
     default_library="cusolver",
     keep=re.compile(r"(?:csr\w*|gesvdj|syevj)Info(?:Host)?(?:_t)?"),
     version_macros=("CUSOLVER_VER_MAJOR", "CUSOLVER_VER_MINOR", "CUSOLVER_VER_PATCH"),

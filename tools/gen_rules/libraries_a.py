@@ -52,6 +52,7 @@ class LibrarySpec:
     libraries: tuple[tuple[re.Pattern[str], str], ...] = ()  # (pattern, library) by first match
     default_library: str = ""
     keep: re.Pattern[str] | None = None  # names without a vendor word that MUSA keeps as they are
+    unsupported: re.Pattern[str] | None = None  # names of the library MUSA has no counterpart for
     status: str = "renamed"         # `unsupported` for a library MUSA has no C API for
     diag: str | None = None
     note: str | None = None         # for every record of an unsupported library
@@ -110,17 +111,79 @@ def list_headers(include: Path, patterns: tuple[str, ...]) -> list[str]:
 
 
 def scan(source: Source) -> list[Decl]:
-    """Declarations of every header in `source`, MSVC-only `__declspec(...)` text blanked first.
+    """Declarations of every header in `source`: the union of two readings of each header.
 
-    cuSPARSE's MSVC branch defines a deprecation macro without its line continuation, leaving a
-    bare `__declspec(deprecated(...))` in the text that would swallow the `extern "C"` block.
+    The scanner reads every `#if` branch at once, which loses its footing where two branches
+    each open a brace that one `}` closes (cuRAND's `__cr_lgamma_table`), so each header is
+    also read with only the first branch of every conditional kept.  Before either reading,
+    attribute-only macros (`CUSPARSE_DEPRECATED_TYPE`, whose every definition is empty or an
+    attribute) are blanked where they are used, so a typedef's name is not taken for one; and
+    bare MSVC `__declspec(...)` text is blanked (cuSPARSE defines a deprecation macro without
+    its line continuation, which would otherwise swallow the `extern "C"` block).
     """
     texts = {}
     for header in source.headers:
         text = (source.include / header).read_text(encoding="utf-8", errors="replace")
-        texts[header] = _MSVC_ATTRIBUTE.sub(lambda m: re.sub(r"[^\n]", " ", m.group()), text)
-    calls, ends = macro_roles(list(texts.values()))
-    return [decl for header, text in texts.items() for decl in scan_text(text, header, calls, ends)]
+        texts[header] = _MSVC_ATTRIBUTE.sub(_blank, text)
+    attributes = _attribute_macros(texts.values())
+    if attributes:
+        use = re.compile(r"\b(?:" + "|".join(sorted(attributes)) + r")\b")
+        texts = {h: _outside_directives(t, lambda line: use.sub(_blank, line)) for h, t in texts.items()}
+    decls: dict[tuple[str, str], Decl] = {}
+    for variant in (texts, {h: _first_branches(t) for h, t in texts.items()}):
+        calls, ends = macro_roles(list(variant.values()))
+        for header, text in variant.items():
+            for decl in scan_text(text, header, calls, ends):
+                decls.setdefault((decl.name, decl.scope), decl)
+    return list(decls.values())
+
+
+def _blank(m: re.Match[str]) -> str:
+    return re.sub(r"[^\n]", " ", m.group())
+
+
+_DEFINE_LINE = re.compile(r"^[ \t]*#[ \t]*define[ \t]+(\w+)(\(?)((?:.*\\\n)*.*)$", re.MULTILINE)
+_ATTRIBUTE_BODY = re.compile(r"\s*(?:\[\[|__attribute__|__declspec|$)")
+
+
+def _attribute_macros(texts) -> set[str]:
+    """Object-like macros every definition of which is empty or an attribute."""
+    verdict: dict[str, bool] = {}
+    for text in texts:
+        for name, paren, body in _DEFINE_LINE.findall(text):
+            if paren:
+                continue
+            body = body.replace("\\\n", " ")
+            ok = bool(_ATTRIBUTE_BODY.match(body)) and not name.endswith(("_H", "_H_", "_HPP"))
+            verdict[name] = verdict.get(name, True) and ok
+    return {name for name, ok in verdict.items() if ok}
+
+
+def _outside_directives(text: str, change) -> str:
+    """Apply `change` to every line that is not a preprocessor directive (or its continuation)."""
+    out, in_directive = [], False
+    for line in text.split("\n"):
+        directive = in_directive or line.lstrip().startswith("#")
+        out.append(line if directive else change(line))
+        in_directive = directive and line.endswith("\\")
+    return "\n".join(out)
+
+
+def _first_branches(text: str) -> str:
+    """`text` with the `#elif`/`#else` branches of every conditional blanked (lines kept)."""
+    out, stack = [], []  # stack: is the current branch of each open conditional skipped?
+    for line in text.split("\n"):
+        word = re.match(r"\s*#\s*(\w+)", line)
+        key = word.group(1) if word else ""
+        if key in ("if", "ifdef", "ifndef"):
+            stack.append(False)
+        elif key in ("elif", "else") and stack:
+            stack[-1] = True
+        elif key == "endif" and stack:
+            stack.pop()
+        skipped = any(stack) and key not in ("elif", "else", "endif")
+        out.append("" if skipped else line)
+    return "\n".join(out)
 
 
 @dataclass(frozen=True)
@@ -165,7 +228,9 @@ def records_for(spec: LibrarySpec, decls: list[Decl], section: str | None, oracl
         if decl.scope or decl.kind == KIND_NAMESPACE or decl.name in out:
             continue
         musa = musa_name(decl.name)
-        if musa != decl.name and spec.owns.search(decl.name):
+        if spec.unsupported is not None and spec.unsupported.fullmatch(decl.name):
+            status = "unsupported"
+        elif musa != decl.name and spec.owns.search(decl.name):
             status = spec.status
         elif musa == decl.name and spec.keep is not None and spec.keep.fullmatch(decl.name):
             status = "unchanged" if spec.status == "renamed" else spec.status
@@ -175,14 +240,14 @@ def records_for(spec: LibrarySpec, decls: list[Decl], section: str | None, oracl
                                  status, musa, section or Path(decl.header).stem, oracle)
     for header in headers:
         out.setdefault(header, _record(spec, header, "header", spec.status, musa_header(header),
-                                       section or "headers", None))
+                                       section or "headers", oracle))
     return out
 
 
 def _record(spec: LibrarySpec, cuda: str, kind: str, status: str, musa: str, section: str,
             oracle: dict | None) -> Record:
     renamed = status == "renamed"
-    inferred = oracle is not None and status != "unsupported" and cuda not in oracle and kind != "header"
+    inferred = oracle is not None and status != "unsupported" and cuda not in oracle
     return Record(cuda=cuda, kind=kind, library=spec.library_of(cuda), status=status,
                   musa=musa if renamed else None, section=section, inferred=inferred,
                   diag=spec.diag, note=spec.note)
@@ -208,8 +273,11 @@ def render(library: str, records: list[Record], sources: list[Source], spec: Lib
 def load_oracle(path: Path | None) -> dict | None:
     if path is None or not path.is_file():
         return None
-    with open(path, encoding="utf-8") as fh:
-        return json.load(fh)
+    table = {}
+    for part in (path, path.with_name("include.json")):  # identifiers, then header names
+        if part.is_file():
+            table.update(json.loads(part.read_text(encoding="utf-8")))
+    return table
 
 
 def generate(spec: LibrarySpec, includes: list[Path], packages: list[str | None],
