@@ -4,6 +4,7 @@ and empty stand-ins for headers clang's CUDA wrapper asks for that CUDA 13 no lo
 
 from __future__ import annotations
 
+import atexit
 import glob
 import os
 import tempfile
@@ -45,6 +46,10 @@ def toolchain() -> Toolchain:
     except Exception as exc:  # noqa: BLE001 -- a broken libclang install: precise mode is off
         raise Unavailable(f"libclang cannot load: {exc}") from None
     return Toolchain(cindex, index, resource_dir(), cuda_path(), stand_in_dir())
+
+
+# free the libclang index while clang.cindex is still importable (avoids noise at interpreter exit)
+atexit.register(toolchain.cache_clear)
 
 
 def resource_dir() -> str:
