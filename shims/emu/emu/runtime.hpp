@@ -199,6 +199,42 @@ inline void max_potential_block_size(int* min_grid, int* block, size_t smem, int
     if (min_grid) *min_grid = blocks_per_multiprocessor(best_size, smem) * kMultiProcessors;
 }
 
+// Device attributes by number (the runtime's cudaDevAttr* and the driver's CU_DEVICE_ATTRIBUTE_*
+// share their numbers); false for an attribute the emulator does not know.
+inline bool device_attribute(int attr, int* v) {
+    DeviceProp p;
+    fill_properties(p, "");
+    switch (attr) {
+        case 1: *v = p.maxThreadsPerBlock; return true;
+        case 2: *v = p.maxThreadsDim[0]; return true;
+        case 3: *v = p.maxThreadsDim[1]; return true;
+        case 4: *v = p.maxThreadsDim[2]; return true;
+        case 5: *v = p.maxGridSize[0]; return true;
+        case 6: *v = p.maxGridSize[1]; return true;
+        case 7: *v = p.maxGridSize[2]; return true;
+        case 8: *v = static_cast<int>(p.sharedMemPerBlock); return true;
+        case 9: *v = static_cast<int>(p.totalConstMem); return true;
+        case 10: *v = p.warpSize; return true;
+        case 12: *v = p.regsPerBlock; return true;
+        case 13: *v = p.clockRate; return true;
+        case 16: *v = p.multiProcessorCount; return true;
+        case 37: *v = p.memoryBusWidth; return true;
+        case 38: *v = p.l2CacheSize; return true;
+        case 39: *v = p.maxThreadsPerMultiProcessor; return true;
+        case 41: *v = p.unifiedAddressing; return true;
+        case 75: *v = p.major; return true;
+        case 76: *v = p.minor; return true;
+        case 81: *v = static_cast<int>(p.sharedMemPerMultiprocessor); return true;
+        case 82: *v = p.regsPerMultiprocessor; return true;
+        case 83: *v = p.managedMemory; return true;
+        case 89: *v = p.concurrentManagedAccess; return true;
+        case 95: *v = p.cooperativeLaunch; return true;
+        case 97: *v = static_cast<int>(p.sharedMemPerBlockOptin); return true;
+        case 106: *v = p.maxBlocksPerMultiProcessor; return true;
+    }
+    return false;
+}
+
 inline int device_sync() { return result(Success); }
 
 // Forget every sticky error and allocation, as cudaDeviceReset does.
