@@ -37,8 +37,9 @@ def rules_cmd() -> None:
 @click.option("--out", "out_dir", type=click.Path(file_okay=False), default=None,
               help="Where the tables go (default: docs/coverage beside rules/).")
 @click.option("--check", is_flag=True, help="Write nothing; exit 1 when the tables are stale.")
-def docs_cmd(out_dir: str | None, check: bool) -> None:
-    """Regenerate the coverage tables (Markdown + CSV per library, and the index)."""
+@click.option("--csv", "with_csv", is_flag=True, help="Also write a CSV twin of each library table.")
+def docs_cmd(out_dir: str | None, check: bool, with_csv: bool) -> None:
+    """Regenerate the coverage tables (one Markdown page per library, and the index)."""
     target = Path(out_dir) if out_dir else default_rules_dir().parent / "docs" / "coverage"
     ruleset = _load()
     if check:
@@ -46,7 +47,7 @@ def docs_cmd(out_dir: str | None, check: bool) -> None:
         for p in problems:
             click.echo(f"{target}/{p}", err=True)
         sys.exit(1 if problems else 0)
-    changed = write_tables(target, ruleset)
+    changed = write_tables(target, ruleset, with_csv)
     click.echo(f"{len(changed)} file(s) updated in {target}")
 
 

@@ -94,7 +94,7 @@ def render_library(library: str, rules: list[Rule]) -> str:
     lines += [f"| {s} | {stats.by_status[s]} |" for s in STATUS_ORDER]
     lines += [f"| inferred (of renamed/shim) | {stats.inferred} |", ""]
     for section, group in groupby(rules, key=lambda r: r.section):
-        lines += [f"## {section or 'other'}", "", "| CUDA name | MUSA name | status | note |",
+        lines += [f"## {section or 'general'}", "", "| CUDA name | MUSA name | status | note |",
                   "| --- | --- | --- | --- |"]
         for rule in group:
             musa = rule.musa if rule.status != "unsupported" else None
@@ -132,13 +132,15 @@ def render_index(stats: list[LibraryStats]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def render_all(ruleset: RuleSet) -> dict[str, str]:
-    """File name -> content for every generated page (Markdown and CSV) and the index."""
+def render_all(ruleset: RuleSet, with_csv: bool = False) -> dict[str, str]:
+    """File name -> content for every generated page and the index (and CSV twins on request:
+    they are cheap to make but double the size of what would be committed)."""
     groups = by_library(ruleset)
     out: dict[str, str] = {}
     for library, rules in groups.items():
         out[f"{library}.md"] = render_library(library, rules)
-        out[f"{library}.csv"] = render_csv(rules)
+        if with_csv:
+            out[f"{library}.csv"] = render_csv(rules)
     out[INDEX] = render_index([library_stats(lib, rules) for lib, rules in groups.items()])
     return out
 
@@ -158,11 +160,11 @@ def _generated_here(out_dir: Path) -> set[str]:
     return found
 
 
-def write_tables(out_dir: Path, ruleset: RuleSet) -> list[str]:
-    """Write every table, remove stamped tables of libraries that no longer exist; returns the
-    names of files that changed."""
+def write_tables(out_dir: Path, ruleset: RuleSet, with_csv: bool = False) -> list[str]:
+    """Write every table, remove stamped tables of libraries that no longer exist (and CSV twins
+    when CSV is not asked for); returns the names of files that changed."""
     out_dir.mkdir(parents=True, exist_ok=True)
-    wanted = render_all(ruleset)
+    wanted = render_all(ruleset, with_csv)
     changed = []
     for name in sorted(_generated_here(out_dir) - set(wanted)):
         (out_dir / name).unlink()
@@ -178,7 +180,8 @@ def write_tables(out_dir: Path, ruleset: RuleSet) -> list[str]:
 def stale_tables(out_dir: Path, ruleset: RuleSet) -> list[str]:
     """What `write_tables` would change: missing, outdated or orphaned files."""
     wanted = render_all(ruleset)
-    problems = [f"{name}: no longer generated" for name in sorted(_generated_here(out_dir) - set(wanted))]
+    orphans = {n for n in _generated_here(out_dir) - set(wanted) if not n.endswith(".csv")}
+    problems = [f"{name}: no longer generated" for name in sorted(orphans)]
     for name, content in wanted.items():
         path = out_dir / name
         if not path.exists():
