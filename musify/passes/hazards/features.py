@@ -11,7 +11,6 @@ from __future__ import annotations
 import re
 
 from musify.engine.edits import Edit
-from musify.frontend.launches import find_launches
 from musify.frontend.scanner import Ctx
 from musify.passes._base import PassContext
 from musify.passes.hazards.common import enclosing
@@ -31,6 +30,7 @@ _TEXREF_CALLS = frozenset({
 })
 _TEXREF_DECL = re.compile(r"(?<![\w:.])(texture|surface)\s*<")
 _CLUSTER_WORDS = re.compile(r"(?<![\w.])(__cluster_dims__|this_cluster|cluster_group|cluster_shape)(?!\w)")
+_KERNEL_BEFORE = re.compile(r"([A-Za-z_][\w:]*(?:\s*<[^;{}<>]*>)?)\s*$")
 _USES = frozenset({Ctx.CODE, Ctx.MACRO, Ctx.DIRECTIVE})
 
 
@@ -75,10 +75,18 @@ def _dynamic_parallelism(ctx: PassContext) -> None:
     functions = device_functions_of(ctx)
     if not functions:
         return
-    for launch in find_launches(ctx.text, ctx.scan.code_map()):
-        fn = enclosing(functions, launch.start)
-        if fn is not None:
-            ctx.warn("MU2032", launch.start, launch.kernel, what=f"launch of '{launch.kernel}'", func=fn.name)
+    text = ctx.text
+    codemap = ctx.scan.code_map()
+    if "<<<" in text:
+        for fn in functions:  # only device bodies are searched: linear in their size
+            at = text.find("<<<", fn.body_start, fn.end)
+            while at >= 0:
+                if codemap.is_code(at):
+                    m = _KERNEL_BEFORE.search(text, max(fn.body_start, at - 200), at)
+                    kernel = m.group(1) if m else "?"
+                    ctx.warn("MU2032", m.start(1) if m else at, kernel, what=f"launch of '{kernel}'",
+                             func=fn.name)
+                at = text.find("<<<", at + 3, fn.end)
     for ident in ctx.scan.idents:
         if ident.name == "cudaDeviceSynchronize" and ident.ctx == Ctx.CODE:
             fn = enclosing(functions, ident.start)
