@@ -39,8 +39,9 @@ def scanner_prefixes(ruleset: RuleSet) -> tuple[str, ...]:
     """The prefixes the scanner stops at, derived from the rules (cached on the RuleSet)."""
     cached = getattr(ruleset, "_prefixes", None)
     if cached is None:
-        names = set(ruleset.names) | set(ruleset.qualified)
-        cached = candidate_prefixes(names)
+        # names MUSA keeps need no look-up: only those with an edit or a diagnostic are candidates
+        names = {n for n, r in ruleset.names.items() if r.status != "unchanged" or r.diag}
+        cached = candidate_prefixes(names | set(ruleset.qualified))
         ruleset._prefixes = cached  # type: ignore[attr-defined]
     return cached
 

@@ -18,7 +18,7 @@ from musify.frontend.scanner import CodeMap, LineIndex, scan
 _OPEN = {"(": ")", "[": "]", "{": "}"}
 _CLOSE = {")", "]", "}"}
 _IDENT_END = re.compile(r"[A-Za-z_]\w*$")
-_KERNEL_DEF = re.compile(r"(?<![\w])__global__(?![\w])")
+_KERNEL_DEF = re.compile(r"__global__")
 _NOT_NAMES = frozenset({"__launch_bounds__", "__attribute__", "__declspec", "alignas", "__align__"})
 _DEF_NAME = re.compile(r"([A-Za-z_]\w*)\s*(?:<[^;{()]*>\s*)?\(")
 
@@ -80,7 +80,7 @@ def _kernel_start(text: str, lt: int) -> int:
             if j < 0:
                 return -1
             i = _skip_ws_back(text, j - 1)
-        m = _IDENT_END.search(text, 0, i + 1)
+        m = _IDENT_END.search(text, max(0, i - 256), i + 1)  # bounded: never rescan the file
         if not m:
             return start if text[i] != ")" else -1
         start = m.start()
@@ -94,18 +94,29 @@ def _kernel_start(text: str, lt: int) -> int:
     return start
 
 
+_INTERESTING = re.compile(r"[()\[\]{},;>)]")
+
+
 def _match_forward(text: str, i: int, codemap: CodeMap, stop: str) -> tuple[int, list[tuple[int, int]]]:
-    """From i, find `stop` at bracket depth 0 in code. Returns (offset of stop, comma-separated parts)."""
+    """From i, find `stop` at bracket depth 0 in code. Returns (offset of stop, comma-separated parts).
+
+    Jumps from one bracket, comma or `>` to the next and over whole comments and literals, so the
+    cost is in the number of such characters, not in the length of the text."""
     depth = 0
     parts = []
     part_start = i
-    n = len(text)
-    while i < n:
-        c = text[i]
-        if not codemap.is_code(i):
-            i += 1
+    first = stop[0]
+    while True:
+        m = _INTERESTING.search(text, i)
+        if m is None:
+            return -1, parts
+        i = m.start()
+        ctx_end = codemap.span_end(i)
+        if ctx_end is not None:  # inside a comment or literal: skip it whole
+            i = ctx_end
             continue
-        if depth == 0 and text.startswith(stop, i):
+        c = text[i]
+        if depth == 0 and c == first and text.startswith(stop, i):
             parts.append((part_start, i))
             return i, parts
         if c in _OPEN:
@@ -120,15 +131,14 @@ def _match_forward(text: str, i: int, codemap: CodeMap, stop: str) -> tuple[int,
         elif c == ";" and depth == 0:
             return -1, parts
         i += 1
-    return -1, parts
 
 
-def find_launches(text: str, codemap: CodeMap | None = None) -> list[Launch]:
+def find_launches(text: str, codemap: CodeMap | None = None, lines: LineIndex | None = None) -> list[Launch]:
     """Every `kernel<<<config>>>(args)` in code (macro bodies included), in order."""
     if "<<<" not in text:
         return []
     codemap = codemap or scan(text).code_map()
-    lines = LineIndex(text)
+    lines = lines or LineIndex(text)
     out: list[Launch] = []
     pos = 0
     while True:
@@ -157,15 +167,19 @@ def find_launches(text: str, codemap: CodeMap | None = None) -> list[Launch]:
     return out
 
 
-def find_kernel_defs(text: str, codemap: CodeMap | None = None) -> list[KernelDef]:
+def find_kernel_defs(text: str, codemap: CodeMap | None = None,
+                     lines: LineIndex | None = None) -> list[KernelDef]:
     """Every `__global__` function declaration or definition in code, with its name."""
     if "__global__" not in text:
         return []
     codemap = codemap or scan(text).code_map()
-    lines = LineIndex(text)
+    lines = lines or LineIndex(text)
     out = []
     for m in _KERNEL_DEF.finditer(text):
-        if not codemap.is_code(m.start()):
+        s, e = m.start(), m.end()
+        if (s and (text[s - 1].isalnum() or text[s - 1] == "_")) or text[e:e + 1].isalnum() or text[e:e + 1] == "_":
+            continue  # part of a longer word
+        if not codemap.is_code(s):
             continue
         for d in _DEF_NAME.finditer(text, m.end(), min(len(text), m.end() + 400)):
             if d.group(1) not in _NOT_NAMES:

@@ -18,6 +18,7 @@ import re
 from dataclasses import dataclass, field
 from enum import IntEnum
 from functools import lru_cache
+from itertools import accumulate
 
 
 class Ctx(IntEnum):
@@ -95,6 +96,15 @@ class CodeMap:
     def is_code(self, pos: int) -> bool:
         return self.context_at(pos) == Ctx.CODE
 
+    def span_end(self, pos: int) -> int | None:
+        """The end of the comment or literal containing `pos`, or None when `pos` is code."""
+        i = bisect.bisect_right(self._starts, pos) - 1
+        if i >= 0:
+            s, e, _ = self._spans[i]
+            if s <= pos < e:
+                return e
+        return None
+
     def spans(self) -> list[tuple[int, int, Ctx]]:
         return self._spans
 
@@ -102,18 +112,6 @@ class CodeMap:
 # Vendor-looking identifiers are always candidates, rule or no rule: the unknown-name pass needs them.
 VENDOR_PREFIXES = ("cu", "CU", "__cu", "__CU", "nv", "NV", "__nv", "__NV", "nccl", "NCCL", "npp", "NPP")
 
-# Alternatives start with a literal character where possible: Python's regex engine is several
-# times faster without optional prefixes or look-behinds, so those checks are done in Python on
-# the (few) matches instead.
-_LEX = r"""
-  (?P<lc>//[^\n]*)
-| (?P<bc>/\*)
-| (?P<raw>R"(?P<delim>[^()\\\s"]{0,16})\()
-| (?P<str>")
-| (?P<chr>')
-| (?P<pp>\#)
-| (?P<id>(?:%s)\w*)
-"""
 _WORD_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_")
 _CHAR_PREFIXES = ("u8", "u", "U", "L")
 _KEYWORD = re.compile(r"[ \t]*([A-Za-z_]\w*)?")
@@ -127,17 +125,48 @@ _DIRECTIVE_CTX = {"define": Ctx.MACRO, "include": Ctx.INCLUDE, "include_next": C
 _MESSAGE_DIRECTIVES = frozenset({"error", "warning"})
 
 
-@lru_cache(maxsize=8)
-def _compile(prefixes: tuple[str, ...]) -> re.Pattern[str]:
-    alts = "|".join(re.escape(p) for p in sorted(set(prefixes), key=lambda p: (-len(p), p)))
-    return re.compile(_LEX % alts, re.MULTILINE | re.VERBOSE)
+def trie_regex(words: tuple[str, ...] | list[str]) -> str:
+    """One regex alternation shaped as a trie (`cu(?:da|[A-Z])|nv...`).
+
+    Python's regex engine tries a flat alternation of N literals one by one at every position;
+    a trie makes that a walk of a few characters, which keeps the scanner fast with hundreds of
+    prefixes.
+    """
+    trie: dict = {}
+    for w in set(words):
+        node = trie
+        for ch in w:
+            node = node.setdefault(ch, {})
+        node[""] = {}
+
+    def emit(node: dict) -> str:
+        if "" in node and len(node) == 1:
+            return ""
+        alts = []
+        singles = []
+        for ch in sorted(k for k in node if k):
+            sub = emit(node[ch])
+            if sub:
+                alts.append(re.escape(ch) + sub)
+            else:
+                singles.append(re.escape(ch))
+        if singles:
+            alts.append(singles[0] if len(singles) == 1 else "[" + "".join(singles) + "]")
+        body = alts[0] if len(alts) == 1 else "(?:" + "|".join(alts) + ")"
+        if "" in node:  # a word ends here: the longer words are optional
+            return "(?:" + body + ")?"
+        return body
+
+    return emit(trie)
 
 
 def candidate_prefixes(names: list[str] | set[str], width: int = 3) -> tuple[str, ...]:
-    """The prefixes the scanner stops at: the vendor prefixes plus the first `width` chars of each name."""
+    """The prefixes the scanner stops at: the vendor prefixes plus the first `width` chars of each
+    name that a vendor prefix does not already cover."""
     out = set(VENDOR_PREFIXES)
     for name in names:
-        out.add(name[:width])
+        if not name.startswith(VENDOR_PREFIXES):
+            out.add(name[:width])
     return tuple(sorted(out))
 
 
@@ -167,107 +196,174 @@ def _logical_line_end(text: str, pos: int) -> int:
 
 
 def scan(text: str, prefixes: tuple[str, ...] = VENDOR_PREFIXES) -> Scan:
-    """Scan `text`; identifiers starting with one of `prefixes` are reported with their context."""
-    lex = _compile(prefixes)
+    """Scan `text`; identifiers starting with one of `prefixes` are reported with their context.
+
+    Two regex passes keep Python off the per-character path: one over the few characters that
+    open comments, literals and directives (a character-set search), one over candidate
+    identifiers (a trie of literal prefixes); a linear merge then gives each identifier its
+    context.
+    """
     out = Scan()
-    idents = out.idents
+    _lex(text, prefixes, out)
+    _label_identifiers(text, _ident_pattern(prefixes), out)
+    return out
+
+
+_SPECIAL = re.compile(r"[/\"'#]")
+_RAW_OPEN = re.compile(r'R"([^()\\\s"]{0,16})\(')
+
+
+@lru_cache(maxsize=8)
+def _ident_pattern(prefixes: tuple[str, ...]) -> re.Pattern[str]:
+    return re.compile("(?:" + trie_regex(prefixes) + r")\w*")
+
+
+def _lex(text: str, prefixes: tuple[str, ...], out: Scan) -> None:
+    """Comments, literals and directives, in order (the first pass)."""
     spans = out.spans
     n = len(text)
     pos = 0
-    directive_end = -1  # while pos < directive_end we are inside a directive
-    directive_ctx = Ctx.CODE
-    search = lex.search
+    directive_end = -1
+    search = _SPECIAL.search
     while True:
         m = search(text, pos)
         if m is None:
-            break
-        kind = m.lastgroup
+            return
         start = m.start()
-        if kind == "id":
-            end = m.end()
-            if start and text[start - 1] in _WORD_CHARS:  # inside a longer word: not a candidate
+        c = text[start]
+        if c == "/":
+            nxt = text[start + 1:start + 2]
+            if nxt == "/":
+                end = text.find("\n", start)
+                end = n if end < 0 else end
+                while text[end - 1:end] == "\\" or text[end - 2:end] == "\\\r":  # continued comment
+                    nl = text.find("\n", end + 1)
+                    end = n if nl < 0 else nl
+                spans.append((start, end, Ctx.COMMENT))
+                pos = end
+            elif nxt == "*":
+                close = text.find("*/", start + 2)
+                if close < 0:
+                    out.problems.append(Problem(start, "comment"))
+                    end = n
+                else:
+                    end = close + 2
+                spans.append((start, end, Ctx.COMMENT))
+                pos = end
+            else:
+                pos = start + 1
+        elif c == '"':
+            raw = _raw_string_start(text, start)
+            if raw is not None:
+                lit_start, delim = raw
+                closer = ")" + delim + '"'
+                close = text.find(closer, start + 2 + len(delim))
+                if close < 0:
+                    out.problems.append(Problem(lit_start, "raw string literal"))
+                    end = n
+                else:
+                    end = close + len(closer)
+                spans.append((lit_start, end, Ctx.STRING))
                 pos = end
                 continue
-            ctx = directive_ctx if start < directive_end else Ctx.CODE
-            idents.append(Ident(start, end, m.group(), ctx))
-            pos = end
-        elif kind == "lc":
-            end = m.end()
-            while text[end - 1:end] == "\\" or text[end - 2:end] == "\\\r":  # continued comment
-                nl = text.find("\n", end + 1)
-                end = n if nl < 0 else nl
-            spans.append((start, end, Ctx.COMMENT))
-            pos = end
-        elif kind == "bc":
-            close = text.find("*/", start + 2)
-            if close < 0:
-                out.problems.append(Problem(start, "comment"))
-                end = n
-            else:
-                end = close + 2
-            spans.append((start, end, Ctx.COMMENT))
-            pos = end
-        elif kind == "str":
-            b = _STR_BODY.match(text, m.end())
+            b = _STR_BODY.match(text, start + 1)
             end = b.end()
             if b.group(1) is None:
                 out.problems.append(Problem(start, "string literal"))
             spans.append((start, end, Ctx.STRING))
             pos = end
-        elif kind == "chr":
+        elif c == "'":
             if start and text[start - 1] in _WORD_CHARS and not _is_literal_prefix(text, start):
                 pos = start + 1  # a digit separator (1'000'000) rather than a character literal
                 continue
-            b = _CHR_BODY.match(text, m.end())
+            b = _CHR_BODY.match(text, start + 1)
             end = b.end()
             if b.group(1) is None:
                 out.problems.append(Problem(start, "character literal"))
             spans.append((start, end, Ctx.CHAR))
-            pos = end
-        elif kind == "raw":
-            closer = ")" + m.group("delim") + '"'
-            close = text.find(closer, m.end())
-            if close < 0:
-                out.problems.append(Problem(start, "raw string literal"))
-                end = n
-            else:
-                end = close + len(closer)
-            spans.append((start, end, Ctx.STRING))
             pos = end
         else:  # '#': a directive starts when only blanks precede it on its line
             line_start = text.rfind("\n", 0, start) + 1
             if start < directive_end or text[line_start:start].strip(" \t\ufeff"):
                 pos = start + 1  # stringizing, token pasting, or a stray '#'
                 continue
-            k = _KEYWORD.match(text, start + 1)
-            keyword = k.group(1) or ""
-            end = _logical_line_end(text, start)
-            pos = k.end()
-            name = ""
-            if keyword in ("include", "include_next", "import"):
-                p = _INCLUDE_PATH.match(text, pos)
-                if p:
-                    g = 1 if p.group(1) is not None else 2
-                    out.includes.append(Include(p.start(g), p.end(g), p.group(g), g == 1, start))
-                    spans.append((p.start(g), p.end(g), Ctx.INCLUDE))
-                    pos = p.end()
-            elif keyword in ("define", "undef", "ifdef", "ifndef"):
-                d = _DEFINE_NAME.match(text, pos)
-                if d:
-                    name = d.group(1)
-                    if keyword == "define":
-                        # the defined name is labelled separately: a pass must not rename a
-                        # user's own macro definition by accident, but it may rename a vendor one
-                        if any(name.startswith(p) for p in prefixes):
-                            idents.append(Ident(d.start(1), d.end(1), name, Ctx.MACRO_NAME))
-                        pos = d.end(1)
-            elif keyword in _MESSAGE_DIRECTIVES:
-                spans.append((pos, end, Ctx.STRING))
-                pos = end
-            out.directives.append(Directive(start, end, keyword, name))
-            directive_end = end
-            directive_ctx = _DIRECTIVE_CTX.get(keyword, Ctx.DIRECTIVE)
-    return out
+            pos, directive_end = _directive(text, start, prefixes, out)
+
+
+def _raw_string_start(text: str, quote: int) -> tuple[int, str] | None:
+    """(literal start, delimiter) when the quote at `quote` opens a raw string (`R"x(`, `u8R"(`)."""
+    if quote < 1 or text[quote - 1] != "R":
+        return None
+    m = _RAW_OPEN.match(text, quote - 1)
+    if m is None:
+        return None
+    s = quote - 1
+    for p in _CHAR_PREFIXES:
+        if text.startswith(p, s - len(p)):
+            s -= len(p)
+            break
+    if s and text[s - 1] in _WORD_CHARS:
+        return None  # an identifier ending in R followed by a string: not a raw string
+    return s, m.group(1)
+
+
+def _directive(text: str, start: int, prefixes: tuple[str, ...], out: Scan) -> tuple[int, int]:
+    """Record the directive at `start`; returns (where to continue lexing, its logical end)."""
+    k = _KEYWORD.match(text, start + 1)
+    keyword = k.group(1) or ""
+    end = _logical_line_end(text, start)
+    pos = k.end()
+    name = ""
+    if keyword in ("include", "include_next", "import"):
+        p = _INCLUDE_PATH.match(text, pos)
+        if p:
+            g = 1 if p.group(1) is not None else 2
+            out.includes.append(Include(p.start(g), p.end(g), p.group(g), g == 1, start))
+            out.spans.append((p.start(g), p.end(g), Ctx.INCLUDE))
+            pos = p.end()
+    elif keyword in ("define", "undef", "ifdef", "ifndef"):
+        d = _DEFINE_NAME.match(text, pos)
+        if d:
+            name = d.group(1)
+            pos = d.end(1)
+    elif keyword in _MESSAGE_DIRECTIVES:
+        out.spans.append((pos, end, Ctx.STRING))
+        pos = end
+    out.directives.append(Directive(start, end, keyword, name))
+    return pos, end
+
+
+def _label_identifiers(text: str, pattern: re.Pattern[str], out: Scan) -> None:
+    """Candidate identifiers in code and directives, each with its context (the second pass)."""
+    spans = out.spans
+    directives = out.directives
+    idents = out.idents
+    si = di = 0
+    ns, nd = len(spans), len(directives)
+    define_names = {d.start: d for d in directives if d.keyword == "define" and d.name}
+    for m in pattern.finditer(text):
+        start = m.start()
+        if start and text[start - 1] in _WORD_CHARS:
+            continue  # inside a longer word
+        while si < ns and spans[si][1] <= start:
+            si += 1
+        if si < ns and spans[si][0] <= start:
+            continue  # inside a comment, literal or include path
+        while di < nd and directives[di].end <= start:
+            di += 1
+        ctx = Ctx.CODE
+        if di < nd and directives[di].start <= start:
+            d = directives[di]
+            ctx = _DIRECTIVE_CTX.get(d.keyword, Ctx.DIRECTIVE)
+            if d.start in define_names and ctx == Ctx.MACRO and _is_define_name(text, d, start):
+                ctx = Ctx.MACRO_NAME
+        idents.append(Ident(start, m.end(), m.group(), ctx))
+
+
+def _is_define_name(text: str, d: Directive, start: int) -> bool:
+    """True when `start` is where the #define's own name is written."""
+    m = _DEFINE_NAME.match(text, text.index("define", d.start) + 6)
+    return m is not None and m.start(1) == start
 
 
 def identifiers_in(text: str, start: int, end: int) -> list[tuple[int, int, str]]:
@@ -279,7 +375,9 @@ class LineIndex:
     """Offset -> (line, column), both 1-based; columns count characters."""
 
     def __init__(self, text: str):
-        self._starts = [0] + [m.end() for m in re.finditer("\n", text)]
+        lengths = [len(line) + 1 for line in text.split("\n")]
+        lengths.pop()
+        self._starts = list(accumulate(lengths, initial=0))
 
     def position(self, offset: int) -> tuple[int, int]:
         i = bisect.bisect_right(self._starts, offset) - 1

@@ -22,7 +22,7 @@ VENDOR_NAME = re.compile(
     r"CUSPARSE|cusolver|CUSOLVER|cudnn|CUDNN|cupti|CUPTI|nccl|NCCL|nvtx|NVTX|nvrtc|NVRTC|__nv_|__NV_|"
     r"nvjpeg|NVJPEG|npp[a-z]|NPP_|cutlass|CUTLASS)"
 )
-_PREV_TOKEN = re.compile(r"(::|->|[A-Za-z_]\w*|\S)\s*$")
+_WORD = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_")
 # identifiers before a name that mean the name is being used, not declared
 _USE_KEYWORDS = frozenset({
     "return", "else", "case", "goto", "throw", "new", "delete", "sizeof", "alignof", "co_return",
@@ -108,22 +108,34 @@ def is_declaration(text: str, start: int) -> bool:
     The token before a declared name is a type name, a declaration keyword, or `*`/`&` after one;
     before a used name it is an operator, a bracket, a separator or a keyword like `return`.
     """
-    m = _PREV_TOKEN.search(text, max(0, start - 160), start)
-    if not m:
-        return False
-    tok = m.group(1)
+    tok, tok_start = previous_token(text, start)
     if tok in ("*", "&"):
-        before = _PREV_TOKEN.search(text, max(0, m.start(1) - 160), m.start(1))
-        return bool(before and (before.group(1)[0].isalpha() or before.group(1)[0] == "_")
-                    and before.group(1) not in _USE_KEYWORDS)
-    if tok[0].isalpha() or tok[0] == "_":
+        before, _ = previous_token(text, tok_start)
+        return bool(before) and before[0] in _WORD and not before[0].isdigit() and before not in _USE_KEYWORDS
+    if tok and tok[0] in _WORD and not tok[0].isdigit():
         return tok not in _USE_KEYWORDS
     return tok == "~"  # a destructor
 
 
+def previous_token(text: str, start: int) -> tuple[str, int]:
+    """The token that ends before `start` (skipping blanks) and where it starts; ("", 0) at the top."""
+    j = start - 1
+    while j >= 0 and text[j] in " \t\r\n\\":
+        j -= 1
+    if j < 0:
+        return "", 0
+    if text[j] in _WORD:
+        k = j
+        while k > 0 and text[k - 1] in _WORD:
+            k -= 1
+        return text[k:j + 1], k
+    if j >= 1 and text[j - 1:j + 1] in ("::", "->"):
+        return text[j - 1:j + 1], j - 1
+    return text[j], j
+
+
 def _is_member_access(text: str, start: int) -> bool:
-    m = _PREV_TOKEN.search(text, max(0, start - 40), start)
-    return bool(m and m.group(1) in (".", "->"))
+    return previous_token(text, start)[0] in (".", "->")
 
 
 def _rewrite_inside_literals(ctx: PassContext) -> list[Edit]:

@@ -15,8 +15,8 @@ from musify.passes._base import PassContext
 
 def run(ctx: PassContext) -> list[Edit]:
     codemap = ctx.scan.code_map()
-    kernels = find_kernel_defs(ctx.text, codemap)
-    launches = find_launches(ctx.text, codemap)
+    kernels = find_kernel_defs(ctx.text, codemap, ctx.lines)
+    launches = find_launches(ctx.text, codemap, ctx.lines)
     parsed = 0
     for launch in launches:
         snippet = ctx.text[launch.start:launch.args_end] + ";"

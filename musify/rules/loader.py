@@ -18,7 +18,7 @@ import yaml
 from musify.rules.model import KINDS, STATUSES, Rule, RuleSet
 
 SCHEMA = "musify-rules/1"
-LOADER_VERSION = "3"  # bump when Rule or RuleSet change shape, to invalidate caches
+LOADER_VERSION = "4"  # bump when Rule or RuleSet change shape, to invalidate caches
 RECORD_KEYS = frozenset(
     {"cuda", "musa", "kind", "library", "status", "diag", "note", "inferred", "section", "header", "reverse"}
 )

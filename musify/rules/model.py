@@ -14,8 +14,8 @@ KINDS = frozenset(
 STATUSES = frozenset({"renamed", "unchanged", "unsupported", "shim"})
 
 
-@dataclass(frozen=True, slots=True)
-class Rule:
+@dataclass(frozen=True)
+class Rule:  # no __slots__: slotted dataclasses unpickle ~10x slower, and the cache is a pickle
     cuda: str
     musa: str | None
     kind: str
