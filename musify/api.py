@@ -106,11 +106,23 @@ def _check_out_dir(out_dir: str | None, inputs: list[str]) -> None:
             raise UsageError(f"input {item} is inside the output directory {out_dir}; choose another")
 
 
-def _display(inputs: list[str], f: Found) -> str:
+def _display_roots(inputs: list[str]) -> dict[str, str]:
+    """Input root (absolute) -> how the user wrote it, so messages show paths as given."""
+    out = {}
     for item in inputs:
-        if os.path.abspath(item) == f.root and os.path.isdir(item):
-            return os.path.join(item, *f.rel.split("/")) if item != "." else f.rel
-    return os.path.join(os.path.relpath(f.root), *f.rel.split("/")) if f.root != os.getcwd() else f.rel
+        if os.path.isdir(item):
+            out.setdefault(os.path.abspath(item), "" if item in (".", "./") else item)
+    return out
+
+
+def _display(inputs: list[str], f: Found, roots: dict[str, str] | None = None) -> str:
+    roots = roots if roots is not None else _display_roots(inputs)
+    given = roots.get(f.root)
+    if given is not None:
+        return f"{given.rstrip('/')}/{f.rel}" if given else f.rel
+    if f.root == os.getcwd():
+        return f.rel
+    return os.path.join(os.path.relpath(f.root), *f.rel.split("/"))
 
 
 def _out_prefixes(inputs: list[str]) -> dict[str, str]:
@@ -131,6 +143,7 @@ def _plan(files: list[Found], inputs: list[str], options: Options,
     """Pair each found file with its job (None for links and missing files); decide renames."""
     existing = {(f.root, f.rel) for f in files}
     renames, renamed_kinds, _ = file_direction(options.reverse)
+    roots = _display_roots(inputs)
     plan = []
     for f in files:
         if f.symlink is not None or f.kind == "missing":
@@ -143,7 +156,7 @@ def _plan(files: list[Found], inputs: list[str], options: Options,
             if (f.root, target) not in existing and not os.path.lexists(os.path.join(f.root, target)):
                 out_rel = target
         plan.append((f, FileJob(f.abspath, f.rel, f.root, f.kind, _join(prefixes.get(f.root, ""), out_rel),
-                                _display(inputs, f))))
+                                _display(inputs, f, roots))))
     return plan
 
 
@@ -256,6 +269,6 @@ def _write_out(f: Found, result: FileResult, data: bytes | None, out_dir: str) -
             writers.copy_link(f.symlink, dst)
         return
     if data is not None:
-        writers.atomic_write(dst, data, mode_from=f.abspath)
+        writers.atomic_write(dst, data, mode_from=f.abspath, durable=False)
     else:
         writers.copy_file(f.abspath, dst)

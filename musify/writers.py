@@ -20,8 +20,12 @@ class WriteError(OSError):
     pass
 
 
-def atomic_write(path: str, data: bytes, mode_from: str | None = None) -> None:
-    """Write `data` to `path` atomically; copy permission bits from `mode_from` when given."""
+def atomic_write(path: str, data: bytes, mode_from: str | None = None, durable: bool = True) -> None:
+    """Write `data` to `path` atomically; copy permission bits from `mode_from` when given.
+
+    `durable` adds an fsync before the rename, so even a power cut leaves the old or the new
+    file: needed when replacing a user's source in place, not when filling a fresh output tree
+    (where it costs more than the migration itself)."""
     directory = os.path.dirname(path) or "."
     os.makedirs(directory, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=".musify-", suffix=".tmp", dir=directory)
@@ -29,7 +33,8 @@ def atomic_write(path: str, data: bytes, mode_from: str | None = None) -> None:
         with os.fdopen(fd, "wb") as fh:
             fh.write(data)
             fh.flush()
-            os.fsync(fh.fileno())
+            if durable:
+                os.fsync(fh.fileno())
         source = mode_from if mode_from and os.path.exists(mode_from) else (path if os.path.exists(path) else None)
         if source:
             os.chmod(tmp, stat.S_IMODE(os.stat(source).st_mode))
