@@ -122,54 +122,61 @@ def device_functions(text: str, codemap: CodeMap) -> list[DeviceFunction]:
     return out
 
 
-def _definition_after(text: str, pos: int, codemap: CodeMap, n: int) -> tuple[int, int, int] | None:
-    """(offset of '(' of the parameters, of '{', just after '}') when a definition follows `pos`."""
-    paren = -1
-    i = pos
+_STOP_OR_PAREN = re.compile(r"[;=\[(]")
+_BODY_OR_END = re.compile(r"[;{]")
+
+
+def _next_code(pattern: re.Pattern[str], text: str, i: int, n: int, codemap: CodeMap):
+    """The next match of `pattern` at or after i that is in code (comments and literals skipped)."""
     while i < n:
-        c = text[i]
-        if c in ";=[" and paren < 0 and codemap.is_code(i):
-            return None  # a variable
-        if c == "(" and codemap.is_code(i):
-            paren = i
-            break
-        i += 1
-    if paren < 0:
-        return None
-    close = match_bracket(text, paren, codemap)
-    if close < 0:
-        return None
-    i = close + 1
-    while i < n:  # qualifiers, trailing return type, attributes, initialiser list up to the body
-        c = text[i]
-        if codemap.is_code(i):
-            if c == ";":
-                return None
-            if c == "{":
-                end = match_bracket(text, i, codemap)
-                return (paren, i, end + 1) if end >= 0 else None
-        i += 1
+        m = pattern.search(text, i)
+        if m is None:
+            return None
+        end = codemap.span_end(m.start())
+        if end is None:
+            return m
+        i = end
     return None
 
 
+def _definition_after(text: str, pos: int, codemap: CodeMap, n: int) -> tuple[int, int, int] | None:
+    """(offset of '(' of the parameters, of '{', just after '}') when a definition follows `pos`."""
+    m = _next_code(_STOP_OR_PAREN, text, pos, n, codemap)
+    if m is None or text[m.start()] != "(":
+        return None  # a variable (or nothing)
+    paren = m.start()
+    close = match_bracket(text, paren, codemap)
+    if close < 0:
+        return None
+    # qualifiers, trailing return type, attributes, initialiser list up to the body
+    m = _next_code(_BODY_OR_END, text, close + 1, n, codemap)
+    if m is None or text[m.start()] == ";":
+        return None
+    brace = m.start()
+    end = match_bracket(text, brace, codemap)
+    return (paren, brace, end + 1) if end >= 0 else None
+
+
 _PAIRS = {"(": ")", "{": "}", "[": "]"}
+_BRACKETS = {o: re.compile(re.escape(o) + "|" + re.escape(c)) for o, c in _PAIRS.items()}
 
 
 def match_bracket(text: str, i: int, codemap: CodeMap) -> int:
     """Offset of the bracket closing text[i] (same kind, nested, code only), or -1."""
     opener = text[i]
-    closer = _PAIRS[opener]
+    pattern = _BRACKETS[opener]
     depth = 0
-    for j in range(i, len(text)):
-        c = text[j]
-        if c != opener and c != closer:
-            continue
-        if not codemap.is_code(j):
-            continue
-        depth += 1 if c == opener else -1
+    n = len(text)
+    j = i
+    while True:
+        m = _next_code(pattern, text, j, n, codemap)
+        if m is None:
+            return -1
+        j = m.start()
+        depth += 1 if text[j] == opener else -1
         if depth == 0:
             return j
-    return -1
+        j += 1
 
 
 def enclosing(functions: list[DeviceFunction], offset: int) -> DeviceFunction | None:

@@ -9,6 +9,7 @@ is never reported twice. cuDNN is reported through its rule records (`diag: MU20
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 from musify.engine.edits import Edit
 from musify.frontend.scanner import Ctx
@@ -47,15 +48,26 @@ def _names(ctx: PassContext) -> None:
         if ident.ctx not in _USES:
             continue
         name = ident.name
-        if name in _TEXREF_CALLS:
+        diag = _classify(name)
+        if diag is None:
+            continue
+        if diag == "MU2031":
             ctx.warn("MU2031", ident.start, name, what="texture/surface reference call")
             continue
-        for pattern, diag in _NAMES:
-            if pattern.fullmatch(name):
-                rule = names.get(name)
-                if rule is None or rule.diag != diag:
-                    ctx.warn(diag, ident.start, name)
-                break
+        rule = names.get(name)
+        if rule is None or rule.diag != diag:
+            ctx.warn(diag, ident.start, name)
+
+
+@lru_cache(maxsize=65536)
+def _classify(name: str) -> str | None:
+    """The feature diagnostic a name raises, if any (names repeat, so the answer is memoised)."""
+    if name in _TEXREF_CALLS:
+        return "MU2031"
+    for pattern, diag in _NAMES:
+        if pattern.fullmatch(name):
+            return diag
+    return None
 
 
 def _lexical(ctx: PassContext) -> None:

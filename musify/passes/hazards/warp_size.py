@@ -56,8 +56,11 @@ def _check_function(ctx: PassContext, fn: DeviceFunction) -> None:
         seen.add((offset, diag))
         ctx.warn(diag, offset, _text(node), severity, **{**common, **args})
 
-    derived = _thread_variables(tree.root)
-    for node in _walk(tree.root):
+    captures = _query_nodes(tree.root)
+    derived = _thread_variables(captures)
+    nodes = sorted((n for kind in ("call", "bin", "init", "for") for n in captures.get(kind, ())),
+                   key=lambda n: (n.start_byte, -n.end_byte))
+    for node in nodes:
         kind = node.type
         if kind == "call_expression":
             _check_call(node, report)
@@ -124,10 +127,33 @@ def _is_warp_offset_loop(node) -> bool:
     return 16 in init_values or 32 in cond_values
 
 
-def _thread_variables(root) -> set[str]:
+_QUERY = "(call_expression) @call (binary_expression) @bin (init_declarator) @init " \
+         "(for_statement) @for (parameter_declaration) @param"
+
+
+def _query_nodes(root) -> dict[str, list]:
+    """The node kinds this pass looks at, collected by a tree-sitter query (in C, not a Python walk)."""
+    import tree_sitter
+
+    query = _compiled_query()
+    return tree_sitter.QueryCursor(query).captures(root)
+
+
+_QUERY_CACHE: list = []
+
+
+def _compiled_query():
+    if not _QUERY_CACHE:
+        import tree_sitter
+
+        _QUERY_CACHE.append(tree_sitter.Query(syntax.parser().language, _QUERY))
+    return _QUERY_CACHE[0]
+
+
+def _thread_variables(captures: dict[str, list]) -> set[str]:
     """Integer variables computed from threadIdx/blockDim (or from each other), plus tid-like names."""
     decls = []
-    for node in _walk(root):
+    for node in list(captures.get("init", ())) + list(captures.get("param", ())):
         if node.type == "init_declarator":
             decl = node.parent
             type_node = decl.child_by_field_name("type") if decl is not None else None
