@@ -218,6 +218,7 @@ def _resolve_unknown_names(files: list[FileResult]) -> None:
         for name, line, col in f.pending_unknown:
             if name not in declared:
                 f.diagnostics.append(diagnostics.make("MU1001", f.path, line, col, name))
+                f.unconverted[name] = f.unconverted.get(name, 0) + 1
         f.pending_unknown = []
         f.declared = []
         f.diagnostics.sort(key=lambda d: (d.line, d.column, d.id))

@@ -214,3 +214,15 @@ def test_report_rerenders_a_record(project, tmp_path):
     r = invoke("report", tmp_path / "run.json", "--format", "csv")
     assert r.exit_code == 0 and r.output.splitlines()[0].startswith("path,output_path,status")
     assert r.output.splitlines()[-1].startswith("TOTAL,")
+
+
+def test_statistics_count_what_was_left(tmp_path):
+    src = tmp_path / "s"
+    src.mkdir()
+    (src / "a.cu").write_text("cudaMalloc(&p, 4);\ncudaFooBar(1);\ncudaFooBar(2);\n")
+    r = invoke("migrate", src, "--diff", "--json", tmp_path / "run.json")
+    assert r.exit_code == 0
+    totals = json.loads((tmp_path / "run.json").read_text())["totals"]
+    assert totals["references_converted"] == 1 and totals["references_unconverted"] == 2
+    assert totals["unconverted_names"] == {"cudaFooBar": 2}
+    assert totals["conversion_percent"] == 33.33

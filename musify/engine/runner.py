@@ -153,7 +153,7 @@ def _fill(result: FileResult, ctx: PassContext, edits: list[Edit], text: str, da
         renamed[e.rule] += 1
         lines_touched.add(ctx.lines.line_of(e.start))
         replaced += len(text[e.start:e.end].encode("utf-8", "surrogateescape"))
-    unconverted: Counter = Counter(d.name for d in ctx.diagnostics if d.id in ("MU1002", "MU1005") and d.name)
+    unconverted = ctx.unconverted
     result.edits = len(edits)
     result.inferred_edits = sum(1 for e in edits if e.inferred)
     result.edits_by_library = dict(sorted(by_lib.items()))

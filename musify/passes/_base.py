@@ -7,6 +7,7 @@ failed-file result with its traceback, so one broken pass cannot lose the other 
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass, field
 
 from musify import diagnostics
@@ -38,6 +39,7 @@ class PassContext:
     # filled by the passes for the record
     declared: set[str] = field(default_factory=set)  # vendor-looking names this file declares
     pending_unknown: list[tuple[str, int, int]] = field(default_factory=list)  # (name, line, col)
+    unconverted: Counter = field(default_factory=Counter)  # names left as they are, for statistics
     facts: dict[str, int] = field(default_factory=dict)  # kernels, launches, ...
     display_path: str = ""
     # spans no edit may touch (exclusion markers, defines kept as written); see `protect`

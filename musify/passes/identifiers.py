@@ -56,6 +56,7 @@ def run(ctx: PassContext) -> list[Edit]:
 def _use_rule(ctx: PassContext, rule: Rule, start: int, end: int, edits: list[Edit],
               inferred_seen: set[str]) -> None:
     if rule.status == "unsupported":
+        ctx.unconverted[rule.cuda] += 1
         ctx.warn(rule.diag or "MU1002", start, rule.cuda, library=rule.library,
                  note=f": {rule.note}" if rule.note else "")
         return

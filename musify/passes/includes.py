@@ -29,6 +29,7 @@ def run(ctx: PassContext) -> list[Edit]:
         if rule is None:
             continue
         if rule.status == "unsupported":
+            ctx.unconverted[inc.path] += 1
             ctx.warn(rule.diag or "MU1005", inc.start, inc.path, library=rule.library,
                      note=f": {rule.note}" if rule.note else "")
             continue
