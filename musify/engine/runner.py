@@ -142,17 +142,15 @@ def _read(job: FileJob, result: FileResult, shown: str) -> bytes | None:
 
 
 def _fill(result: FileResult, ctx: PassContext, edits: list[Edit], text: str, data: bytes) -> None:
-    by_lib: Counter = Counter()
-    by_kind: Counter = Counter()
-    renamed: Counter = Counter()
-    lines_touched = set()
-    replaced = 0
-    for e in edits:
-        by_lib[e.library or "unknown"] += 1
-        by_kind[e.kind or "unknown"] += 1
-        renamed[e.rule] += 1
-        lines_touched.add(ctx.lines.line_of(e.start))
-        replaced += len(text[e.start:e.end].encode("utf-8", "surrogateescape"))
+    by_lib = Counter(e.library or "unknown" for e in edits)
+    by_kind = Counter(e.kind or "unknown" for e in edits)
+    renamed = Counter(e.rule for e in edits)
+    line_of = ctx.lines.line_of
+    lines_touched = {line_of(e.start) for e in edits}
+    if len(data) == len(text):  # ASCII: characters are bytes
+        replaced = sum(e.end - e.start for e in edits)
+    else:
+        replaced = sum(len(text[e.start:e.end].encode("utf-8", "surrogateescape")) for e in edits)
     unconverted = ctx.unconverted
     result.edits = len(edits)
     result.inferred_edits = sum(1 for e in edits if e.inferred)
