@@ -102,7 +102,8 @@ def _write_json(record, path: str | None) -> None:
 @click.option("--reverse", is_flag=True, help="Port MUSA back to CUDA (.mu -> .cu); see docs/reverse.md.")
 @click.option("--fail-on", type=click.Choice(SEVERITIES), default=None,
               help="Exit 1 when a diagnostic at or above this severity is raised (default: error).")
-def migrate_cmd(paths, out_dir, in_place, to_stdout, as_diff, json_path, quiet, fail_on, **kw) -> None:
+@click.option("--report", "report_path", type=click.Path(dir_okay=False), help="Also write the HTML report here.")
+def migrate_cmd(paths, out_dir, in_place, to_stdout, as_diff, json_path, quiet, fail_on, report_path, **kw) -> None:
     """Migrate CUDA sources under PATHS to MUSA."""
     chosen = [m for m, on in (("out", out_dir), ("in-place", in_place), ("stdout", to_stdout), ("diff", as_diff)) if on]
     if len(chosen) != 1:
@@ -126,6 +127,10 @@ def migrate_cmd(paths, out_dir, in_place, to_stdout, as_diff, json_path, quiet, 
         record.exit_code = max(record.exit_code, exit_code(record.files, fail_on))
     print_diagnostics(record)
     _write_json(record, json_path)
+    if report_path:
+        from musify.writers import atomic_write
+
+        atomic_write(report_path, render_report(record, "html").encode("utf-8"), durable=False)
     if not quiet:
         print_summary(record)
     sys.exit(record.exit_code)
@@ -174,8 +179,10 @@ def explain_cmd(diag_id: str) -> None:
 
 @main.command("report", context_settings=_CONTEXT)
 @click.argument("record_path", type=click.Path(exists=True, dir_okay=False))
-@click.option("--format", "fmt", type=click.Choice(["summary", "json", "csv"]), default="summary", show_default=True)
-def report_cmd(record_path: str, fmt: str) -> None:
+@click.option("--format", "fmt", type=click.Choice(["summary", "json", "csv", "html"]), default=None,
+              help="Output format (default: html with -o FILE.html, else summary).")
+@click.option("-o", "--output", "out_file", type=click.Path(dir_okay=False), help="Write the report here.")
+def report_cmd(record_path: str, fmt: str | None, out_file: str | None) -> None:
     """Re-render a run record (from --json) without migrating again."""
     from musify.records import RunRecord
 
@@ -184,15 +191,31 @@ def report_cmd(record_path: str, fmt: str) -> None:
             record = RunRecord.from_json(json.load(fh))
     except (ValueError, KeyError, TypeError) as exc:
         _fail(f"{record_path}: not a readable run record: {exc}")
-    if fmt == "json":
-        click.echo(json.dumps(record.totals, indent=2))
-    elif fmt == "csv":
-        from musify.report_csv import render_csv
-
-        sys.stdout.write(render_csv(record))
-    else:
+    fmt = fmt or ("html" if out_file and out_file.endswith((".html", ".htm")) else "summary")
+    if fmt == "summary":
         print_diagnostics(record, sys.stdout)
         print_summary(record, sys.stdout)
+        return
+    text = render_report(record, fmt)
+    if out_file:
+        from musify.writers import atomic_write
+
+        atomic_write(out_file, text.encode("utf-8"), durable=False)
+    else:
+        sys.stdout.write(text)
+
+
+def render_report(record, fmt: str) -> str:
+    """The record in one of the file formats (json totals, csv, html)."""
+    if fmt == "json":
+        return json.dumps(record.totals, indent=2) + "\n"
+    if fmt == "csv":
+        from musify.report.csv_report import render_csv
+
+        return render_csv(record)
+    from musify.report.html import render_html
+
+    return render_html(record)
 
 
 def _register_optional_commands() -> None:
