@@ -5,6 +5,10 @@ build folder that mirrors their layout, so relative includes find the rewritten 
 is chosen by extension (.mu/.muh: MUSA, anything else: CUDA) unless given. A build is keyed by a
 hash of every rewritten file, the flags, the emulator headers and the compiler, and kept under
 $MUSIFY_CACHE_DIR or ~/.cache/musify/emu, so rebuilding an unchanged program costs one hash.
+
+Most of a fresh build is g++ parsing the emulator headers, so with g++ the face header every
+device file includes implicitly is precompiled once per face and flag set (kept in the cache
+too); `build_many` runs independent builds on a few worker threads.
 """
 
 from __future__ import annotations
@@ -15,8 +19,15 @@ import re
 import shutil
 import subprocess
 import tempfile
+import threading
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from functools import lru_cache
+
+try:
+    import fcntl
+except ImportError:  # not POSIX: builds still work, concurrent PCH builds just repeat work
+    fcntl = None
 from pathlib import Path
 
 from musify.emu.rewrite import rewrite
@@ -43,6 +54,7 @@ class BuildOptions:
     warp: int | None = None  # None: from arch (mp_21/mp_22 -> 128), else 32
     arch: str | None = None  # sm_80, mp_21, mp_22, mp_31
     sanitize: bool = False
+    optimize: int = 2  # -O level; sanitizer builds use -O1 whatever this says
     arch_macro: bool = False  # define __CUDA_ARCH__/__MUSA_ARCH__ (docs/emulator.md)
     extra_flags: tuple[str, ...] = field(default_factory=tuple)
 
@@ -79,14 +91,27 @@ def _compiler_identity(cxx: str) -> str:
         return cxx
 
 
+_digest_lock = threading.Lock()
+_digest_memo: dict[tuple, str] = {}
+
+
 def _emulator_digest() -> str:
-    """Hash of every emulator header (they change while the suite runs only in development)."""
-    h = hashlib.sha256()
-    for path in sorted(EMU_ROOT.rglob("*")):
-        if path.is_file():
-            h.update(str(path.relative_to(EMU_ROOT)).encode())
-            h.update(path.read_bytes())
-    return h.hexdigest()
+    """Hash of every emulator header, recomputed only when a header's size or mtime changes.
+
+    Listing and stat-ing the headers costs well under a millisecond; reading them is done once per
+    process (and again only after an edit, which happens during development).
+    """
+    files = sorted(p for p in EMU_ROOT.rglob("*") if p.is_file())
+    signature = tuple((str(p), st.st_mtime_ns, st.st_size) for p in files for st in [p.stat()])
+    with _digest_lock:
+        known = _digest_memo.get(signature)
+        if known is None:
+            h = hashlib.sha256()
+            for path in files:
+                h.update(str(path.relative_to(EMU_ROOT)).encode())
+                h.update(path.read_bytes())
+            known = _digest_memo[signature] = h.hexdigest()
+        return known
 
 
 def collect_files(sources: list[Path]) -> list[Path]:
@@ -125,24 +150,77 @@ def prepare(sources: list[Path], workdir: Path) -> list[Path]:
     return [workdir / p.resolve().relative_to(root) for p in sources]
 
 
-def compile_command(sources: list[Path], output: Path, options: BuildOptions, include_dirs: list[Path]) -> list[str]:
-    face, warp, arch = options.resolved(sources)
-    cxx = os.environ.get("CXX", "g++")
-    cmd = [cxx, "-std=c++17", "-O1" if options.sanitize else "-O2", "-pthread", f"-DEMU_WARP_SIZE={warp}",
-           f"-DEMU_ARCH={arch}", "-I", str(EMU_ROOT / face)]
+def _base_flags(options: BuildOptions, face: str, warp: int, arch: int) -> list[str]:
+    """Flags shared by every translation unit of a build (and its precompiled face header)."""
+    level = 1 if options.sanitize else max(0, min(3, options.optimize))
+    flags = ["-std=c++17", f"-O{level}", "-pthread", f"-DEMU_WARP_SIZE={warp}", f"-DEMU_ARCH={arch}",
+             "-I", str(EMU_ROOT / face)]
     if options.arch_macro:
-        cmd.append("-DEMU_DEFINE_ARCH_MACRO")
+        flags.append("-DEMU_DEFINE_ARCH_MACRO")
     if options.sanitize:
-        cmd += ["-fsanitize=address", "-fno-omit-frame-pointer"]
+        flags += ["-fsanitize=address", "-fno-omit-frame-pointer"]
+    return flags + list(options.extra_flags)
+
+
+def compile_command(sources: list[Path], output: Path, options: BuildOptions, include_dirs: list[Path],
+                    prelude: Path | None = None) -> list[str]:
+    """The compiler command line; device files include `prelude` (a precompiled face header) if given."""
+    face, warp, arch = options.resolved(sources)
+    cmd = [os.environ.get("CXX", "g++"), *_base_flags(options, face, warp, arch)]
     for d in include_dirs:
         cmd += ["-I", str(d)]
-    cmd += list(options.extra_flags)
     for src in sources:
         if _is_device_file(src):
-            cmd += ["-x", "c++", "-include", _RUNTIME_HEADER[face], str(src), "-x", "none"]
+            cmd += ["-x", "c++", "-include", str(prelude or _RUNTIME_HEADER[face]), str(src), "-x", "none"]
         else:
             cmd.append(str(src))
     return cmd + ["-o", str(output)]
+
+
+def _uses_gcc_pch(cxx: str) -> bool:
+    identity = _compiler_identity(cxx)
+    return os.environ.get("MUSIFY_EMU_PCH", "1") != "0" and "Free Software Foundation" in identity \
+        and "clang" not in identity
+
+
+_pch_failed: set[str] = set()
+
+
+def precompiled_prelude(options: BuildOptions, sources: list[Path]) -> Path | None:
+    """A header that includes the face's runtime header, precompiled for these flags (g++ only).
+
+    g++ uses `prelude.h.gch` in place of `prelude.h` when the flags match and silently reads the
+    text otherwise, so a stale or unusable PCH costs time, never correctness. Concurrent builds
+    (threads or processes) wait on a file lock rather than building the same PCH twice.
+    """
+    face, warp, arch = options.resolved(sources)
+    cxx = os.environ.get("CXX", "g++")
+    if not _uses_gcc_pch(cxx):
+        return None
+    flags = _base_flags(options, face, warp, arch)
+    key = hashlib.sha256("\0".join([cxx, *flags, _compiler_identity(cxx), _emulator_digest()]).encode())
+    folder = cache_root() / "pch" / key.hexdigest()[:24]
+    if str(folder) in _pch_failed:
+        return None
+    prelude, gch = folder / "prelude.h", folder / "prelude.h.gch"
+    if gch.is_file():
+        return prelude
+    folder.mkdir(parents=True, exist_ok=True)
+    with open(folder / "lock", "w") as lock:
+        if fcntl:
+            fcntl.flock(lock, fcntl.LOCK_EX)
+        if gch.is_file():
+            return prelude
+        prelude.write_text(f"#include <{_RUNTIME_HEADER[face]}>\n")
+        partial = folder / f"prelude.h.gch.{os.getpid()}.{threading.get_ident()}"
+        proc = subprocess.run([cxx, *flags, "-x", "c++-header", str(prelude), "-o", str(partial)],
+                              capture_output=True, text=True, check=False)
+        if proc.returncode != 0:
+            partial.unlink(missing_ok=True)
+            _pch_failed.add(str(folder))
+            return None
+        os.replace(partial, gch)
+    return prelude
 
 
 def build(sources: list[Path], options: BuildOptions = BuildOptions(), keep_dir: Path | None = None) -> Build:
@@ -172,7 +250,8 @@ def build(sources: list[Path], options: BuildOptions = BuildOptions(), keep_dir:
                 shutil.copy2(exe, keep_dir / "prog")
             return Build(exe, probe, True)
         out = Path(tmp) / "prog"
-        cmd = compile_command(copies, out, options, include_dirs)
+        prelude = precompiled_prelude(options, sources) if any(map(_is_device_file, copies)) else None
+        cmd = compile_command(copies, out, options, include_dirs, prelude)
         proc = subprocess.run(cmd, capture_output=True, text=True, check=False)
         if proc.returncode != 0:
             raise BuildError(f"compilation failed ({' '.join(str(s) for s in sources)})", proc.stderr)
@@ -186,3 +265,20 @@ def build(sources: list[Path], options: BuildOptions = BuildOptions(), keep_dir:
         if keep_dir:
             shutil.copy2(exe, keep_dir / "prog")
         return Build(exe, cmd, False)
+
+
+def build_many(jobs: list[tuple[list[Path], BuildOptions]], workers: int = 2) -> list[Build | BuildError]:
+    """Build several programs at once on `workers` threads (each build is one compiler process).
+
+    Returns, in the order of `jobs`, each Build or the BuildError its compiler reported, so that one
+    broken program does not hide the others.
+    """
+
+    def one(job: tuple[list[Path], BuildOptions]) -> Build | BuildError:
+        try:
+            return build(*job)
+        except BuildError as exc:
+            return exc
+
+    with ThreadPoolExecutor(max_workers=max(1, workers)) as pool:
+        return list(pool.map(one, jobs))
