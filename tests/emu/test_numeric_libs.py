@@ -30,14 +30,6 @@ static int failures = 0;
 #define NEAR(a, b, tol) CHECK(std::fabs((double)(a) - (double)(b)) <= (tol))
 static unsigned bits16(unsigned short v) { return v; }
 """
-EPILOGUE = r"""
-int main() {
-    run();
-    if (failures == 0) std::printf("PASS\n");
-    return failures != 0;
-}
-"""
-
 # CUDA spellings -> MUSA spellings (MUSA_FACTS §1) for turning a CUDA-face test into a MUSA-face test.
 TO_MUSA = [
     (r"<cuda_fp16\.h>", "<musa_fp16.h>"),
@@ -59,21 +51,46 @@ def to_musa(source: str) -> str:
     return source
 
 
-def build(source: str, face: str, tmp_path: Path, *, syntax_only: bool = False) -> subprocess.CompletedProcess:
-    src = tmp_path / f"prog_{face}.cpp"
+def compile_source(source: str, face: str, folder: Path, *, syntax_only: bool = False) -> subprocess.Popen:
+    """Start g++ on `source` against one face (the caller waits; two compile at once)."""
+    src = folder / f"prog_{face}.cpp"
     src.write_text(source)
     cmd = ["g++", "-std=c++17", "-O1", "-Wall", "-Wno-unused-function", f"-I{SHIMS / face}", str(src)]
-    cmd += ["-fsyntax-only"] if syntax_only else ["-o", str(tmp_path / f"prog_{face}")]
-    return subprocess.run(cmd, check=False, capture_output=True, text=True, timeout=180)
+    cmd += ["-fsyntax-only"] if syntax_only else ["-o", str(folder / f"prog_{face}")]
+    return subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
 
 
-def compile_and_run(body: str, face: str, tmp_path: Path) -> str:
-    source = PRELUDE + body + EPILOGUE
-    if face == "musa":
-        source = to_musa(source)
-    built = build(source, face, tmp_path)
-    assert built.returncode == 0, built.stderr[-4000:]
-    ran = subprocess.run([str(tmp_path / f"prog_{face}")], check=False, capture_output=True, text=True, timeout=120)
+def combined_program(sections: dict[str, str]) -> str:
+    """One program holding every section, each in a namespace of its own; argv[1] picks the section.
+
+    One build per face instead of one per section: the emulator headers dominate compile time.
+    """
+    includes, bodies = [], []
+    for name, body in sections.items():
+        lines = body.splitlines()
+        includes += [line for line in lines if line.startswith("#include")]
+        kept = "\n".join(line for line in lines if not line.startswith("#include"))
+        bodies.append(f"namespace sec_{name} {{\n{kept}\n}}\n")
+    dispatch = "".join(f'    if (std::strcmp(argv[1], "{name}") == 0) sec_{name}::run();\n' for name in sections)
+    main = ("int main(int argc, char** argv) {\n    if (argc != 2) return 2;\n" + dispatch +
+            '    if (failures == 0) std::printf("PASS\\n");\n    return failures != 0;\n}\n')
+    return PRELUDE + "\n".join(dict.fromkeys(includes)) + "\n" + "".join(bodies) + main
+
+
+@pytest.fixture(scope="module")
+def programs(tmp_path_factory) -> dict[str, Path]:
+    """The combined test program of each face, both compiled at once."""
+    folder = tmp_path_factory.mktemp("numeric")
+    sources = {"cuda": combined_program(SECTIONS), "musa": to_musa(combined_program(MUSA_SECTIONS))}
+    procs = {face: compile_source(text, face, folder) for face, text in sources.items()}
+    for proc in procs.values():
+        _, err = proc.communicate(timeout=300)
+        assert proc.returncode == 0, err[-4000:]
+    return {face: folder / f"prog_{face}" for face in procs}
+
+
+def run_section(programs: dict[str, Path], face: str, section: str) -> str:
+    ran = subprocess.run([str(programs[face]), section], check=False, capture_output=True, text=True, timeout=120)
     assert ran.returncode == 0 and "PASS" in ran.stdout, ran.stdout[-4000:] + ran.stderr[-2000:]
     return ran.stdout
 
@@ -213,28 +230,6 @@ static void run() {
     CHECK(__ldg(&arr[1]) == 2.5f && __ldcs(arr) == 1.5f);
 }
 """
-
-
-@pytest.mark.parametrize("face", ["cuda", "musa"])
-def test_half_and_bfloat16(face: str, tmp_path: Path) -> None:
-    compile_and_run(FLOAT16, face, tmp_path)
-
-
-def test_math_and_vector_types(tmp_path: Path) -> None:
-    compile_and_run(MATH_VECTOR, "cuda", tmp_path)
-
-
-def test_musa_face_rejects_cuda_names(tmp_path: Path) -> None:
-    """A port that still says cublas/curand/__nv_bfloat16 must not compile on the MUSA face."""
-    snippets = {
-        "cublasHandle_t": "#include <mublas.h>\nint main() { cublasHandle_t h; (void)h; }\n",
-        "curand_init": "#include <murand_kernel.h>\nint main() { murandState s; curand_init(1, 0, 0, &s); }\n",
-        "__nv_bfloat16": "#include <musa_bf16.h>\nint main() { __nv_bfloat16 b = 1.0f; (void)b; }\n",
-        "CURAND_RNG_PSEUDO_XORWOW": "#include <murand.h>\nint main() { return CURAND_RNG_PSEUDO_XORWOW; }\n",
-    }
-    for name, source in snippets.items():
-        built = build(source, "musa", tmp_path, syntax_only=True)
-        assert built.returncode != 0 and name in built.stderr, (name, built.stderr[-2000:])
 
 
 RAND = r"""
@@ -404,11 +399,45 @@ static void run() {
 """
 
 
-@pytest.mark.parametrize("face", ["cuda", "musa"])
-def test_curand(face: str, tmp_path: Path) -> None:
-    compile_and_run(RAND, face, tmp_path)
+SECTIONS = {"float16": FLOAT16, "math_vector": MATH_VECTOR, "rand": RAND, "blas": BLAS}
+MUSA_SECTIONS = {name: body for name, body in SECTIONS.items() if name != "math_vector"}
 
 
 @pytest.mark.parametrize("face", ["cuda", "musa"])
-def test_cublas(face: str, tmp_path: Path) -> None:
-    compile_and_run(BLAS, face, tmp_path)
+def test_half_and_bfloat16(face: str, programs: dict[str, Path]) -> None:
+    run_section(programs, face, "float16")
+
+
+def test_math_and_vector_types(programs: dict[str, Path]) -> None:
+    run_section(programs, "cuda", "math_vector")
+
+
+@pytest.mark.parametrize("face", ["cuda", "musa"])
+def test_curand(face: str, programs: dict[str, Path]) -> None:
+    run_section(programs, face, "rand")
+
+
+@pytest.mark.parametrize("face", ["cuda", "musa"])
+def test_cublas(face: str, programs: dict[str, Path]) -> None:
+    run_section(programs, face, "blas")
+
+
+def test_musa_face_rejects_cuda_names(tmp_path: Path) -> None:
+    """A port that still says cublas/curand/__nv_bfloat16 must not compile on the MUSA face.
+
+    The four snippets share one translation unit (g++ reports an error in every function); each
+    name must be reported on its own line.
+    """
+    snippets = {
+        "cublasHandle_t": "void a() { cublasHandle_t h; (void)h; }",
+        "curand_init": "void b() { murandState s; curand_init(1, 0, 0, &s); }",
+        "__nv_bfloat16": "void c() { __nv_bfloat16 x = 1.0f; (void)x; }",
+        "CURAND_RNG_PSEUDO_XORWOW": "int d() { return CURAND_RNG_PSEUDO_XORWOW; }",
+    }
+    header = "#include <mublas.h>\n#include <murand_kernel.h>\n#include <murand.h>\n#include <musa_bf16.h>\n"
+    source = header + "\n".join(snippets.values()) + "\nint main() {}\n"
+    proc = compile_source(source, "musa", tmp_path, syntax_only=True)
+    _, err = proc.communicate(timeout=300)
+    assert proc.returncode != 0
+    for line, name in enumerate(snippets, start=header.count("\n") + 1):
+        assert any(f".cpp:{line}:" in e and "error" in e and name in e for e in err.splitlines()), (name, err[-3000:])
