@@ -158,7 +158,7 @@ def _base_flags(options: BuildOptions, face: str, warp: int, arch: int) -> list[
     if options.arch_macro:
         flags.append("-DEMU_DEFINE_ARCH_MACRO")
     if options.sanitize:
-        flags += ["-fsanitize=address", "-fno-omit-frame-pointer"]
+        flags += ["-fsanitize=address", "-fno-omit-frame-pointer", "-g"]  # -g: reports name lines
     return flags + list(options.extra_flags)
 
 
