@@ -179,7 +179,9 @@ def parse_user_table(path: Path) -> list[Rule]:
         return parse_rule_file(path)
     try:
         doc = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+    except json.JSONDecodeError as exc:
+        raise RuleFileError(f"{path}:{exc.lineno}: not valid JSON: {exc.msg}") from None
+    except (OSError, UnicodeDecodeError) as exc:
         raise RuleFileError(f"{path}:1: cannot read mapping table: {exc}") from None
     if not isinstance(doc, dict) or not all(isinstance(k, str) and isinstance(v, str) for k, v in doc.items()):
         raise RuleFileError(f"{path}:1: a flat mapping table is a JSON object of string to string")
