@@ -53,16 +53,18 @@ struct BlockCtx;
 struct ThreadCtx;
 using WarpCombine = void (*)(BlockCtx& block, ThreadCtx* const* lanes, int count);
 
-struct ThreadCtx {
+// What the scheduler touches at every switch, kept apart from ThreadCtx in a dense array (40
+// bytes a thread) so that a barrier over a whole block stays within a few cache lines per warp.
+struct FiberSlot {
+    Context ctx;
+    Site site{"", 0};  // where the thread waits (barrier or warp operation), for reports
     uint3 idx{};
+    ThreadState state = ThreadState::NotStarted;
+};
+
+struct ThreadCtx {
     int lane = 0;
     int warp = 0;
-    ThreadState state = ThreadState::NotStarted;
-    Site site{"", 0};
-    Context ctx;
-    // Barrier: the predicate brought and the count handed back.
-    int pred = 0;
-    int bar_result = 0;
     // Warp collective: who takes part, how to combine, what this lane brings and gets.
     LaneSet group;
     WarpCombine combine = nullptr;
@@ -92,7 +94,8 @@ void fiber_main(void* arg);
 struct BlockCtx {
     int n = 0;
     uint3 dim{}, grid{}, idx{};
-    void (*invoke)(void*) = nullptr;
+    void (*invoke)(void*) = nullptr;      // runs one thread's body (fibers start with it)
+    void (*run_loop)(BlockCtx&) = nullptr;  // run(), with the body inlined into the loop
     void* closure = nullptr;
     GridShared* shared = nullptr;
     char* dyn_smem = nullptr;
@@ -104,7 +107,8 @@ struct BlockCtx {
     int native_tid = 0;
     int live = 0;
     std::vector<ThreadCtx> th;
-    std::vector<std::unique_ptr<Stack>> stacks;
+    std::vector<FiberSlot> slots;
+    StackArena stacks;
     std::vector<int> runq;
     size_t rq_head = 0;
     std::vector<WarpCtx> warps;
@@ -112,6 +116,7 @@ struct BlockCtx {
     Site bar_site{"", 0};
     bool bar_mixed = false;
     int bar_count = 0;
+    int bar_released = 0;  // the count of the barrier last released (what its waiters return)
     unsigned long long grid_syncs_done = 0;  // grid barriers this block has passed
 
     uint3 thread_index(int t) const {
@@ -120,8 +125,11 @@ struct BlockCtx {
         return uint3{x, rest % dim.y, rest / dim.y};
     }
 
-    // Run every thread of the block; returns when all have returned.
-    void run() {
+    // Run every thread of the block; returns when all have returned. `body` runs the current
+    // thread; launches pass one the compiler can inline (run_loop), so a kernel without barriers
+    // costs what a loop over its body costs.
+    template <class Body>
+    void run_threads(Body body) {
         fiber_mode = false;
         grid_syncs_done = 0;
         int t = 0;
@@ -130,13 +138,24 @@ struct BlockCtx {
                 for (unsigned x = 0; x < dim.x; ++x, ++t) {
                     cur = t;
                     threadIdx = uint3{x, y, z};
-                    run_body();
-                    if (fiber_mode) {  // this thread, on the native stack, ended in fiber mode
+                    try {
+                        body();
+                    } catch (const Trap&) {
+                        shared->trapped = true;
+                    }
+                    if (__builtin_expect(fiber_mode, 0)) {  // this thread, on the native stack, ended in fiber mode
                         thread_exit();
                         fiber_mode = false;
                         return;
                     }
                 }
+    }
+
+    void run() {
+        if (run_loop)
+            run_loop(*this);
+        else
+            run_threads([this] { invoke(closure); });
     }
 
     void run_body() {
@@ -151,15 +170,18 @@ struct BlockCtx {
         fiber_mode = true;
         native_tid = cur;
         if (th.size() < static_cast<size_t>(n)) th.resize(n);
+        if (slots.size() < static_cast<size_t>(n)) slots.resize(n);
+        stacks.reserve(n);
         int nwarps = (n + kWarpSize - 1) / kWarpSize;
         warps.assign(nwarps, WarpCtx{});
         for (int t = 0; t < n; ++t) {
             ThreadCtx& c = th[t];
-            c.idx = thread_index(t);
+            FiberSlot& f = slots[t];
+            f.idx = thread_index(t);
             c.lane = t % kWarpSize;
             c.warp = t / kWarpSize;
             c.grid_syncs = 0;
-            c.state = t < cur ? ThreadState::Done : t == cur ? ThreadState::Running : ThreadState::NotStarted;
+            f.state = t < cur ? ThreadState::Done : t == cur ? ThreadState::Running : ThreadState::NotStarted;
             warps[c.warp].exists.set(c.lane);
             if (t < cur) warps[c.warp].done.set(c.lane);
         }
@@ -175,23 +197,28 @@ struct BlockCtx {
         size_t size = 0;
         pthread_attr_getstack(&attr, &addr, &size);
         pthread_attr_destroy(&attr);
-        th[cur].ctx.stack_bottom = addr;
-        th[cur].ctx.stack_size = size;
+        slots[cur].ctx.stack_bottom = addr;
+        slots[cur].ctx.stack_size = size;
 #endif
     }
 
     void switch_to(int t) {
         int from = cur;
-        ThreadCtx& next = th[t];
+        FiberSlot& next = slots[t];
+        if (next.state == ThreadState::NotStarted)
+            make_context(next.ctx, stacks.base(t), stacks.size(t), &fiber_main, this);
         if (next.state != ThreadState::Done) next.state = ThreadState::Running;
         if (t == from) return;
         cur = t;
         threadIdx = next.idx;
-        switch_context(th[from].ctx, next.ctx);
+        switch_context(slots[from].ctx, next.ctx);
     }
 
     // The current thread waits (or ended): run the next runnable thread, release a barrier
-    // when every live thread waits at it, or report a block that can never go on.
+    // when every live thread waits at it, or report a block that can never go on. Releasing a
+    // barrier is O(1): its waiters, in arrival order, become the run queue (a thread's state
+    // says AtBarrier until it runs again, which only a stall report could see, and a stall
+    // happens only with an empty run queue).
     void schedule() {
         for (;;) {
             if (rq_head < runq.size()) {
@@ -199,8 +226,9 @@ struct BlockCtx {
                 if (rq_head == runq.size()) {
                     runq.clear();
                     rq_head = 0;
+                } else {
+                    __builtin_prefetch(slots[runq[rq_head]].ctx.sp_hint());
                 }
-                start_if_needed(t);
                 switch_to(t);
                 return;
             }
@@ -209,11 +237,8 @@ struct BlockCtx {
                 return;
             }
             if (!bar_mixed && bar_waiters.size() == static_cast<size_t>(live)) {
-                for (int t : bar_waiters) {
-                    th[t].state = ThreadState::Ready;
-                    th[t].bar_result = bar_count;
-                    runq.push_back(t);
-                }
+                bar_released = bar_count;
+                runq.swap(bar_waiters);  // runq is empty here
                 bar_waiters.clear();
                 continue;
             }
@@ -221,21 +246,10 @@ struct BlockCtx {
         }
     }
 
-    void start_if_needed(int t) {
-        ThreadCtx& c = th[t];
-        if (c.state != ThreadState::NotStarted) return;
-        if (stacks.size() <= static_cast<size_t>(t)) stacks.resize(t + 1);
-        if (!stacks[t]) {
-            stacks[t] = std::make_unique<Stack>();
-            stacks[t]->allocate(EMU_STACK_SIZE);
-        }
-        make_context(c.ctx, *stacks[t], &fiber_main, this);
-    }
-
     // The current thread's body returned while the block is in fiber mode.
     void thread_exit() {
         ThreadCtx& me = th[cur];
-        me.state = ThreadState::Done;
+        slots[cur].state = ThreadState::Done;
         --live;
         WarpCtx& w = warps[me.warp];
         w.done.set(me.lane);
@@ -248,7 +262,7 @@ struct BlockCtx {
     int barrier(Site site, int pred) {
         if (n == 1) return pred != 0;
         if (!fiber_mode) enter_fiber_mode();
-        ThreadCtx& me = th[cur];
+        FiberSlot& me = slots[cur];
         me.state = ThreadState::AtBarrier;
         me.site = site;
         if (bar_waiters.empty()) {
@@ -261,7 +275,7 @@ struct BlockCtx {
         bar_waiters.push_back(cur);
         bar_count += pred != 0;
         schedule();
-        return th[cur].bar_result;
+        return bar_released;
     }
 
     // Lanes of `group` that must arrive before a collective over it completes.
@@ -290,9 +304,9 @@ struct BlockCtx {
             w.waiting.w[c->lane >> 6] &= ~(std::uint64_t(1) << (c->lane & 63));
             int t = static_cast<int>(c - th.data());
             if (t == cur) {
-                c->state = ThreadState::Running;
+                slots[t].state = ThreadState::Running;
             } else {
-                c->state = ThreadState::Ready;
+                slots[t].state = ThreadState::Ready;
                 runq.push_back(t);
             }
         }
@@ -303,7 +317,6 @@ struct BlockCtx {
     // (group, combine, payload, arg, width) and receives its result.
     void warp_collective(Site site) {
         ThreadCtx& me = th[cur];
-        me.site = site;
         if (!fiber_mode) {
             // Alone in the collective (its partners returned or do not exist): no switch.
             int lane = cur % kWarpSize, warp = cur / kWarpSize;
@@ -323,7 +336,8 @@ struct BlockCtx {
             enter_fiber_mode();  // keeps the collective's inputs already in th[cur]
         }
         ThreadCtx& m = th[cur];
-        m.state = ThreadState::AtWarpOp;
+        slots[cur].site = site;
+        slots[cur].state = ThreadState::AtWarpOp;
         warps[m.warp].waiting.set(m.lane);
         if (try_complete(m.warp, m.group)) return;
         schedule();
@@ -336,7 +350,6 @@ struct BlockCtx {
         if (!fiber_mode) {
             c.lane = cur % kWarpSize;
             c.warp = cur / kWarpSize;
-            c.idx = threadIdx;
         }
         return c;
     }
@@ -347,7 +360,7 @@ struct BlockCtx {
                      warp, idx.x, idx.y, idx.z);
         for (int l = 0; l < kWarpSize; ++l)
             if (lanes.has(l)) {
-                const ThreadCtx& c = th[warp * kWarpSize + l];
+                const FiberSlot& c = slots[warp * kWarpSize + l];
                 std::fprintf(stderr, "  lane %d at %s:%d\n", l, c.site.file, c.site.line);
             }
         std::fflush(stderr);
@@ -362,16 +375,16 @@ struct BlockCtx {
                      idx.x, idx.y, idx.z);
         std::vector<int> shown;
         for (int t = 0; t < n; ++t) {
-            const ThreadCtx& c = th[t];
+            const FiberSlot& c = slots[t];
             if (c.state != ThreadState::AtBarrier && c.state != ThreadState::AtWarpOp) continue;
             bool seen = false;
             for (int s : shown)
-                seen = seen || (th[s].state == c.state && same_site(th[s].site, c.site));
+                seen = seen || (slots[s].state == c.state && same_site(slots[s].site, c.site));
             if (seen) continue;
             shown.push_back(t);
             int count = 0, first = -1, last = -1;
             for (int u = 0; u < n; ++u)
-                if (th[u].state == c.state && same_site(th[u].site, c.site)) {
+                if (slots[u].state == c.state && same_site(slots[u].site, c.site)) {
                     ++count;
                     if (first < 0) first = u;
                     last = u;

@@ -21,7 +21,7 @@
 #endif
 // Bytes of stack per emulated GPU thread (a fiber); a guard page sits below each stack.
 #ifndef EMU_STACK_SIZE
-#define EMU_STACK_SIZE (256 * 1024)
+#define EMU_STACK_SIZE (64 * 1024)
 #endif
 
 #define __global__

@@ -1,7 +1,10 @@
 // Fibers: the hand-written context switch that lets one OS thread run the threads of a block.
 //
 // A context is a saved stack pointer; everything else a switch must keep (the callee-saved
-// registers and, on x86-64, the SSE/x87 control words) is pushed on the stack being left.
+// registers) is pushed on the stack being left. The SSE/x87 control words are not switched: every
+// fiber of an OS thread shares them, which is only visible to a kernel that changes the rounding
+// mode and then waits at a barrier before restoring it (math.hpp's directed-rounding helpers set
+// and restore it around one operation).
 // x86-64 System V and aarch64 have a naked assembly routine (a weak symbol, so the header can
 // be included by several translation units); other targets fall back to ucontext.
 #pragma once
@@ -38,14 +41,8 @@ emu_switch_context:
     pushq %r13
     pushq %r14
     pushq %r15
-    subq $8, %rsp
-    stmxcsr (%rsp)
-    fnstcw 4(%rsp)
     movq %rsp, (%rdi)
     movq %rsi, %rsp
-    ldmxcsr (%rsp)
-    fldcw 4(%rsp)
-    addq $8, %rsp
     popq %r15
     popq %r14
     popq %r13
@@ -116,39 +113,61 @@ namespace emu {
 
 using FiberEntry = void (*)(void*);
 
-// One fiber stack: mapped lazily (only touched pages cost memory), with a guard page below it
-// so that an emulated thread overflowing its stack faults instead of corrupting a neighbour.
-struct Stack {
-    char* base = nullptr;  // lowest usable byte
-    size_t size = 0;
+// The fiber stacks of one OS thread: one mapping, made when a block first needs fibers and reused
+// by every later block (grown only for a larger block). Pages are touched only when used, so a
+// large EMU_STACK_SIZE costs address space, not memory. Each stack has a guard page below it, so an
+// emulated thread that overflows its stack faults instead of overwriting its neighbour's. The top
+// of stack t is moved down by (t mod 32) cache lines: otherwise every fiber's hot top frame would
+// sit at the same offset within a page and compete for the same few cache sets.
+class StackArena {
+   public:
+    StackArena() = default;
+    StackArena(const StackArena&) = delete;
+    StackArena& operator=(const StackArena&) = delete;
+    ~StackArena() { release(); }
 
-    void allocate(size_t bytes) {
-        size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
-        size = (bytes + page - 1) / page * page;
-        void* p = mmap(nullptr, size + page, PROT_READ | PROT_WRITE,
-                       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    // Make room for `count` stacks of EMU_STACK_SIZE bytes.
+    void reserve(int count) {
+        if (count <= count_) return;
+        release();
+        page_ = static_cast<size_t>(sysconf(_SC_PAGESIZE));
+        size_ = (size_t(EMU_STACK_SIZE) + page_ - 1) / page_ * page_;
+        stride_ = size_ + page_;
+        bytes_ = stride_ * static_cast<size_t>(count);
+        void* p = mmap(nullptr, bytes_, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
         if (p == MAP_FAILED) {
-            std::fprintf(stderr, "emu: cannot map a %zu-byte fiber stack\n", size);
+            std::fprintf(stderr, "emu: cannot map %d fiber stacks of %zu bytes\n", count, size_);
             std::fflush(stdout);
             std::_Exit(70);
         }
-        mprotect(p, page, PROT_NONE);
-        base = static_cast<char*>(p) + page;
+        mem_ = static_cast<char*>(p);
+        for (int t = 0; t < count; ++t) mprotect(mem_ + stride_ * t, page_, PROT_NONE);
+        count_ = count;
     }
-    ~Stack() {
-        if (base) munmap(base - sysconf(_SC_PAGESIZE), size + sysconf(_SC_PAGESIZE));
+    // Lowest usable byte of stack t, and its usable size (the top is staggered, see above).
+    char* base(int t) const { return mem_ + stride_ * static_cast<size_t>(t) + page_; }
+    size_t size(int t) const { return size_ - static_cast<size_t>(t % 32) * 64; }
+
+   private:
+    void release() {
+        if (mem_) munmap(mem_, bytes_);
+        mem_ = nullptr;
+        count_ = 0;
     }
-    Stack() = default;
-    Stack(const Stack&) = delete;
-    Stack& operator=(const Stack&) = delete;
+    char* mem_ = nullptr;
+    size_t page_ = 0, size_ = 0, stride_ = 0, bytes_ = 0;
+    int count_ = 0;
 };
 
 // A saved execution context.
 struct Context {
 #ifdef EMU_FIBER_UCONTEXT
     ucontext_t uc;
+    const void* sp_hint() const { return &uc; }
 #else
     void* sp = nullptr;
+    // Where a switch into this context will read first (worth prefetching a switch ahead).
+    const void* sp_hint() const { return sp; }
 #endif
 #ifdef EMU_ASAN
     const void* stack_bottom = nullptr;
@@ -157,20 +176,20 @@ struct Context {
 #endif
 };
 
-// Prepare `ctx` to start running entry(arg) on `stack` at the next switch into it.
-inline void make_context(Context& ctx, Stack& stack, FiberEntry entry, void* arg) {
+// Prepare `ctx` to start running entry(arg) on the stack [base, base + size) at the next switch into it.
+inline void make_context(Context& ctx, char* base, size_t size, FiberEntry entry, void* arg) {
 #ifdef EMU_ASAN
-    ctx.stack_bottom = stack.base;
-    ctx.stack_size = stack.size;
+    ctx.stack_bottom = base;
+    ctx.stack_size = size;
 #endif
 #if defined(EMU_FIBER_UCONTEXT)
     getcontext(&ctx.uc);
-    ctx.uc.uc_stack.ss_sp = stack.base;
-    ctx.uc.uc_stack.ss_size = stack.size;
+    ctx.uc.uc_stack.ss_sp = base;
+    ctx.uc.uc_stack.ss_size = size;
     ctx.uc.uc_link = nullptr;
     makecontext(&ctx.uc, reinterpret_cast<void (*)()>(entry), 1, arg);  // pointer fits on LP64 glibc
 #elif defined(__x86_64__)
-    auto top = reinterpret_cast<std::uintptr_t>(stack.base + stack.size) & ~std::uintptr_t(15);
+    auto top = reinterpret_cast<std::uintptr_t>(base + size) & ~std::uintptr_t(15);
     auto* slot = reinterpret_cast<void**>(top - 16);  // rsp after `ret` is 16-aligned
     *--slot = reinterpret_cast<void*>(&emu_fiber_trampoline);  // return address
     *--slot = nullptr;                                          // rbp
@@ -179,16 +198,9 @@ inline void make_context(Context& ctx, Stack& stack, FiberEntry entry, void* arg
     *--slot = arg;                                              // r13
     *--slot = nullptr;                                          // r14
     *--slot = nullptr;                                          // r15
-    --slot;
-    unsigned csr = 0;
-    unsigned short cw = 0;
-    asm volatile("stmxcsr %0" : "=m"(csr));
-    asm volatile("fnstcw %0" : "=m"(cw));
-    std::memcpy(slot, &csr, 4);
-    std::memcpy(reinterpret_cast<char*>(slot) + 4, &cw, 2);
     ctx.sp = slot;
 #elif defined(__aarch64__)
-    auto top = reinterpret_cast<std::uintptr_t>(stack.base + stack.size) & ~std::uintptr_t(15);
+    auto top = reinterpret_cast<std::uintptr_t>(base + size) & ~std::uintptr_t(15);
     auto* frame = reinterpret_cast<void**>(top - 160);
     std::memset(frame, 0, 160);
     frame[0] = reinterpret_cast<void*>(entry);                  // x19

@@ -124,7 +124,15 @@ struct GridSpec {
     size_t smem = 0;
     void (*invoke)(void*) = nullptr;
     void* closure = nullptr;
+    void (*run_loop)(BlockCtx&) = nullptr;
 };
+
+// BlockCtx::run for closure type C, with C::invoke inlined into the loop over threads.
+template <class C>
+void run_block_loop(BlockCtx& b) {
+    C* closure = static_cast<C*>(b.closure);
+    b.run_threads([closure] { C::invoke(closure); });
+}
 
 inline BlockCtx& worker_block() {
     static thread_local BlockCtx ctx;
@@ -140,6 +148,7 @@ inline void run_one_block(const GridSpec& s, GridShared& shared, unsigned long l
     b.idx = uint3{static_cast<unsigned>(linear % s.grid.x), static_cast<unsigned>(linear / s.grid.x % s.grid.y),
                   static_cast<unsigned>(linear / s.grid.x / s.grid.y)};
     b.invoke = s.invoke;
+    b.run_loop = s.run_loop;
     b.closure = s.closure;
     b.shared = &shared;
     if (s.smem) {
@@ -243,7 +252,8 @@ struct Launch {
     template <class... A>
     void operator()(A&&... args) const {
         DeducedClosure<F, std::decay_t<A>...> c{call, std::tuple<std::decay_t<A>...>(std::forward<A>(args)...)};
-        run_grid(GridSpec{grid, block, smem, &DeducedClosure<F, std::decay_t<A>...>::invoke, &c}, false);
+        using C = DeducedClosure<F, std::decay_t<A>...>;
+        run_grid(GridSpec{grid, block, smem, &C::invoke, &c, &run_block_loop<C>}, false);
     }
 };
 
@@ -273,7 +283,7 @@ int launch_with_args(void (*kernel)(P...), dim3 grid, dim3 block, void** args, s
     if (!kernel) return result(ErrorInvalidDeviceFunction);
     if (sizeof...(P) && !args) return result(ErrorInvalidValue);
     Closure<P...> c{kernel, params_from<P...>(args, std::index_sequence_for<P...>{})};
-    return run_grid(GridSpec{grid, block, smem, &Closure<P...>::invoke, &c}, cooperative);
+    return run_grid(GridSpec{grid, block, smem, &Closure<P...>::invoke, &c, &run_block_loop<Closure<P...>>}, cooperative);
 }
 
 // Kernels launched through `const void*` (cudaLaunchKernel((void*)k, ...)): rewrite.py registers

@@ -195,7 +195,7 @@ inline unsigned __activemask() {
     emu::LaneSet s;
     for (int l = 0; l < emu::kWarpSize; ++l) {
         int t = warp * emu::kWarpSize + l;
-        bool alive = t < b.n && (b.fiber_mode ? b.th[t].state != emu::ThreadState::Done : t >= b.cur);
+        bool alive = t < b.n && (b.fiber_mode ? b.slots[t].state != emu::ThreadState::Done : t >= b.cur);
         if (alive) s.set(l);
     }
     return emu::mask_of_lanes(s);
