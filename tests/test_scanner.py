@@ -66,3 +66,9 @@ def test_code_map():
     text = 'a = 1; // k<<<1,1>>>()\n'
     cm = scan(text).code_map()
     assert cm.is_code(0) and not cm.is_code(text.index("k<<<"))
+
+
+def test_comment_continued_at_end_of_file_terminates():
+    for text in ("// a \\", "// a \\\n", "// a \\\nb \\", "x; // \\\r\n\\"):
+        spans = scan(text).spans
+        assert spans[0][2] == Ctx.COMMENT and spans[0][1] <= len(text)

@@ -236,8 +236,8 @@ def _lex(text: str, prefixes: tuple[str, ...], out: Scan) -> None:
             if nxt == "/":
                 end = text.find("\n", start)
                 end = n if end < 0 else end
-                while text[end - 1:end] == "\\" or text[end - 2:end] == "\\\r":  # continued comment
-                    nl = text.find("\n", end + 1)
+                while end < n and (text[end - 1:end] == "\\" or text[end - 2:end] == "\\\r"):
+                    nl = text.find("\n", end + 1)  # a continued comment goes on to the next line
                     end = n if nl < 0 else nl
                 spans.append((start, end, Ctx.COMMENT))
                 pos = end
