@@ -14,12 +14,15 @@ from pathlib import Path
 import jinja2
 
 from musify.diagnostics import CATALOGUE
+from musify.docs_paths import DOCS
 from musify.records import RunRecord
 
 _TEMPLATES = Path(__file__).parent / "templates"
 
 
-def render_html(record: RunRecord, docs_base: str = "https://github.com/musify/musify/blob/main/docs") -> str:
+def render_html(record: RunRecord, docs_base: str | None = None) -> str:
+    """The report page; diagnostic links point into `docs_base` (default: this checkout's docs/)."""
+    docs_base = docs_base or DOCS.as_uri()
     env = jinja2.Environment(loader=jinja2.FileSystemLoader(str(_TEMPLATES)),
                              autoescape=jinja2.select_autoescape(["html"]), trim_blocks=True, lstrip_blocks=True)
     by_id: dict[str, list] = defaultdict(list)
