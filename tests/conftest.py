@@ -51,3 +51,13 @@ def small_ruleset() -> RuleSet:
 @pytest.fixture
 def rules() -> RuleSet:
     return small_ruleset()
+
+
+def install_rules(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, yaml_text: str) -> Path:
+    """Make `yaml_text` the whole built-in rule database for one test (with its own cache)."""
+    d = tmp_path / "rules" / "rt"
+    d.mkdir(parents=True, exist_ok=True)
+    (d / "r.yaml").write_text(yaml_text)
+    monkeypatch.setenv("MUSIFY_RULES_DIR", str(tmp_path / "rules"))
+    monkeypatch.setenv("MUSIFY_CACHE_DIR", str(tmp_path / "cache"))
+    return tmp_path / "rules"

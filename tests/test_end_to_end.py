@@ -12,6 +12,7 @@ import pytest
 from click.testing import CliRunner
 
 from musify.cli import main
+from tests.conftest import install_rules
 
 RULES_YAML = """schema: musify-rules/1
 library: cudart
@@ -36,11 +37,7 @@ int main() { float* p; cudaMalloc(&p, 4); k<<<1, 1>>>(p); cudaFree(p); return 0;
 
 @pytest.fixture(autouse=True)
 def tiny_rules(tmp_path, monkeypatch):
-    d = tmp_path / "rules" / "runtime"
-    d.mkdir(parents=True)
-    (d / "r.yaml").write_text(RULES_YAML)
-    monkeypatch.setenv("MUSIFY_RULES_DIR", str(tmp_path / "rules"))
-    monkeypatch.setenv("MUSIFY_CACHE_DIR", str(tmp_path / "cache"))
+    install_rules(tmp_path, monkeypatch, RULES_YAML)
 
 
 @pytest.fixture

@@ -15,7 +15,7 @@ from musify.engine.runner import migrate_text
 from musify.options import Options
 from musify.rules.model import Rule, RuleSet
 from musify.rules.reverse import reverse_choices, reverse_ruleset
-from tests.conftest import small_ruleset
+from tests.conftest import install_rules, small_ruleset
 
 FORWARD = small_ruleset()
 BACK = reverse_ruleset(FORWARD)
@@ -87,11 +87,7 @@ rules:
 
 @pytest.fixture
 def tiny_rules(tmp_path, monkeypatch):
-    d = tmp_path / "rules" / "rt"
-    d.mkdir(parents=True)
-    (d / "r.yaml").write_text(RULES_YAML)
-    monkeypatch.setenv("MUSIFY_RULES_DIR", str(tmp_path / "rules"))
-    monkeypatch.setenv("MUSIFY_CACHE_DIR", str(tmp_path / "cache"))
+    install_rules(tmp_path, monkeypatch, RULES_YAML)
 
 
 def _tree(root: Path) -> dict[str, bytes]:

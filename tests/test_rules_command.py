@@ -9,7 +9,7 @@ from click.testing import CliRunner
 
 from musify.cli import main
 from musify.rules.command import find_records
-from tests.conftest import small_ruleset
+from tests.conftest import install_rules, small_ruleset
 
 RULES_YAML = """schema: musify-rules/1
 library: cudart
@@ -26,11 +26,7 @@ rules:
 
 @pytest.fixture(autouse=True)
 def tiny_rules(tmp_path, monkeypatch):
-    d = tmp_path / "rules" / "rt"
-    d.mkdir(parents=True)
-    (d / "r.yaml").write_text(RULES_YAML)
-    monkeypatch.setenv("MUSIFY_RULES_DIR", str(tmp_path / "rules"))
-    monkeypatch.setenv("MUSIFY_CACHE_DIR", str(tmp_path / "cache"))
+    install_rules(tmp_path, monkeypatch, RULES_YAML)
 
 
 def _run(*args):

@@ -7,6 +7,7 @@ import pytest
 from click.testing import CliRunner
 
 from musify.cli import main
+from tests.conftest import install_rules
 
 BUILTIN = """schema: musify-rules/1
 library: cudart
@@ -22,11 +23,7 @@ SOURCE = "void f() { cudaMalloc(0, 1); cudaFree(0); cudaMemcpy(0, 0, 1, 0); myLe
 
 @pytest.fixture(autouse=True)
 def builtin_rules(tmp_path, monkeypatch):
-    d = tmp_path / "rules" / "rt"
-    d.mkdir(parents=True)
-    (d / "r.yaml").write_text(BUILTIN)
-    monkeypatch.setenv("MUSIFY_RULES_DIR", str(tmp_path / "rules"))
-    monkeypatch.setenv("MUSIFY_CACHE_DIR", str(tmp_path / "cache"))
+    install_rules(tmp_path, monkeypatch, BUILTIN)
 
 
 @pytest.fixture

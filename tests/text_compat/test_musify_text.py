@@ -11,6 +11,7 @@ import pytest
 
 from musify.text_compat.cli import LOG, main
 from musify.text_compat.textmode import replace_text, trie_regex
+from tests.conftest import install_rules
 
 RULES_YAML = """schema: musify-rules/1
 library: cudart
@@ -52,11 +53,7 @@ void f(float* p) {
 
 @pytest.fixture(autouse=True)
 def tiny_rules(tmp_path, monkeypatch):
-    d = tmp_path / "rules" / "rt"
-    d.mkdir(parents=True)
-    (d / "r.yaml").write_text(RULES_YAML)
-    monkeypatch.setenv("MUSIFY_RULES_DIR", str(tmp_path / "rules"))
-    monkeypatch.setenv("MUSIFY_CACHE_DIR", str(tmp_path / "cache"))
+    install_rules(tmp_path, monkeypatch, RULES_YAML)
     yield
     LOG.handlers.clear()
 
