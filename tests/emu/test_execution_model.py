@@ -27,6 +27,7 @@ JOBS = {
     "musa_face": ([PROGRAMS / "musa_face.mu"], O1),
     "cuda_name_in_port": ([PROGRAMS / "cuda_name_in_port.mu"], O1),
     "spin": ([PROGRAMS / "spin.cu"], O1),
+    "stack_overflow": ([PROGRAMS / "stack_overflow.cu"], O1),
 }
 
 
@@ -82,6 +83,12 @@ def test_a_program_that_never_ends_is_stopped(built):
     result = _run(built, "spin", timeout=2)
     assert result.timed_out and result.returncode == 124
     assert "did not finish within 2 s" in result.stderr
+
+
+def test_fiber_stack_overflow_is_reported(built):
+    result = _run(built, "stack_overflow", timeout=60)
+    assert result.returncode == 3 and "PASS" not in result.stdout
+    assert "a GPU thread overflowed its fiber stack of 65536 bytes" in result.stderr
 
 
 def test_build_is_cached(built):

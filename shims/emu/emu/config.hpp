@@ -19,10 +19,6 @@
 #ifndef EMU_ARCH
 #define EMU_ARCH 800
 #endif
-// Bytes of stack per emulated GPU thread (a fiber); a guard page sits below each stack.
-#ifndef EMU_STACK_SIZE
-#define EMU_STACK_SIZE (64 * 1024)
-#endif
 
 #define __global__
 #define __device__
@@ -52,6 +48,19 @@
 #define EMU_ASAN 1
 #endif
 #endif
+
+// Bytes of stack per emulated GPU thread (a fiber); a guard page sits below each stack. 64 KiB
+// holds kernels with a few KiB of local arrays and a printf; AddressSanitizer's redzones need more.
+#ifndef EMU_STACK_SIZE
+#ifdef EMU_ASAN
+#define EMU_STACK_SIZE 262144
+#else
+#define EMU_STACK_SIZE 65536
+#endif
+#endif
+#define EMU_STACK_SIZE_TEXT EMU_STR_(EMU_STACK_SIZE)
+#define EMU_STR_(x) EMU_STR__(x)
+#define EMU_STR__(x) #x
 
 namespace emu {
 

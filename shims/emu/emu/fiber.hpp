@@ -8,6 +8,7 @@
 // x86-64 System V and aarch64 have a naked assembly routine (a weak symbol, so the header can
 // be included by several translation units); other targets fall back to ucontext.
 #pragma once
+#include <signal.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -113,18 +114,26 @@ namespace emu {
 
 using FiberEntry = void (*)(void*);
 
+class StackArena;
+inline thread_local const StackArena* tl_arena = nullptr;
+void install_overflow_report();
+
 // The fiber stacks of one OS thread: one mapping, made when a block first needs fibers and reused
 // by every later block (grown only for a larger block). Pages are touched only when used, so a
 // large EMU_STACK_SIZE costs address space, not memory. Each stack has a guard page below it, so an
-// emulated thread that overflows its stack faults instead of overwriting its neighbour's. The top
-// of stack t is moved down by (t mod 32) cache lines: otherwise every fiber's hot top frame would
-// sit at the same offset within a page and compete for the same few cache sets.
+// emulated thread that overflows its stack faults instead of overwriting its neighbour's, and the
+// fault is reported as an overflow (install_overflow_report). The top of stack t is moved down by
+// (t mod 32) cache lines: otherwise every fiber's hot top frame would sit at the same offset
+// within a page and compete for the same few cache sets.
 class StackArena {
    public:
     StackArena() = default;
     StackArena(const StackArena&) = delete;
     StackArena& operator=(const StackArena&) = delete;
-    ~StackArena() { release(); }
+    ~StackArena() {
+        if (tl_arena == this) tl_arena = nullptr;
+        release();
+    }
 
     // Make room for `count` stacks of EMU_STACK_SIZE bytes.
     void reserve(int count) {
@@ -143,6 +152,13 @@ class StackArena {
         mem_ = static_cast<char*>(p);
         for (int t = 0; t < count; ++t) mprotect(mem_ + stride_ * t, page_, PROT_NONE);
         count_ = count;
+        tl_arena = this;
+        install_overflow_report();
+    }
+    // Whether `addr` lies in the guard page of one of these stacks.
+    bool in_guard(const void* addr) const {
+        auto a = reinterpret_cast<std::uintptr_t>(addr), m = reinterpret_cast<std::uintptr_t>(mem_);
+        return mem_ && a >= m && a < m + bytes_ && (a - m) % stride_ < page_;
     }
     // Lowest usable byte of stack t, and its usable size (the top is staggered, see above).
     char* base(int t) const { return mem_ + stride_ * static_cast<size_t>(t) + page_; }
@@ -158,6 +174,42 @@ class StackArena {
     size_t page_ = 0, size_ = 0, stride_ = 0, bytes_ = 0;
     int count_ = 0;
 };
+
+// A fault in a guard page is an emulated thread that overflowed its stack: say so and stop with
+// status 3 (the emulator stopped the program) rather than die of a bare SIGSEGV. The handler runs
+// on an alternate signal stack, since the faulting stack is full; any other fault gets the default
+// action. AddressSanitizer builds leave SIGSEGV to the sanitizer, which reports overflows itself.
+extern "C" inline void emu_on_segv(int sig, siginfo_t* info, void*) {
+    const StackArena* arena = tl_arena;
+    if (arena && arena->in_guard(info->si_addr)) {
+        static const char msg[] = "emu: error: a GPU thread overflowed its fiber stack of " EMU_STACK_SIZE_TEXT
+                                  " bytes (rebuild with -DEMU_STACK_SIZE=<bytes> for more)\n";
+        ssize_t ignored = write(2, msg, sizeof msg - 1);
+        (void)ignored;
+        _exit(3);
+    }
+    signal(sig, SIG_DFL);  // the faulting instruction runs again and takes the default action
+}
+
+inline void install_overflow_report() {
+#ifndef EMU_ASAN
+    static thread_local bool has_altstack = false;
+    if (!has_altstack) {
+        stack_t alt{};
+        alt.ss_size = 64 * 1024;
+        alt.ss_sp = mmap(nullptr, alt.ss_size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        has_altstack = alt.ss_sp != MAP_FAILED && sigaltstack(&alt, nullptr) == 0;
+    }
+    static bool installed = [] {
+        struct sigaction action {};
+        action.sa_sigaction = &emu_on_segv;
+        action.sa_flags = SA_SIGINFO | SA_ONSTACK;
+        sigemptyset(&action.sa_mask);
+        return sigaction(SIGSEGV, &action, nullptr) == 0;
+    }();
+    (void)installed;
+#endif
+}
 
 // A saved execution context.
 struct Context {
