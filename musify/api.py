@@ -172,8 +172,11 @@ def _project(plan: list[tuple[Found, FileJob | None]], options: Options) -> Proj
 _WORKER: dict = {}
 
 
-def _init_worker(rule_files: tuple[str, ...], options: Options, project: ProjectInfo) -> None:
-    _WORKER["ruleset"] = load_for(options)
+def _init_worker(options: Options, project: ProjectInfo) -> None:
+    """Worker set-up. With the fork start method the parent's RuleSet is inherited (no reload);
+    elsewhere each worker loads it from the on-disk cache."""
+    if "ruleset" not in _WORKER:
+        _WORKER["ruleset"] = load_for(options)
     _WORKER["options"] = options
     _WORKER["project"] = project
 
@@ -190,9 +193,18 @@ def _run_jobs(todo, ruleset: RuleSet, options: Options, project: ProjectInfo):
             result, data = migrate_file(job, ruleset, options, project)
             yield i, result, data
         return
-    with ProcessPoolExecutor(max_workers=options.jobs, initializer=_init_worker,
-                             initargs=(tuple(options.rules), options, project)) as pool:
-        yield from pool.map(_work, todo, chunksize=max(1, len(todo) // (options.jobs * 8)))
+    import multiprocessing
+
+    method = "fork" if "fork" in multiprocessing.get_all_start_methods() else None
+    context = multiprocessing.get_context(method)
+    if method == "fork":
+        _WORKER["ruleset"] = ruleset  # inherited by the forked workers
+    try:
+        with ProcessPoolExecutor(max_workers=options.jobs, mp_context=context, initializer=_init_worker,
+                                 initargs=(options, project)) as pool:
+            yield from pool.map(_work, todo, chunksize=max(1, len(todo) // (options.jobs * 8)))
+    finally:
+        _WORKER.clear()
 
 
 def _passthrough(f: Found, job: FileJob | None, mode: str, inputs: list[str], prefix: str) -> FileResult:
