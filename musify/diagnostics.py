@@ -10,7 +10,7 @@ MU3xxx precise (libclang) mode, MU4xxx musify-text compatibility, MU5xxx verify 
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 
 SEVERITIES = ("note", "warning", "error")
 SEVERITY_RANK = {s: i for i, s in enumerate(SEVERITIES)}
@@ -42,7 +42,8 @@ class Diagnostic:
         return f"{self.path}:{self.line}:{self.column}: {self.severity}: {self.id}: {self.message}"
 
     def to_json(self) -> dict:
-        return asdict(self)
+        return {"id": self.id, "severity": self.severity, "path": self.path, "line": self.line,
+                "column": self.column, "message": self.message, "name": self.name}
 
 
 _SPECS = [
