@@ -251,6 +251,7 @@ def _write(plan, files: list[FileResult], new_bytes: list[bytes | None], mode: s
            out_dir: str | None, collect: bool) -> Outputs:
     outputs = Outputs({}, "")
     diff_parts = []
+    writers.forget_dirs()
     for (f, job), result, data in zip(plan, files, new_bytes):
         try:
             if mode == "out":

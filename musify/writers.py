@@ -27,7 +27,7 @@ def atomic_write(path: str, data: bytes, mode_from: str | None = None, durable: 
     file: needed when replacing a user's source in place, not when filling a fresh output tree
     (where it costs more than the migration itself)."""
     directory = os.path.dirname(path) or "."
-    os.makedirs(directory, exist_ok=True)
+    ensure_dir(directory)
     fd, tmp = tempfile.mkstemp(prefix=".musify-", suffix=".tmp", dir=directory)
     try:
         with os.fdopen(fd, "wb") as fh:
@@ -49,6 +49,22 @@ def atomic_write(path: str, data: bytes, mode_from: str | None = None, durable: 
         raise
 
 
+_MADE: set[str] = set()
+
+
+def ensure_dir(directory: str) -> None:
+    """makedirs, remembered: an output tree of thousands of files asks for the same folders again
+    and again, and each failed mkdir is a system call."""
+    if directory not in _MADE:
+        os.makedirs(directory, exist_ok=True)
+        _MADE.add(directory)
+
+
+def forget_dirs() -> None:
+    """Start a new run: folders may have been removed since the last one."""
+    _MADE.clear()
+
+
 def _umask() -> int:
     mask = os.umask(0)
     os.umask(mask)
@@ -56,12 +72,12 @@ def _umask() -> int:
 
 
 def copy_file(src: str, dst: str) -> None:
-    os.makedirs(os.path.dirname(dst) or ".", exist_ok=True)
+    ensure_dir(os.path.dirname(dst) or ".")
     shutil.copy2(src, dst, follow_symlinks=False)
 
 
 def copy_link(link_target: str, dst: str) -> None:
-    os.makedirs(os.path.dirname(dst) or ".", exist_ok=True)
+    ensure_dir(os.path.dirname(dst) or ".")
     if os.path.lexists(dst):
         os.unlink(dst)
     os.symlink(link_target, dst)
