@@ -113,3 +113,10 @@ def test_protected_spans_drop_edits(rules):
 
     edits = [Edit(0, 4, "a", "r"), Edit(10, 14, "b", "r"), Edit(20, 20, "ins", "r")]
     assert drop_protected(edits, [(8, 16)]) == [edits[0], edits[2]]
+
+
+def test_launch_tree_sitter_cannot_parse_is_reported(rules):
+    new, ctx = run("void f() { k<<<1, 2>>>(a); j<<<g, , b>>>(cudaMalloc(0)); }\n", rules)
+    assert "musaMalloc(0)" in new  # names are still migrated
+    assert ids(ctx) == ["MU0007"] and "the launch of 'j'" in ctx.diagnostics[0].message
+    assert ctx.facts["launches"] == 2 and ctx.facts["launches_parsed"] == 1

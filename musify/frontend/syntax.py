@@ -58,3 +58,13 @@ def find_nodes(node: tree_sitter.Node, node_type: str) -> list[tree_sitter.Node]
             out.append(n)
         stack.extend(reversed(n.children))
     return out
+
+
+@lru_cache(maxsize=32)
+def _type_query(node_type: str) -> tree_sitter.Query:
+    return tree_sitter.Query(parser().language, f"({node_type}) @n")
+
+
+def count_nodes(node: tree_sitter.Node, node_type: str) -> int:
+    """How many descendants of `node` have the given type (a tree-sitter query: no Python walk)."""
+    return len(tree_sitter.QueryCursor(_type_query(node_type)).captures(node).get("n", ()))

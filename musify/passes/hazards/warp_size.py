@@ -21,7 +21,11 @@ from musify.passes._base import PassContext
 from musify.passes.hazards.common import WARP_WIDTH, DeviceFunction, int_value, warp_severity
 from musify.passes.hazards.file_facts import device_functions_of
 
-_TRIGGER = re.compile(r"0[xX][fF]{8}|~\s*0|(?<![\w.])3[12](?![\w.])|>>\s*5(?!\w)|warpSize|__shfl")
+# Only text that some check below can report: full masks, 31/32, `>> 5`; and 16 (an offset loop or
+# a shuffle offset) only where the body shuffles. A body that merely uses warpSize or shuffles
+# with computed offsets is warp-size agnostic and is not parsed at all.
+_TRIGGER = re.compile(r"0[xX][fF]{8}|~\s*0|(?<![\w.])3[12](?![\w.])|>>\s*5(?!\w)")
+_SIXTEEN = re.compile(r"(?<![\w.])16(?![\w.])")
 _SYNC_CALL = re.compile(r"__\w+_sync|__syncwarp")
 _THREAD_NAME = re.compile(r"(?i)(tid|tx|ltid|lane\w*|\w*_lane|thread_?id\w*|thread_?idx|local_?id|warp_?id\w*)")
 _THREAD_BUILTIN = re.compile(r"\b(threadIdx|blockDim)\b")
@@ -35,7 +39,8 @@ _LANE_ARITH = {("&", 31): "% warpSize (or & (warpSize - 1))", ("%", 32): "% warp
 def run(ctx: PassContext) -> list[Edit]:
     text = ctx.text
     for fn in device_functions_of(ctx):
-        if _TRIGGER.search(text, fn.body_start, fn.end):
+        if _TRIGGER.search(text, fn.body_start, fn.end) or (
+                _SIXTEEN.search(text, fn.body_start, fn.end) and text.find("__shfl", fn.body_start, fn.end) >= 0):
             _check_function(ctx, fn)
     return []
 
