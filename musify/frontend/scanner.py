@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from enum import IntEnum
 from functools import lru_cache
 from itertools import accumulate
+from typing import NamedTuple
 
 
 class Ctx(IntEnum):
@@ -32,16 +33,14 @@ class Ctx(IntEnum):
     MACRO_NAME = 7  # the name a #define defines
 
 
-@dataclass(frozen=True, slots=True)
-class Ident:
+class Ident(NamedTuple):  # a NamedTuple: the scanner makes one per candidate, twice as fast as a dataclass
     start: int
     end: int
     name: str
     ctx: Ctx
 
 
-@dataclass(frozen=True, slots=True)
-class Include:
+class Include(NamedTuple):
     start: int  # offset of the path (inside the delimiters)
     end: int
     path: str
@@ -49,8 +48,7 @@ class Include:
     directive_start: int
 
 
-@dataclass(frozen=True, slots=True)
-class Directive:
+class Directive(NamedTuple):
     start: int  # offset of '#'
     end: int  # offset of the newline that ends the logical line (or len(text))
     keyword: str  # include, define, if, ifdef, ...
