@@ -93,7 +93,7 @@ class DeviceFunction:
     is_kernel: bool
 
 
-_QUALIFIER = re.compile(r"(?<!\w)(__global__|__device__)(?!\w)")
+_QUALIFIER = re.compile(r"__(?:global|device)__(?!\w)")  # literal prefix: fast; the left edge is checked below
 _NAME_BEFORE_PAREN = re.compile(r"([A-Za-z_]\w*)\s*(?:<[^;{()]*>\s*)?$")
 
 
@@ -109,6 +109,8 @@ def device_functions(text: str, codemap: CodeMap) -> list[DeviceFunction]:
         if m is None:
             break
         pos = m.end()
+        if m.start() and (text[m.start() - 1].isalnum() or text[m.start() - 1] == "_"):
+            continue  # inside a longer word
         if not codemap.is_code(m.start()) or (out and m.start() < out[-1].end):
             continue
         found = _definition_after(text, m.end(), codemap, n)
