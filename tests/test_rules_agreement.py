@@ -71,3 +71,9 @@ def test_every_difference_has_a_note(comparison) -> None:
     missing = comparison.missing_notes
     shown = "\n".join(f"  {d.origin}: {d.cuda} (musify {d.musify}, ours {d.ours})" for d in missing[:40])
     assert not missing, f"{len(missing)} records differ from musify without a note:\n{shown}"
+
+
+def test_differences_page_is_current(comparison) -> None:
+    page = Path(__file__).resolve().parents[1] / "docs" / "coverage" / "musify-differences.md"
+    assert page.read_text(encoding="utf-8") == render(comparison), \
+        "docs/coverage/musify-differences.md is stale: run python -m tools.musify_differences"
