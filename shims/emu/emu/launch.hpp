@@ -211,10 +211,14 @@ inline int run_grid(const GridSpec& s, bool cooperative) {
         run_one_block(s, shared, 0);
         for (auto& t : team) t.join();
     } else {
+        // OS threads take blocks in chunks (about 64 per thread over the grid), so a grid of many
+        // small blocks does not bounce the counter's cache line between cores at every block.
         std::atomic<unsigned long long> next{0};
+        const unsigned long long chunk = std::max<unsigned long long>(1, blocks / (64ull * Pool::get().size()));
         Pool::get().run(static_cast<int>(std::min<unsigned long long>(blocks, 1u << 30)), [&](int) {
-            for (unsigned long long i; (i = next.fetch_add(1, std::memory_order_relaxed)) < blocks;)
-                run_one_block(s, shared, i);
+            for (unsigned long long i; (i = next.fetch_add(chunk, std::memory_order_relaxed)) < blocks;)
+                for (unsigned long long j = i, end = std::min(blocks, i + chunk); j < end; ++j)
+                    run_one_block(s, shared, j);
         });
     }
     return result(shared.trapped ? ErrorLaunchFailure : Success);
