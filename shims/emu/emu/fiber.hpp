@@ -177,8 +177,27 @@ class StackArena {
 
 // A fault in a guard page is an emulated thread that overflowed its stack: say so and stop with
 // status 3 (the emulator stopped the program) rather than die of a bare SIGSEGV. The handler runs
-// on an alternate signal stack, since the faulting stack is full; any other fault gets the default
-// action. AddressSanitizer builds leave SIGSEGV to the sanitizer, which reports overflows itself.
+// on an alternate signal stack, since the faulting stack is full; any other fault goes to the
+// handler that was installed before (the default action if none). AddressSanitizer builds leave
+// SIGSEGV to the sanitizer, which reports overflows itself.
+inline struct sigaction& previous_segv_action() {
+    static struct sigaction previous {};
+    return previous;
+}
+
+// The alternate signal stack of one OS thread, released when the thread ends.
+struct AltSignalStack {
+    void* mem = nullptr;
+    size_t size = 64 * 1024;
+    ~AltSignalStack() {
+        if (!mem) return;
+        stack_t off{};
+        off.ss_flags = SS_DISABLE;
+        sigaltstack(&off, nullptr);
+        munmap(mem, size);
+    }
+};
+
 extern "C" inline void emu_on_segv(int sig, siginfo_t* info, void*) {
     const StackArena* arena = tl_arena;
     if (arena && arena->in_guard(info->si_addr)) {
@@ -188,24 +207,28 @@ extern "C" inline void emu_on_segv(int sig, siginfo_t* info, void*) {
         (void)ignored;
         _exit(3);
     }
-    signal(sig, SIG_DFL);  // the faulting instruction runs again and takes the default action
+    sigaction(sig, &previous_segv_action(), nullptr);  // the faulting instruction runs again under it
 }
 
 inline void install_overflow_report() {
 #ifndef EMU_ASAN
-    static thread_local bool has_altstack = false;
-    if (!has_altstack) {
+    static thread_local AltSignalStack alt_stack;
+    if (!alt_stack.mem) {
+        void* mem = mmap(nullptr, alt_stack.size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
         stack_t alt{};
-        alt.ss_size = 64 * 1024;
-        alt.ss_sp = mmap(nullptr, alt.ss_size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-        has_altstack = alt.ss_sp != MAP_FAILED && sigaltstack(&alt, nullptr) == 0;
+        alt.ss_sp = mem;
+        alt.ss_size = alt_stack.size;
+        if (mem != MAP_FAILED && sigaltstack(&alt, nullptr) == 0)
+            alt_stack.mem = mem;
+        else if (mem != MAP_FAILED)
+            munmap(mem, alt_stack.size);
     }
     static bool installed = [] {
         struct sigaction action {};
         action.sa_sigaction = &emu_on_segv;
         action.sa_flags = SA_SIGINFO | SA_ONSTACK;
         sigemptyset(&action.sa_mask);
-        return sigaction(SIGSEGV, &action, nullptr) == 0;
+        return sigaction(SIGSEGV, &action, &previous_segv_action()) == 0;
     }();
     (void)installed;
 #endif
