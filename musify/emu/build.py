@@ -195,7 +195,7 @@ def precompiled_prelude(options: BuildOptions, sources: list[Path]) -> Path | No
     """
     face, warp, arch = options.resolved(sources)
     cxx = os.environ.get("CXX", "g++")
-    if not _uses_gcc_pch(cxx):
+    if options.sanitize or not _uses_gcc_pch(cxx):  # sanitizer builds are rare: not worth a PCH
         return None
     flags = _base_flags(options, face, warp, arch)
     key = hashlib.sha256("\0".join([cxx, *flags, _compiler_identity(cxx), _emulator_digest()]).encode())
