@@ -100,3 +100,9 @@ def test_flat_json_user_table_loads_and_wins(rules_dir: Path, tmp_path: Path) ->
     bad.write_text(json.dumps({"cudaFoo": 3}), encoding="utf-8")
     with pytest.raises(RuleFileError, match="bad.json:1:"):
         load_ruleset(extra=[bad], use_cache=False)
+
+
+def test_missing_rule_database_is_a_clear_error(tmp_path, monkeypatch):
+    monkeypatch.setenv("MUSIFY_RULES_DIR", str(tmp_path / "nowhere"))
+    with pytest.raises(RuleFileError, match="rule database is not there"):
+        load_ruleset()

@@ -52,6 +52,9 @@ def load_ruleset(rules_dir: Path | None = None, extra: list[Path] | None = None,
                  use_cache: bool = True) -> RuleSet:
     """The built-in rules (cached by content hash), then each `extra` user table in order."""
     rules_dir = rules_dir or default_rules_dir()
+    if not rules_dir.is_dir():
+        raise RuleFileError(f"{rules_dir}:1: the rule database is not there; install musify from a checkout "
+                            "(pip install -e .) or point MUSIFY_RULES_DIR at its rules/ folder")
     files = rule_files(rules_dir)
     h = hashlib.sha256(LOADER_VERSION.encode())
     blobs = []
