@@ -64,3 +64,20 @@ def test_arbitrary_bytes_round_trip_outside_edits(data):
     new, _, edits = migrate_text(text, "p.cu", RULES, Options())
     if not edits:
         assert new.encode("utf-8", "surrogateescape") == data
+
+
+@settings(max_examples=8, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
+@given(st.lists(texts, min_size=2, max_size=6))
+def test_jobs_do_not_change_output_or_record(tmp_path_factory, contents):
+    from musify.api import migrate
+
+    root = tmp_path_factory.mktemp("jobs")
+    for i, text in enumerate(contents):
+        (root / f"f{i}.cu").write_bytes(text.encode("utf-8", "surrogateescape"))
+    results = []
+    for jobs in (1, 2):
+        record, outputs = migrate([str(root)], Options(jobs=jobs), "none", ruleset=RULES, collect=True)
+        d = record.to_json(deterministic=True)
+        d.pop("options")
+        results.append((outputs.texts, d))
+    assert results[0] == results[1]
