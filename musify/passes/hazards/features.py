@@ -42,7 +42,14 @@ def run(ctx: PassContext) -> list[Edit]:
     return []
 
 
+# Every name _classify can match contains one of these; a file with none of them skips the loop.
+_NAME_HINTS = ("Programmatic", "PROGRAMMATIC", "GridDependency", "ensorMap", "TENSOR_MAP", "luster",
+               "LUSTER", "Texture", "Surface")
+
+
 def _names(ctx: PassContext) -> None:
+    if not any(hint in ctx.text for hint in _NAME_HINTS):
+        return
     names = ctx.ruleset.names
     for ident in ctx.scan.idents:
         if ident.ctx not in _USES:
