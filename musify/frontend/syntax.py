@@ -61,10 +61,16 @@ def find_nodes(node: tree_sitter.Node, node_type: str) -> list[tree_sitter.Node]
 
 
 @lru_cache(maxsize=32)
-def _type_query(node_type: str) -> tree_sitter.Query:
-    return tree_sitter.Query(parser().language, f"({node_type}) @n")
+def query(source: str) -> tree_sitter.Query:
+    """A compiled tree-sitter query (compiling one costs tens of milliseconds: do it once)."""
+    return tree_sitter.Query(parser().language, source)
+
+
+def captures(node: tree_sitter.Node, source: str) -> dict[str, list[tree_sitter.Node]]:
+    """The nodes under `node` that a query captures, by capture name (matched in C, no Python walk)."""
+    return tree_sitter.QueryCursor(query(source)).captures(node)
 
 
 def count_nodes(node: tree_sitter.Node, node_type: str) -> int:
-    """How many descendants of `node` have the given type (a tree-sitter query: no Python walk)."""
-    return len(tree_sitter.QueryCursor(_type_query(node_type)).captures(node).get("n", ()))
+    """How many descendants of `node` have the given type."""
+    return len(captures(node, f"({node_type}) @n").get("n", ()))

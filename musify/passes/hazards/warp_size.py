@@ -138,21 +138,7 @@ _QUERY = "(call_expression) @call (binary_expression) @bin (init_declarator) @in
 
 def _query_nodes(root) -> dict[str, list]:
     """The node kinds this pass looks at, collected by a tree-sitter query (in C, not a Python walk)."""
-    import tree_sitter
-
-    query = _compiled_query()
-    return tree_sitter.QueryCursor(query).captures(root)
-
-
-_QUERY_CACHE: list = []
-
-
-def _compiled_query():
-    if not _QUERY_CACHE:
-        import tree_sitter
-
-        _QUERY_CACHE.append(tree_sitter.Query(syntax.parser().language, _QUERY))
-    return _QUERY_CACHE[0]
+    return syntax.captures(root, _QUERY)
 
 
 def _thread_variables(captures: dict[str, list]) -> set[str]:
