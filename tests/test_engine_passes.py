@@ -120,3 +120,12 @@ def test_launch_tree_sitter_cannot_parse_is_reported(rules):
     assert "musaMalloc(0)" in new  # names are still migrated
     assert ids(ctx) == ["MU0007"] and "the launch of 'j'" in ctx.diagnostics[0].message
     assert ctx.facts["launches"] == 2 and ctx.facts["launches_parsed"] == 1
+
+
+def test_rule_diag_with_fields_the_use_site_lacks(rules):
+    from musify.rules.model import Rule
+
+    rules.add(Rule(cuda="textureReference", musa=None, kind="type", library="cudart", status="unsupported",
+                   diag="MU2031"))
+    _, ctx = run("textureReference r;\n", rules)
+    assert ids(ctx) == ["MU2031"] and ctx.diagnostics[0].message.startswith("use of 'textureReference'")

@@ -38,6 +38,7 @@ def write(path: Path, records: str, head: str = HEAD) -> Path:
     ("{cuda: cudaFoo, musa: musaFoo, status: unsupported}", "has no 'musa' name"),
     ("{cuda: cudaFoo, musa: musaFoo, status: shim}", "needs its 'header'"),
     ("{musa: musaFoo}", "'cuda' is required"),
+    ("{cuda: cudaFoo, status: unsupported, diag: MU9999}", "diag 'MU9999' is not in the diagnostic catalogue"),
     ("just-a-string", "must be a mapping"),
 ])
 def test_bad_record_is_reported_with_file_and_line(rules_dir: Path, record: str, message: str) -> None:

@@ -15,6 +15,7 @@ from pathlib import Path
 
 import yaml
 
+from musify.diagnostics import CATALOGUE
 from musify.rules.model import KINDS, STATUSES, Rule, RuleSet
 
 SCHEMA = "musify-rules/1"
@@ -154,6 +155,9 @@ def _make_rule(rec: object, defaults: dict, where: str) -> Rule:
         raise RuleFileError(f"{where}: {cuda}: an unchanged record cannot name a different 'musa'")
     if status == "unsupported" and musa is not None:
         raise RuleFileError(f"{where}: {cuda}: an unsupported record has no 'musa' name")
+    diag = merged.get("diag")
+    if diag is not None and diag not in CATALOGUE:
+        raise RuleFileError(f"{where}: {cuda}: diag {diag!r} is not in the diagnostic catalogue")
     if status == "shim" and not merged.get("header"):
         raise RuleFileError(f"{where}: {cuda}: a shim record needs its 'header'")
     return Rule(
