@@ -10,32 +10,17 @@ from __future__ import annotations
 
 import re
 
+from musify.frontend.scanner import trie_regex as scanner_trie
 from musify.passes.exclusions import find_exclusions
 
 _WORD = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_")
 
 
 def trie_regex(keys: list[str]) -> re.Pattern[str] | None:
-    """One regex matching any key; at each position the longest key wins (greedy trie)."""
-    trie: dict = {}
-    for key in keys:
-        node = trie
-        for ch in key:
-            node = node.setdefault(ch, {})
-        node[""] = {}
-    if not trie:
+    """One regex matching any key; at each position the longest key wins (the scanner's trie)."""
+    if not keys:
         return None
-    return re.compile(_emit(trie))
-
-
-def _emit(node: dict) -> str:
-    alts = [re.escape(ch) + _emit(child) for ch, child in sorted(node.items()) if ch]
-    if not alts:
-        return ""
-    body = alts[0] if len(alts) == 1 else "(?:" + "|".join(alts) + ")"
-    if "" in node:  # a key ends here: longer keys are tried first, then stopping here
-        return body + "?" if len(alts) == 1 and len(alts[0]) == 1 else f"(?:{body})?"
-    return body
+    return re.compile(scanner_trie(keys))
 
 
 def replace_text(text: str, table: dict[str, str], pattern: re.Pattern[str] | None = None) -> tuple[str, int]:
