@@ -48,7 +48,6 @@ class Found:
 @dataclass
 class Discovery:
     files: list[Found]
-    notes: list[tuple[str, str]]  # (path, message) for things skipped on purpose
 
 
 class GitIgnore:
@@ -131,22 +130,20 @@ def excluded(rel: str, patterns: tuple[str, ...] | list[str]) -> bool:
 def discover(inputs: list[str], exclude: tuple[str, ...] = (), respect_gitignore: bool = True) -> Discovery:
     """List every file under the inputs (sorted, deterministic), without following links."""
     files: list[Found] = []
-    notes: list[tuple[str, str]] = []
     for item in inputs:
         path = os.path.abspath(item)
         if os.path.isdir(path) and not os.path.islink(path):
-            _walk(path, exclude, respect_gitignore, files, notes)
+            _walk(path, exclude, respect_gitignore, files)
         elif os.path.lexists(path):
             root, name = os.path.split(path)
             link = os.readlink(path) if os.path.islink(path) else None
             files.append(Found(root, name, classify(name), link))
         else:
             files.append(Found(os.path.dirname(path), os.path.basename(path), "missing"))
-    return Discovery(files, notes)
+    return Discovery(files)
 
 
-def _walk(root: str, exclude: tuple[str, ...], respect_gitignore: bool, files: list[Found],
-          notes: list[tuple[str, str]]) -> None:
+def _walk(root: str, exclude: tuple[str, ...], respect_gitignore: bool, files: list[Found]) -> None:
     ignore = GitIgnore()
     for dirpath, dirnames, filenames in os.walk(root, followlinks=False):
         rel_dir = os.path.relpath(dirpath, root).replace(os.sep, "/")

@@ -48,18 +48,6 @@ def parse_toplevel(snippet: str) -> SnippetParse:
     return SnippetParse(not tree.root_node.has_error, tree.root_node, 0)
 
 
-def find_nodes(node: tree_sitter.Node, node_type: str) -> list[tree_sitter.Node]:
-    """All descendants of `node` (itself included) of the given type, in document order."""
-    out = []
-    stack = [node]
-    while stack:
-        n = stack.pop()
-        if n.type == node_type:
-            out.append(n)
-        stack.extend(reversed(n.children))
-    return out
-
-
 @lru_cache(maxsize=32)
 def query(source: str) -> tree_sitter.Query:
     """A compiled tree-sitter query (compiling one costs tens of milliseconds: do it once)."""
