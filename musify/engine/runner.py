@@ -86,12 +86,11 @@ def migrate_file(job: FileJob, ruleset: RuleSet, options: Options, project: Proj
         data = _read(job, result, shown)
         if data is None:
             return result, None
-        text = data.decode("utf-8", "surrogateescape")
-        bad = sum(1 for ch in text if "\udc80" <= ch <= "\udcff") if not _is_utf8(data) else 0
+        text, bad = _decode(data)
         new_text, ctx, edits = migrate_text(text, job.rel, ruleset, options, project, job.display)
         if bad:
             ctx.warn("MU0003", 0, count=bad)
-        new = new_text.encode("utf-8", "surrogateescape")
+        new = new_text.encode("utf-8", "surrogateescape") if edits else data
         _fill(result, ctx, edits, text, data)
         renamed = job.output_rel.rsplit("/", 1)[-1] != job.rel.rsplit("/", 1)[-1]
         result.status = "migrated" if (new != data or renamed) else "unchanged"
@@ -106,12 +105,14 @@ def migrate_file(job: FileJob, ruleset: RuleSet, options: Options, project: Proj
         result.seconds = time.perf_counter() - t0
 
 
-def _is_utf8(data: bytes) -> bool:
+def _decode(data: bytes) -> tuple[str, int]:
+    """The text and how many bytes were not UTF-8: one strict decode in the common case, the
+    lossless `surrogateescape` one (each bad byte a lone surrogate) only when that fails."""
     try:
-        data.decode("utf-8")
-        return True
+        return data.decode("utf-8"), 0
     except UnicodeDecodeError:
-        return False
+        text = data.decode("utf-8", "surrogateescape")
+        return text, sum(1 for ch in text if "\udc80" <= ch <= "\udcff")
 
 
 def _read(job: FileJob, result: FileResult, shown: str) -> bytes | None:
