@@ -107,14 +107,10 @@ def _match_forward(text: str, i: int, codemap: CodeMap, stop: str) -> tuple[int,
     part_start = i
     first = stop[0]
     while True:
-        m = _INTERESTING.search(text, i)
+        m = codemap.search(_INTERESTING, text, i)
         if m is None:
             return -1, parts
         i = m.start()
-        ctx_end = codemap.span_end(i)
-        if ctx_end is not None:  # inside a comment or literal: skip it whole
-            i = ctx_end
-            continue
         c = text[i]
         if depth == 0 and c == first and text.startswith(stop, i):
             parts.append((part_start, i))

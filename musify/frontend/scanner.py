@@ -94,6 +94,18 @@ class CodeMap:
     def is_code(self, pos: int) -> bool:
         return self.context_at(pos) == Ctx.CODE
 
+    def search(self, pattern: re.Pattern[str], text: str, pos: int) -> re.Match[str] | None:
+        """The next match of `pattern` at or after `pos` that starts in code (comments and
+        literals are jumped over whole): bracket matching that costs per bracket, not per char."""
+        while True:
+            m = pattern.search(text, pos)
+            if m is None:
+                return None
+            end = self.span_end(m.start())
+            if end is None:
+                return m
+            pos = end
+
     def span_end(self, pos: int) -> int | None:
         """The end of the comment or literal containing `pos`, or None when `pos` is code."""
         i = bisect.bisect_right(self._starts, pos) - 1

@@ -103,7 +103,6 @@ def device_functions(text: str, codemap: CodeMap) -> list[DeviceFunction]:
         return []
     out: list[DeviceFunction] = []
     pos = 0
-    n = len(text)
     while True:
         m = _QUALIFIER.search(text, pos)
         if m is None:
@@ -113,7 +112,7 @@ def device_functions(text: str, codemap: CodeMap) -> list[DeviceFunction]:
             continue  # inside a longer word
         if not codemap.is_code(m.start()) or (out and m.start() < out[-1].end):
             continue
-        found = _definition_after(text, m.end(), codemap, n)
+        found = _definition_after(text, m.end(), codemap)
         if found is None:
             continue
         paren, brace, close = found
@@ -128,22 +127,9 @@ _STOP_OR_PAREN = re.compile(r"[;=\[(]")
 _BODY_OR_END = re.compile(r"[;{]")
 
 
-def _next_code(pattern: re.Pattern[str], text: str, i: int, n: int, codemap: CodeMap):
-    """The next match of `pattern` at or after i that is in code (comments and literals skipped)."""
-    while i < n:
-        m = pattern.search(text, i)
-        if m is None:
-            return None
-        end = codemap.span_end(m.start())
-        if end is None:
-            return m
-        i = end
-    return None
-
-
-def _definition_after(text: str, pos: int, codemap: CodeMap, n: int) -> tuple[int, int, int] | None:
+def _definition_after(text: str, pos: int, codemap: CodeMap) -> tuple[int, int, int] | None:
     """(offset of '(' of the parameters, of '{', just after '}') when a definition follows `pos`."""
-    m = _next_code(_STOP_OR_PAREN, text, pos, n, codemap)
+    m = codemap.search(_STOP_OR_PAREN, text, pos)
     if m is None or text[m.start()] != "(":
         return None  # a variable (or nothing)
     paren = m.start()
@@ -151,7 +137,7 @@ def _definition_after(text: str, pos: int, codemap: CodeMap, n: int) -> tuple[in
     if close < 0:
         return None
     # qualifiers, trailing return type, attributes, initialiser list up to the body
-    m = _next_code(_BODY_OR_END, text, close + 1, n, codemap)
+    m = codemap.search(_BODY_OR_END, text, close + 1)
     if m is None or text[m.start()] == ";":
         return None
     brace = m.start()
@@ -168,10 +154,9 @@ def match_bracket(text: str, i: int, codemap: CodeMap) -> int:
     opener = text[i]
     pattern = _BRACKETS[opener]
     depth = 0
-    n = len(text)
     j = i
     while True:
-        m = _next_code(pattern, text, j, n, codemap)
+        m = codemap.search(pattern, text, j)
         if m is None:
             return -1
         j = m.start()
