@@ -11,12 +11,11 @@ import sys
 from rich.console import Console
 from rich.table import Table
 
+from musify.diagnostics import at_least
 from musify.records import RunRecord
 
 
 def print_diagnostics(record: RunRecord, stream=None, min_severity: str = "note") -> None:
-    from musify.diagnostics import at_least
-
     stream = stream or sys.stderr
     for f in record.files:
         for d in f.diagnostics:
