@@ -10,7 +10,7 @@ MU3xxx precise (libclang) mode, MU4xxx musify-text compatibility, MU5xxx verify 
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 
 SEVERITIES = ("note", "warning", "error")
 SEVERITY_RANK = {s: i for i, s in enumerate(SEVERITIES)}
@@ -28,7 +28,13 @@ class DiagSpec:
 
 @dataclass(frozen=True, slots=True)
 class Diagnostic:
-    """One raised diagnostic; picklable and JSON-ready."""
+    """One raised diagnostic; picklable and JSON-ready (run record `musify-run/2`).
+
+    `line`/`column` start the span and `end_line`/`end_column` end it (1-based, end exclusive);
+    `args` are the message template's arguments, so a renderer can rebuild or translate the text;
+    `origin` is the rule or pass that raised it; `sites` lists further places with the same cause
+    when findings are grouped (one diagnostic per cause per function); `verify` is set by
+    `musify verify` ("confirmed" or "cleared")."""
 
     id: str
     severity: str
@@ -37,13 +43,29 @@ class Diagnostic:
     column: int
     message: str
     name: str = ""  # the identifier or construct it is about, for statistics
+    end_line: int = 0  # 0: same as line
+    end_column: int = 0  # 0: same as column
+    args: dict = field(default_factory=dict, hash=False, compare=False)
+    origin: str = ""  # "pass:warp_size", "rule:cudaBindTexture", ...
+    sites: tuple = ()  # ((line, column), ...) of the other sites of a grouped finding
+    verify: str = ""  # "", "confirmed" or "cleared"
 
     def console(self) -> str:
-        return f"{self.path}:{self.line}:{self.column}: {self.severity}: {self.id}: {self.message}"
+        more = f" (+{len(self.sites)} more in this function)" if self.sites else ""
+        return f"{self.path}:{self.line}:{self.column}: {self.severity}: {self.id}: {self.message}{more}"
 
     def to_json(self) -> dict:
         return {"id": self.id, "severity": self.severity, "path": self.path, "line": self.line,
-                "column": self.column, "message": self.message, "name": self.name}
+                "column": self.column, "end_line": self.end_line or self.line,
+                "end_column": self.end_column or self.column, "message": self.message, "name": self.name,
+                "args": self.args, "origin": self.origin, "sites": [list(s) for s in self.sites],
+                "verify": self.verify}
+
+    @classmethod
+    def from_json(cls, d: dict) -> Diagnostic:
+        d = dict(d)
+        d["sites"] = tuple(tuple(s) for s in d.get("sites", ()))
+        return cls(**d)
 
 
 _SPECS = [
@@ -185,11 +207,25 @@ register(*_SPECS)
 
 
 def make(diag_id: str, path: str, line: int, column: int, name: str = "",
-         severity: str | None = None, **args: object) -> Diagnostic:
-    """Build a diagnostic from the catalogue; `severity` overrides the default (e.g. by --arch)."""
+         severity: str | None = None, *, end: tuple[int, int] | None = None, origin: str = "",
+         sites: tuple = (), **args: object) -> Diagnostic:
+    """Build a diagnostic from the catalogue; `severity` overrides the default (e.g. by --arch),
+    `end` is the (line, column) just past the construct (default: the start)."""
     spec = CATALOGUE[diag_id]
     message = spec.template.format_map(_Args(name=name, **args))
-    return Diagnostic(diag_id, severity or spec.severity, path, line, column, message, name)
+    end_line, end_column = end or (line, column)
+    return Diagnostic(diag_id, severity or spec.severity, path, line, column, message, name,
+                      end_line, end_column, {k: _plain(v) for k, v in args.items()}, origin, tuple(sites))
+
+
+def with_changes(diag: Diagnostic, **changes: object) -> Diagnostic:
+    """A copy of a (frozen) diagnostic with some fields changed, e.g. severity or verify status."""
+    return replace(diag, **changes)
+
+
+def _plain(value: object) -> object:
+    """Template arguments as JSON values (they land in the run record)."""
+    return value if isinstance(value, (str, int, float, bool)) or value is None else str(value)
 
 
 class _Args(dict):

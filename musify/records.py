@@ -51,7 +51,7 @@ class FileResult:
     @classmethod
     def from_json(cls, d: dict) -> FileResult:
         d = dict(d)
-        d["diagnostics"] = [Diagnostic(**x) for x in d.get("diagnostics", [])]
+        d["diagnostics"] = [Diagnostic.from_json(x) for x in d.get("diagnostics", [])]
         return cls(**d)
 
 

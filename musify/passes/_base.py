@@ -55,8 +55,14 @@ class PassContext:
         self.protected.append((start, end))
 
     def warn(self, diag_id: str, offset: int, name: str = "", severity: str | None = None,
-             **args: object) -> None:
+             end: int | None = None, origin: str = "", sites: tuple = (), **args: object) -> None:
+        """Raise `diag_id` at `offset`; the span ends at `end` (default: the end of `name` when
+        given, else the offset itself)."""
         line, col = self.lines.position(offset)
+        if end is None:
+            end = offset + len(name) if name and self.text.startswith(name, offset) else offset
+        end_pos = self.lines.position(end) if end != offset else (line, col)
         self.diagnostics.append(
-            diagnostics.make(diag_id, self.display_path or self.path, line, col, name, severity, **args)
+            diagnostics.make(diag_id, self.display_path or self.path, line, col, name, severity,
+                             end=end_pos, origin=origin, sites=sites, **args)
         )
