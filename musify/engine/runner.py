@@ -14,11 +14,12 @@ from collections import Counter
 from dataclasses import dataclass
 
 from musify import diagnostics
+from musify.discover import classify
 from musify.engine.edits import Edit, apply, merge
-from musify.frontend.scanner import LineIndex, candidate_prefixes, scan
+from musify.frontend.scanner import LineIndex
 from musify.options import Options
-from musify.passes import PASSES
 from musify.passes._base import PassContext, ProjectInfo
+from musify.passes.languages import language_for, scanner_prefixes  # noqa: F401 -- re-exported
 from musify.records import FileResult
 from musify.rules.model import RuleSet
 
@@ -35,21 +36,13 @@ class FileJob:
     display: str = ""  # the path as the user should see it in messages
 
 
-def scanner_prefixes(ruleset: RuleSet) -> tuple[str, ...]:
-    """The prefixes the scanner stops at, derived from the rules (cached on the RuleSet)."""
-    cached = getattr(ruleset, "_prefixes", None)
-    if cached is None:
-        # names MUSA keeps need no look-up: only those with an edit or a diagnostic are candidates
-        names = {n for n, r in ruleset.names.items() if r.status != "unchanged" or r.diag}
-        cached = candidate_prefixes(names | set(ruleset.qualified))
-        ruleset._prefixes = cached  # type: ignore[attr-defined]
-    return cached
-
-
 def migrate_text(text: str, path: str, ruleset: RuleSet, options: Options,
-                 project: ProjectInfo | None = None, display: str = "") -> tuple[str, PassContext, list[Edit]]:
-    """Run every pass over `text`; return the new text, the context (diagnostics) and the edits."""
-    sc = scan(text, scanner_prefixes(ruleset))
+                 project: ProjectInfo | None = None, display: str = "",
+                 kind: str = "") -> tuple[str, PassContext, list[Edit]]:
+    """Run the passes of the file's kind (default: classified from `path`) over `text`; return the
+    new text, the context (diagnostics) and the edits."""
+    language = language_for(kind or classify(path))
+    sc = language.front_end(text, ruleset)
     ctx = PassContext(path, text, sc, ruleset, options, project or ProjectInfo(), LineIndex(text),
                       display_path=display or path)
     for problem in sc.problems:
@@ -58,7 +51,7 @@ def migrate_text(text: str, path: str, ruleset: RuleSet, options: Options,
         else:
             ctx.warn("MU0005", problem.offset, what=problem.what)
     edits: list[Edit] = []
-    for _name, run in PASSES:
+    for _name, run in language.passes:
         edits.extend(run(ctx))
     if ctx.protected:
         edits = drop_protected(edits, ctx.protected)
@@ -87,7 +80,7 @@ def migrate_file(job: FileJob, ruleset: RuleSet, options: Options, project: Proj
         if data is None:
             return result, None
         text, bad = _decode(data)
-        new_text, ctx, edits = migrate_text(text, job.rel, ruleset, options, project, job.display)
+        new_text, ctx, edits = migrate_text(text, job.rel, ruleset, options, project, job.display, job.kind)
         if bad:
             ctx.warn("MU0003", 0, count=bad)
         new = new_text.encode("utf-8", "surrogateescape") if edits else data
