@@ -58,8 +58,7 @@ def _comment_start(text: str, start: int, end: int, shell: bool) -> int | None:
             quote = c
         elif c == "#":
             prev = text[i - 1] if i > start else " "
-            if not shell or prev in " \t;&|(" or i == start:
-                if prev not in "${":
-                    return i
+            if (not shell or prev in " \t;&|(" or i == start) and prev not in "${":
+                return i
         i += 1
     return None

@@ -121,7 +121,7 @@ def _chain(node: ast.AST) -> list[ast.AST] | None:
 
 def _part_span(w: Walk, node: ast.AST) -> tuple[int, int] | None:
     """The span of the last name of a chain part, checked against the text."""
-    s, e = w.tree.span(node)
+    _s, e = w.tree.span(node)
     name = node.attr if isinstance(node, ast.Attribute) else node.id
     if w.ctx.text[e - len(name):e] != name:
         return None

@@ -8,8 +8,9 @@ read once per process; a malformed table raises `RuleFileError` naming the file.
 
 from __future__ import annotations
 
+from functools import cache
+
 import tomllib
-from functools import lru_cache
 
 from musify.rules.loader import RuleFileError, default_rules_dir
 
@@ -17,7 +18,7 @@ SCHEMA = "musify-vocab/1"
 TABLES = ("pytorch/python.toml", "build/toolchain.toml", "build/cmake.toml", "torch_cpp/structural.toml")
 
 
-@lru_cache(maxsize=None)
+@cache
 def load_vocab(table: str) -> dict:
     """One vocabulary table (a path relative to `rules/`, e.g. "build/toolchain.toml")."""
     path = default_rules_dir() / table
