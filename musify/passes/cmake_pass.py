@@ -162,9 +162,9 @@ def _command(ctx: PassContext, cmd: Command, state: dict) -> list[Edit]:
 
 
 def _rename_command(ctx: PassContext, cmd: Command, rule: dict, state: dict) -> list[Edit]:
-    if rule.get("sources_only"):
-        if not state["cuda_language"] or not any(is_source_reference(a.value) for a in cmd.args):
-            return []
+    if rule.get("sources_only") and not (state["cuda_language"]
+                                         and any(is_source_reference(a.value) for a in cmd.args)):
+        return []
     if "musa" not in rule:
         ctx.warn(rule.get("diag", "MU6042"), cmd.start, end=cmd.start + len(cmd.name), name=cmd.name, origin=ORIGIN)
         return []

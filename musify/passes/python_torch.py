@@ -86,9 +86,10 @@ def _bindings(w: Walk) -> None:
     for node in ast.walk(w.tree.module):
         if isinstance(node, ast.Import):
             for a in node.names:
-                if a.name == package["after"] or a.name.startswith(package["after"] + "."):
-                    if a.asname is None or a.name == package["after"]:
-                        w.torch_names.add(a.asname or package["after"])
+                if a.name == package["after"]:
+                    w.torch_names.add(a.asname or package["after"])
+                elif a.name.startswith(package["after"] + ".") and a.asname is None:
+                    w.torch_names.add(package["after"])
                 if a.name in modules and a.asname:
                     w.module_names[a.asname] = a.name
                 if a.name.split(".")[0] == package["musa"]:
@@ -154,9 +155,9 @@ def _attribute(w: Walk, node: ast.Attribute) -> None:
         if new and new != node.attr and (span := _part_span(w, node)):
             w.edit(*span, new, f"{module}.{node.attr}")
         return
-    if parts is not None and (parts[0].id in w.torch_names or parts[0].id in w.module_names):
-        if _module_match(w, resolve(w, node)):
-            return
+    if parts is not None and (parts[0].id in w.torch_names or parts[0].id in w.module_names) \
+            and _module_match(w, resolve(w, node)):
+        return
     for member in records(w.vocab, "member"):
         if node.attr != member["cuda"]:
             continue
