@@ -58,6 +58,9 @@ SPECS = [
              "MUSA_MCC_FLAGS"),
     DiagSpec("MU6043", "warning", "low", "CUDA architectures setting",
              "'{name}' {done}"),
+    DiagSpec("MU6045", "note", "low", "CUDA version requirement dropped",
+             "version {version} dropped from find_package({package} ...): it is a CUDA version, which a MUSA "
+             "SDK does not have; require a MUSA SDK version instead if the project needs one"),
     DiagSpec("MU6044", "warning", "low", "CMake file not migrated",
              "not migrated: {cause}; the file is left exactly as it was"),
     # --- PyTorch C++ ------------------------------------------------------------------------------

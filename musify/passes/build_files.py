@@ -215,14 +215,23 @@ def rewrite_word(ctx: PassContext, word: str, following: str | None, hook=None) 
     following_body = following.strip("\"'") if following else None
     tc = toolchain()
     diags: list[tuple[str, dict]] = []
+    if m and not word.startswith("-"):
+        renamed = _variables(prefix, diags)
+        if renamed != prefix:
+            inner = rewrite_word(ctx, word[len(prefix):] or "", following, hook) if body else None
+            if inner is None:
+                return WordResult(renamed + word[len(prefix):], 1, diags)
+            inner.diags[:0] = diags
+            inner.new = renamed + (inner.new if inner.new is not None else "")
+            return inner
     change = translate_flag(body, following_body, ctx.options.arch_map) if body.startswith("-") else None
     if change is not None:
         args = dict(change.args)
         severity = "warning" if change.diag == "MU6022" and not args.pop("exact", True) else None
         if change.diag:
             diags.append((change.diag, args))
-        if change.replacement is None:
-            return WordResult(None, change.words, diags)
+        if change.replacement is None:  # dropped; quotes and a `NAME=` around it stay
+            return WordResult(prefix + suffix if prefix or suffix else None, change.words, diags)
         tail = following[len(following.rstrip("\"'")):] if change.words == 2 and following else suffix
         return WordResult(prefix + change.replacement + tail, change.words, diags, severity)
     if body == "-x" and following_body == tc.language[0]:
@@ -271,6 +280,9 @@ def _source(ctx: PassContext, ref: str, diags: list) -> str:
         ext = re.search(r"\.cuh?(?![\w])", ref)
         new_ext = _new_ext(ctx.project.renames, ext.group()) if ext and ctx.project.renames else None
         return ref[:ext.start()] + new_ext + ref[ext.end():] if new_ext else ref
+    if posixpath.basename(ref).startswith("."):  # `.cu` in `$(SRC:.cu=.o)`: the extension alone
+        new_ext = _new_ext(ctx.project.renames, ref[ref.rindex("."):]) if ctx.project.renames else None
+        return ref[:ref.rindex(".")] + new_ext if new_ext else ref
     new = renamed_reference(ctx, ref)
     if new is None:
         if ctx.options.rename_files:
@@ -287,6 +299,7 @@ def rewrite_words(ctx: PassContext, start: int, end: int, hook=None, origin: str
     text = ctx.text
     words = [(m.start(), m.end()) for m in _WORDS.finditer(text, start, end)]
     edits = []
+    done_to = start  # no edit may reach back before the end of the previous one
     i = 0
     while i < len(words):
         s, e = words[i]
@@ -305,10 +318,12 @@ def rewrite_words(ctx: PassContext, start: int, end: int, hook=None, origin: str
                 edits.append(Edit(s, nxt, "", "flag:" + text[s:e], "build", "flag"))
             else:
                 back = s
-                while back > start and text[back - 1] in " \t":
+                while back > done_to and text[back - 1] in " \t":
                     back -= 1
                 edits.append(Edit(back, last_end, "", "flag:" + text[s:e], "build", "flag"))
+            done_to = edits[-1].end
         elif result.new != text[s:last_end]:
             edits.append(Edit(s, last_end, result.new, "word:" + text[s:e], "build", "flag"))
+            done_to = last_end
         i += result.words
     return edits

@@ -142,6 +142,11 @@ def _find_package(ctx: PassContext, cmd: Command, state: dict) -> list[Edit]:
                           + _indent(ctx.text, cmd.start), "cmake:module_path", LIBRARY, "package"))
     if rule["musa"] == "MUSA":
         state["inserted"] = True
+    if len(cmd.args) > 1 and re.fullmatch(r"\d+(?:\.\d+)*", cmd.args[1].value):
+        version = cmd.args[1]
+        edits.append(Edit(first.end, version.end, "", "cmake:find_package version", LIBRARY, "package"))
+        ctx.warn("MU6045", version.start, end=version.end, version=version.value, package=first.value,
+                 origin=ORIGIN)
     if rule.get("guess"):
         ctx.warn("MU6021", first.start, end=first.end, flag=first.value, musa=rule["musa"], origin=ORIGIN)
     return edits
