@@ -230,8 +230,9 @@ def rewrite_word(ctx: PassContext, word: str, following: str | None, hook=None) 
         severity = "warning" if change.diag == "MU6022" and not args.pop("exact", True) else None
         if change.diag:
             diags.append((change.diag, args))
-        if change.replacement is None:  # dropped; quotes and a `NAME=` around it stay
-            return WordResult(prefix + suffix if prefix or suffix else None, change.words, diags)
+        if change.replacement is None:  # dropped; a quote it shares with other words and `NAME=` stay
+            whole = lead and trail and word[0] == word[-1] and not m
+            return WordResult(None if whole or not (prefix or suffix) else prefix + suffix, change.words, diags)
         tail = following[len(following.rstrip("\"'")):] if change.words == 2 and following else suffix
         return WordResult(prefix + change.replacement + tail, change.words, diags, severity)
     if body == "-x" and following_body == tc.language[0]:

@@ -275,7 +275,7 @@ def _rename_imported(w: Walk, node: ast.ImportFrom, table: dict[str, str], modul
             if a.asname is None:
                 w.renamed_names[a.name] = new
         if rule.get("guess"):
-            w.ctx.warn("MU6005", s, a.name, module=module, musa=f"{rule['musa']}", origin="pass:python_torch")
+            w.ctx.warn("MU6005", s, a.name, module=module, musa=_modules(w.vocab)[module], origin="pass:python_torch")
 
 
 def _add_package_import(w: Walk) -> None:
