@@ -1,0 +1,100 @@
+"""CMake, Makefile and shell front ends: comments, bracket arguments and quoting survive; the
+CUDA toolchain words are rewritten; a file the lexer cannot read is left alone with a diagnostic."""
+
+from __future__ import annotations
+
+import glob
+
+import pytest
+
+from musify.engine.runner import migrate_text
+from musify.frontend.cmake import scan_cmake
+from musify.frontend.make import scan_make, scan_shell
+from musify.options import Options
+from musify.rules import load_ruleset
+
+
+@pytest.fixture(scope="module")
+def rules():
+    return load_ruleset()
+
+
+def port(rules, text: str, path: str) -> tuple[str, list]:
+    new, ctx, _ = migrate_text(text, path, rules, Options())
+    again, _, edits = migrate_text(new, path, rules, Options())
+    assert edits == [] and again == new, f"not a fixed point:\n{new}"
+    return new, ctx.diagnostics
+
+
+def test_cmake_lexer_keeps_comments_brackets_and_quotes():
+    text = ('set(A [==[ -arch=sm_80 ]==] "x;y" b\\ c) # tail\n'
+            '#[[ block\ncomment ]]\nfoo(\n  # inner\n  "q(")\n')
+    sc = scan_cmake(text)
+    assert sc.tree.error == ""
+    assert [c.name for c in sc.tree.commands] == ["set", "foo"]
+    assert [a.kind for a in sc.tree.commands[0].args] == ["unquoted", "bracket", "quoted", "unquoted"]
+    comments = [text[s:e] for s, e, _ in sc.spans if text[s] == "#"]
+    assert comments == ["# tail", "#[[ block\ncomment ]]", "# inner"]
+
+
+def test_cmake_rewrites_and_leaves_brackets_and_comments(rules):
+    src = ("# CUDA comment: CUDA::cudart -arch=sm_80\n"
+           "project(p LANGUAGES CUDA)\n"
+           "set(DOC [[ -arch=sm_80 CUDA::cudart ]])\n"
+           "cuda_add_library(k k.cu)\n"
+           "target_link_libraries(k CUDA::cudart)\n")
+    new, diags = port(rules, src, "CMakeLists.txt")
+    assert new == ("# CUDA comment: CUDA::cudart -arch=sm_80\n"
+                   "project(p LANGUAGES CXX)\n"
+                   "list(APPEND CMAKE_MODULE_PATH ${MUSA_HOME}/cmake)\n"
+                   "find_package(MUSA REQUIRED)\n"
+                   "set(DOC [[ -arch=sm_80 CUDA::cudart ]])\n"
+                   "musa_add_library(k k.cu)\n"
+                   "target_link_libraries(k MUSA::musart)\n")
+    assert "MU6040" in [d.id for d in diags]
+
+
+def test_cmake_that_does_not_lex_is_left_unchanged(rules):
+    src = 'set(X "unterminated\nfind_package(CUDA)\n'
+    new, diags = port(rules, src, "CMakeLists.txt")
+    assert new == src and [d.id for d in diags] == ["MU6044"]
+
+
+def test_make_comments_and_shell_comments_are_untouched(rules):
+    src = "# nvcc -arch=sm_80 -lcudart\nNVCC ?= nvcc  # the compiler: nvcc\nall:\n\t$(NVCC) -arch=sm_70 -lcudart x.cu # build\n"
+    new, _ = port(rules, src, "Makefile")
+    assert new == ("# nvcc -arch=sm_80 -lcudart\nNVCC ?= mcc  # the compiler: nvcc\nall:\n"
+                   "\t$(NVCC) --offload-arch=mp_21 -lmusart x.cu # build\n")
+    sh = 'echo "$# args" # nvcc\nnvcc -Xcompiler -fPIC --expt-relaxed-constexpr -o a a.cu\n'
+    new, diags = port(rules, sh, "build.sh")
+    assert new == 'echo "$# args" # nvcc\nmcc -Xcompiler -fPIC -o a a.cu\n'
+    assert [d.id for d in diags].count("MU6020") == 1
+
+
+def test_make_and_shell_scanners_split_comments():
+    assert [(s, e) for s, e, _ in scan_make("a := 1 # c\n\tb # d\n").spans] == [(7, 10), (14, 17)]
+    assert scan_shell("x='#'; y=${#z} # c\n").spans[0][0] == 15
+
+
+def test_requirements_pins_are_reported_not_rewritten(rules):
+    src = "numpy\ncupy-cuda12x==13.0  # gpu\ntorch==2.1.0+cu118\ncustom+custom\n"
+    new, diags = port(rules, src, "requirements.txt")
+    assert new == src
+    assert [(d.id, d.line) for d in diags] == [("MU6030", 2), ("MU6030", 3)]
+
+
+CMAKE_MODULES = sorted(glob.glob("/usr/share/cmake*/Modules/*.cmake"))[:120]
+
+
+@pytest.mark.skipif(not CMAKE_MODULES, reason="no CMake modules installed")
+def test_real_cmake_modules_migrate_without_crashing_and_reruns_are_no_ops(rules):
+    """CMake's own modules (code we did not write): no crash, comments intact, a rerun changes nothing."""
+    for path in CMAKE_MODULES:
+        text = open(path, encoding="utf-8", errors="surrogateescape").read()
+        new, ctx, _ = migrate_text(text, path, rules, Options())
+        assert not [d for d in ctx.diagnostics if d.id == "MU0001"], path
+        before = [text[s:e] for s, e, _ in scan_cmake(text).spans if text[s] == "#"]
+        after = [new[s:e] for s, e, _ in scan_cmake(new).spans if new[s] == "#"]
+        assert before == after, path
+        again, _, edits = migrate_text(new, path, rules, Options())
+        assert edits == [], path
