@@ -67,8 +67,6 @@ SPECS = [
     DiagSpec("MU6050", "warning", "low", "CUDA case label kept",
              "'case {name}:' kept as written: renamed it would duplicate the switch's existing PrivateUse1 "
              "label; remove the CUDA case or merge it by hand"),
-    DiagSpec("MU6051", "note", "low", "PyTorch C++ rewrite",
-             "'{name}' rewritten to '{musa}'"),
 ]
 
 register(*SPECS)

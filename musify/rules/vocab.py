@@ -56,3 +56,46 @@ def records(table: dict, key: str) -> list[dict]:
     """The `[[key]]` records of a table (an empty list when it has none)."""
     value = table.get(key, [])
     return value if isinstance(value, list) else []
+
+
+# What each table's records are, for the coverage tables (`musify rules docs`):
+# (table, key, library shown, kind shown, how a record's CUDA spelling is written)
+_COVERAGE = (
+    ("pytorch/python.toml", "module", "pytorch-python", "namespace", "{cuda}"),
+    ("pytorch/python.toml", "name", "pytorch-python", "function", "{module}.{cuda}"),
+    ("pytorch/python.toml", "member", "pytorch-python", "function", ".{cuda}"),
+    ("build/toolchain.toml", "flag", "build-toolchain", "keyword", "{cuda}"),
+    ("build/toolchain.toml", "library", "build-toolchain", "keyword", "-l{cuda}"),
+    ("build/toolchain.toml", "path", "build-toolchain", "keyword", "{cuda}"),
+    ("build/toolchain.toml", "variable", "build-toolchain", "variable", "{cuda}"),
+    ("build/cmake.toml", "package", "cmake", "keyword", "find_package({cuda})"),
+    ("build/cmake.toml", "command", "cmake", "function", "{cuda}()"),
+    ("build/cmake.toml", "target", "cmake", "variable", "{cuda}"),
+    ("build/cmake.toml", "variable", "cmake", "variable", "{cuda}"),
+    ("torch_cpp/structural.toml", "member_call", "torch", "function", ".{cuda}()"),
+    ("torch_cpp/structural.toml", "macro_argument", "torch", "enumerator", "{macro}(.., {cuda}, ..)"),
+    ("torch_cpp/structural.toml", "case_label", "torch", "enumerator", "case {cuda}:"),
+)
+
+
+def vocab_rules() -> list:
+    """The vocabulary records as `Rule`s, so the coverage tables list them with the name rules:
+    a best guess shows as inferred, a record with no MUSA form as unsupported (with its diag)."""
+    from musify.rules.model import Rule
+
+    out = []
+    for table, key, library, kind, shown in _COVERAGE:
+        for r in records(load_vocab(table), key):
+            musa = r.get("musa")
+            if key == "flag" and r.get("action") == "drop":
+                musa = None
+            status = "renamed" if musa else "unsupported"
+            note = r.get("source") or ("this project's best guess" if r.get("guess") else None)
+            if key == "flag" and musa is None:
+                note = "dropped" + (f" ({note})" if note else "")
+            if key == "case_label":
+                status, musa, note = "renamed", r["musa"], f"kept with {r['diag']} when the switch already has {r['musa']}"
+            out.append(Rule(cuda=shown.format(**r), musa=musa if status == "renamed" else None, kind=kind,
+                            library=library, status=status, diag=r.get("diag"), note=note,
+                            inferred=bool(r.get("guess")), section=table, origin=f"rules/{table}"))
+    return out
