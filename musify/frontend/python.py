@@ -25,6 +25,15 @@ class PythonTree:
     line_starts: list[int] = field(default_factory=list)
     text: str = ""
 
+    @property
+    def nodes(self) -> list[ast.AST]:
+        """Every node, in `ast.walk` order, computed once (several passes look at all of them)."""
+        cached = self.__dict__.get("_nodes")
+        if cached is None:
+            cached = list(ast.walk(self.module)) if self.module is not None else []
+            self.__dict__["_nodes"] = cached
+        return cached
+
     def offset(self, lineno: int, col_bytes: int) -> int:
         """The text offset of an `ast` position (1-based line, UTF-8 byte column)."""
         start = self.line_starts[lineno - 1]

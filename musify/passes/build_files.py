@@ -134,6 +134,18 @@ def library_rename(name: str) -> dict | None:
 _PATH_CACHE: dict[str, re.Pattern[str]] = {}
 
 
+def _libdir() -> re.Pattern[str]:
+    """`lib64` right after a MUSA install root (a path, or a variable holding one): `lib` there."""
+    if "l" not in _PATH_CACHE:
+        tc = toolchain()
+        names = "|".join(sorted({re.escape(r["musa"]) for r in tc.variables.values()
+                                 if r["musa"].endswith("_HOME")}))
+        roots = "|".join(sorted({re.escape(r["musa"]) for r in tc.paths}))
+        _PATH_CACHE["l"] = re.compile(r"((?:\$\(|\$\{|\$ENV\{|\$)(?:" + names + r")\}?\)?|(?:" + roots
+                                      + r")(?:-[\d.]+)?)/" + re.escape(tc.libdir[0]) + r"(?![\w])")
+    return _PATH_CACHE["l"]
+
+
 def path_pattern() -> re.Pattern[str]:
     """CUDA install roots (`/usr/local/cuda`, `/usr/local/cuda-12.1`), each a whole path component."""
     if "p" not in _PATH_CACHE:
@@ -190,7 +202,6 @@ def is_source_reference(ref: str) -> bool:
 _WORDS = re.compile(r"\S+")
 _ASSIGNMENT = re.compile(r"^([A-Za-z_][\w.]*[:+?!]?=)(.*)$", re.DOTALL)
 _SOURCE_REF = re.compile(r"[\w./%*?\[\]+${}()-]*\.(?:cuh|cu)(?![\w])")
-_LIBDIR_AFTER = re.compile(r"((?:\$\(|\$\{|\$ENV\{|\$)(?:[A-Za-z_]\w*)\}?\)?|/usr/local/musa(?:-[\d.]+)?)/lib64(?![\w])")
 WordHook = "Callable[[str], tuple[str, list[tuple[str, dict]]]]"
 
 
@@ -246,7 +257,7 @@ def rewrite_word(ctx: PassContext, word: str, following: str | None, hook=None) 
             diags.append(("MU6021", {"flag": body, "musa": new}))
     new = _paths(new, diags)
     new = _variables(new, diags)
-    new = _LIBDIR_AFTER.sub(lambda mm: mm.group(1) + "/" + tc.libdir[1], new)
+    new = _libdir().sub(lambda mm: mm.group(1) + "/" + tc.libdir[1], new)
     new = _SOURCE_REF.sub(lambda mm: _source(ctx, mm.group(), diags), new)
     if hook is not None:
         new, more = hook(new)

@@ -28,7 +28,7 @@ def setup_edits(ctx: PassContext, tree: PythonTree, docstrings: set[int]) -> lis
     flag_strings: set[int] = set()
     lists: list[ast.AST] = []
     assigned = _list_assignments(tree.module)
-    for node in ast.walk(tree.module):
+    for node in tree.nodes:
         if isinstance(node, ast.Dict):
             for k, v in zip(node.keys, node.values):
                 if isinstance(k, ast.Constant) and k.value == vocab["cuda_key"]:
@@ -49,7 +49,7 @@ def setup_edits(ctx: PassContext, tree: PythonTree, docstrings: set[int]) -> lis
     for lst in lists:
         if isinstance(lst, (ast.List, ast.Tuple)):
             edits.extend(_flag_list(ctx, tree, lst, flag_strings))
-    for node in ast.walk(tree.module):
+    for node in tree.nodes:
         if isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in flag_strings \
                 and id(node) not in docstrings:
             edits.extend(_plain_string(ctx, tree, node))

@@ -12,10 +12,12 @@ from __future__ import annotations
 import ast
 import re
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 from musify.engine.edits import Edit
 from musify.frontend.python import PythonTree
 from musify.passes._base import PassContext
+from musify.passes.build_files import toolchain
 from musify.passes.python_setup import setup_edits
 from musify.rules.vocab import python_vocab, records
 
@@ -52,10 +54,12 @@ def run(ctx: PassContext) -> list[Edit]:
         offset = tree.line_starts[min(tree.error_line, len(tree.line_starts)) - 1] if tree.line_starts else 0
         ctx.warn("MU6001", offset, cause=tree.error, origin="pass:python_torch")
         return []
+    if not _triggers().search(ctx.text):
+        return []
     w = Walk(ctx, tree, python_vocab())
     _bindings(w)
     _contexts(w)
-    for node in ast.walk(tree.module):
+    for node in tree.nodes:
         if isinstance(node, ast.Import):
             _import(w, node)
         elif isinstance(node, ast.ImportFrom):
@@ -74,6 +78,16 @@ def run(ctx: PassContext) -> list[Edit]:
     return w.edits
 
 
+@lru_cache(maxsize=1)
+def _triggers() -> re.Pattern[str]:
+    """Text that any rewrite or diagnostic of this pass needs: a file without it is skipped."""
+    v = python_vocab()
+    tc = toolchain()
+    words = {v["package"]["after"], v["device"]["cuda"], v["backend"]["cuda"], v["compile_args"]["cuda_key"],
+             tc.compiler[0], *tc.variables, *(r["cuda"] for r in tc.paths), *tc.extensions}
+    return re.compile("|".join(sorted(map(re.escape, words), key=len, reverse=True)))
+
+
 # --- bindings: which names stand for torch and for renamed modules ----------------------------
 
 def _modules(vocab: dict) -> dict[str, str]:
@@ -83,7 +97,7 @@ def _modules(vocab: dict) -> dict[str, str]:
 def _bindings(w: Walk) -> None:
     modules = _modules(w.vocab)
     package = w.vocab["package"]
-    for node in ast.walk(w.tree.module):
+    for node in w.tree.nodes:
         if isinstance(node, ast.Import):
             for a in node.names:
                 if a.name == package["after"]:
@@ -283,13 +297,13 @@ def _add_package_import(w: Walk) -> None:
     package = w.vocab["package"]
     if w.imports_package or any(e.replacement.startswith(package["musa"] + ".") for e in w.edits):
         return
-    for node in ast.walk(w.tree.module):
+    for node in w.tree.nodes:
         if isinstance(node, ast.Import) and any(a.name == package["after"] or a.name.startswith(package["after"] + ".")
                                                 for a in node.names):
             break
     else:
         return
-    first = min((n for n in ast.walk(w.tree.module) if isinstance(n, ast.Import)
+    first = min((n for n in w.tree.nodes if isinstance(n, ast.Import)
                  and any(a.name.split(".")[0] == package["after"] for a in n.names)),
                 key=lambda n: (n.lineno, n.col_offset))
     text = w.ctx.text
@@ -315,7 +329,7 @@ def _contexts(w: Walk) -> None:
     backend = w.vocab["backend"]
     funcs: set[int] = set()
     inner: set[int] = set()
-    for node in ast.walk(w.tree.module):
+    for node in w.tree.nodes:
         if isinstance(node, ast.Attribute):
             inner.add(id(node.value))
         elif isinstance(node, ast.Call):
