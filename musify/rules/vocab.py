@@ -9,6 +9,7 @@ read once per process; a malformed table raises `RuleFileError` naming the file.
 from __future__ import annotations
 
 from functools import cache
+from pathlib import Path
 
 import tomllib
 
@@ -18,10 +19,14 @@ SCHEMA = "musify-vocab/1"
 TABLES = ("pytorch/python.toml", "build/toolchain.toml", "build/cmake.toml", "torch_cpp/structural.toml")
 
 
-@cache
 def load_vocab(table: str) -> dict:
-    """One vocabulary table (a path relative to `rules/`, e.g. "build/toolchain.toml")."""
-    path = default_rules_dir() / table
+    """One vocabulary table (a path relative to `rules/`, e.g. "build/toolchain.toml"), read once
+    per rules folder (`MUSIFY_RULES_DIR` can point elsewhere)."""
+    return _load(default_rules_dir() / table)
+
+
+@cache
+def _load(path: Path) -> dict:
     try:
         doc = tomllib.loads(path.read_text(encoding="utf-8"))
     except OSError as exc:
@@ -85,6 +90,8 @@ def vocab_rules() -> list:
 
     out = []
     for table, key, library, kind, shown in _COVERAGE:
+        if not (default_rules_dir() / table).is_file():  # a rules folder without this vocabulary
+            continue
         for r in records(load_vocab(table), key):
             musa = r.get("musa")
             if key == "flag" and r.get("action") == "drop":

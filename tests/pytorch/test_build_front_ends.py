@@ -4,6 +4,7 @@ CUDA toolchain words are rewritten; a file the lexer cannot read is left alone w
 from __future__ import annotations
 
 import glob
+from pathlib import Path
 
 import pytest
 
@@ -90,11 +91,11 @@ CMAKE_MODULES = sorted(glob.glob("/usr/share/cmake*/Modules/*.cmake"))[:120]
 def test_real_cmake_modules_migrate_without_crashing_and_reruns_are_no_ops(rules):
     """CMake's own modules (code we did not write): no crash, comments intact, a rerun changes nothing."""
     for path in CMAKE_MODULES:
-        text = open(path, encoding="utf-8", errors="surrogateescape").read()
+        text = Path(path).read_text(encoding="utf-8", errors="surrogateescape")
         new, ctx, _ = migrate_text(text, path, rules, Options())
         assert not [d for d in ctx.diagnostics if d.id == "MU0001"], path
         before = [text[s:e] for s, e, _ in scan_cmake(text).spans if text[s] == "#"]
         after = [new[s:e] for s, e, _ in scan_cmake(new).spans if new[s] == "#"]
         assert before == after, path
-        again, _, edits = migrate_text(new, path, rules, Options())
+        _again, _, edits = migrate_text(new, path, rules, Options())
         assert edits == [], path
