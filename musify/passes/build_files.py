@@ -14,8 +14,8 @@ import re
 from dataclasses import dataclass, field
 from functools import lru_cache
 
+from musify.arch import offload_arch, translate
 from musify.passes._base import PassContext
-from musify.passes.hazards.arch_policy import translate
 from musify.rules.vocab import records, toolchain_vocab
 
 _ARCH_NUMBER = re.compile(r"(?:sm|compute|lto)_(\d+)[a-z]?")
@@ -106,7 +106,7 @@ def _arch_change(shown: str, value: str, words: int, arch_map: tuple[tuple[int, 
         if t is None:
             return FlagChange(shown, words, "MU6023", {"flag": shown})
         exact = exact and t.exact
-        mp = f"mp_{t.musa // 10}"
+        mp = offload_arch(t.musa)
         if mp not in archs:
             archs.append(mp)
         policies.append(t.policy)

@@ -61,7 +61,7 @@ def run(ctx: PassContext) -> list[Edit]:
             edits.extend(_find_package(ctx, cmd, state))
         else:
             edits.extend(_command(ctx, cmd, state))
-    return edits
+    return [e._replace(category="build") for e in edits]
 
 
 def _enables_language(cmd: Command, lang: str) -> bool:

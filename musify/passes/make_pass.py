@@ -19,4 +19,4 @@ def run(ctx: PassContext) -> list[Edit]:
     for start, end in segments:
         if end > start and not ctx.text[start:end].isspace():
             edits.extend(rewrite_words(ctx, start, end, origin="pass:make"))
-    return edits
+    return [e._replace(category="build") for e in edits]

@@ -75,7 +75,7 @@ def run(ctx: PassContext) -> list[Edit]:
             _string(w, node)
     w.edits.extend(setup_edits(ctx, tree, w.docstrings))
     _add_package_import(w)
-    return w.edits
+    return [e._replace(category="python" if e.library == LIBRARY else "build") for e in w.edits]
 
 
 @lru_cache(maxsize=1)

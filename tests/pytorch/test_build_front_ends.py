@@ -8,11 +8,11 @@ from pathlib import Path
 
 import pytest
 
-from musify.engine.runner import migrate_text
 from musify.frontend.cmake import scan_cmake
 from musify.frontend.make import scan_make, scan_shell
 from musify.options import Options
 from musify.rules import load_ruleset
+from musify.runner import migrate_text
 
 
 @pytest.fixture(scope="module")

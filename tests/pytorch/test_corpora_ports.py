@@ -14,13 +14,13 @@ from pathlib import Path
 import pytest
 
 from musify.discover import BUILD_KINDS, classify
-from musify.engine.runner import migrate_text
 from musify.frontend.cmake import scan_cmake
 from musify.frontend.make import scan_make, scan_shell
 from musify.options import Options
 from musify.passes.includes import build_project_info
 from musify.rules import load_ruleset
 from musify.rules.vocab import cmake_vocab, python_vocab, records, toolchain_vocab
+from musify.runner import migrate_text
 
 CORPORA = Path(__file__).resolve().parents[2] / "corpora"
 PROGRAMS = sorted(p.parent.name for p in CORPORA.glob("*/program.toml")

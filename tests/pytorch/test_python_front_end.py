@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import pytest
 
-from musify.engine.runner import migrate_text
 from musify.options import Options
 from musify.rules import load_ruleset
+from musify.runner import migrate_text
 
 
 @pytest.fixture(scope="module")
