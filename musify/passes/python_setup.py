@@ -15,7 +15,7 @@ import re
 from musify.engine.edits import Edit
 from musify.frontend.python import PythonTree
 from musify.passes._base import PassContext
-from musify.passes.build_files import library_rename, rewrite_word, rewrite_words
+from musify.passes.build_files import library_rename, rewrite_word, rewrite_words, translate_flag
 from musify.rules.vocab import python_vocab
 
 _SIMPLE = re.compile(r"^([rRuU]?)('|\")([^'\"\\\n]*)\2$")
@@ -46,14 +46,26 @@ def setup_edits(ctx: PassContext, tree: PythonTree, docstrings: set[int]) -> lis
                 elif k.arg == "libraries" and isinstance(k.value, (ast.List, ast.Tuple)):
                     flag_strings.update(id(e) for e in k.value.elts)
                     edits.extend(_libraries(ctx, tree, k.value))
+    # any other literal list of strings that holds an nvcc flag (`nvcc_args.extend(("-gencode", ...))`)
+    lists.extend(n for n in tree.nodes if isinstance(n, (ast.List, ast.Tuple)) and _holds_flag(ctx, n))
+    seen_lists: set[int] = set()
     for lst in lists:
-        if isinstance(lst, (ast.List, ast.Tuple)):
+        if isinstance(lst, (ast.List, ast.Tuple)) and id(lst) not in seen_lists:
+            seen_lists.add(id(lst))
             edits.extend(_flag_list(ctx, tree, lst, flag_strings))
     for node in tree.nodes:
         if isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in flag_strings \
                 and id(node) not in docstrings:
             edits.extend(_plain_string(ctx, tree, node))
     return edits
+
+
+def _holds_flag(ctx: PassContext, node: ast.List | ast.Tuple) -> bool:
+    values = [e.value for e in node.elts if isinstance(e, ast.Constant) and isinstance(e.value, str)]
+    if not values or len(values) != len(node.elts):
+        return False
+    return any(v.startswith("-") and translate_flag(v, nxt, ctx.options.arch_map) is not None
+               for v, nxt in zip(values, [*values[1:], None]))
 
 
 def _list_assignments(module: ast.Module) -> dict[str, ast.AST]:
@@ -87,6 +99,7 @@ def _key(ctx: PassContext, tree: PythonTree, node: ast.Constant, vocab: dict) ->
 def _flag_list(ctx: PassContext, tree: PythonTree, lst: ast.List | ast.Tuple, seen: set[int]) -> list[Edit]:
     edits = []
     elts = lst.elts
+    removed = 0
     i = 0
     while i < len(elts):
         node = elts[i]
@@ -118,13 +131,25 @@ def _flag_list(ctx: PassContext, tree: PythonTree, lst: ast.List | ast.Tuple, se
             seen.add(id(last))
         if result.new is None:
             edits.append(_remove_elements(ctx, tree, elts, i, i + result.words, e))
+            removed += result.words
         elif result.words == 1:
             edits.append(Edit(*span, result.new, "flag:" + node.value, "build", "flag"))
         else:
             q = ctx.text[span[0] - 1]
             edits.append(Edit(s, e, f"{q}{result.new}{q}", "flag:" + node.value, "build", "flag"))
+            removed += 1
         i += result.words
+    if isinstance(lst, ast.Tuple) and len(elts) > 1 and len(elts) - removed == 1:
+        edits.append(_one_tuple(ctx, tree, lst, edits))
     return edits
+
+
+def _one_tuple(ctx: PassContext, tree: PythonTree, lst: ast.Tuple, edits: list[Edit]) -> Edit:
+    """A tuple left with one element keeps a trailing comma, or `("-O3")` would be a string."""
+    kept = [e for e in lst.elts if not any(x.start <= tree.span(e)[0] < x.end or
+                                             (x.start == tree.span(e)[0] and x.replacement) for x in edits)]
+    end = tree.span(kept[0])[1] if kept else max(x.end for x in edits if x.replacement)
+    return Edit(end, end, ",", "flag:tuple", "build", "flag")
 
 
 def _remove_elements(ctx: PassContext, tree: PythonTree, elts: list, first: int, stop: int, end: int) -> Edit:
@@ -167,7 +192,11 @@ def _plain_string(ctx: PassContext, tree: PythonTree, node: ast.Constant) -> lis
     if span is None or " " in value or "\t" in value:
         return []
     result = rewrite_word(ctx, value, None)
-    if result is None or result.new is None or value.startswith("-"):
+    if result is None:
+        return []
+    if result.new is None or result.words != 1:  # an nvcc-only flag outside a list: not removable here
+        ctx.warn("MU6014", span[0], end=span[1], construct=value, origin=ORIGIN,
+                 why="an nvcc flag mcc does not take, outside a flag list; remove it")
         return []
     for diag, args in result.diags:
         ctx.warn(diag, span[0], end=span[1], origin=ORIGIN, **args)

@@ -84,7 +84,8 @@ def _triggers() -> re.Pattern[str]:
     v = python_vocab()
     tc = toolchain()
     words = {v["package"]["after"], v["device"]["cuda"], v["backend"]["cuda"], v["compile_args"]["cuda_key"],
-             tc.compiler[0], *tc.variables, *(r["cuda"] for r in tc.paths), *tc.extensions}
+             tc.compiler[0], *tc.variables, *(r["cuda"] for r in tc.paths), *tc.extensions, *tc.flags,
+             *tc.arch_flags}
     return re.compile("|".join(sorted(map(re.escape, words), key=len, reverse=True)))
 
 

@@ -123,3 +123,17 @@ def test_unknown_names_keep_the_import(rules):
     new, diags = port(rules, src)
     assert new == src
     assert ids(diags) == ["MU6004", "MU6013"]
+
+
+def test_flag_tuples_and_lists_outside_extra_compile_args(rules):
+    """Real setup.py files build nvcc flags with .extend/.append: a one-element tuple keeps its comma."""
+    src = ("args = ['-gencode', 'arch=compute_70,code=sm_70']\n"
+           "args.extend(('-gencode', 'arch=compute_80,code=sm_80'))\n"
+           "args.extend(('--expt-relaxed-constexpr', '-O3'))\n"
+           "args.append('--extended-lambda')\n")
+    new, diags = port(rules, src)
+    assert new == ("args = ['--offload-arch=mp_21']\n"
+                   "args.extend(('--offload-arch=mp_22',))\n"
+                   "args.extend(('-O3',))\n"
+                   "args.append('--extended-lambda')\n")
+    assert [d.id for d in diags] == ["MU6022", "MU6022", "MU6020", "MU6014"]
