@@ -28,7 +28,10 @@ LIBRARY = "cmake"
 def _tables() -> dict:
     v = cmake_vocab()
     names = {r["cuda"]: r for r in records(v, "variable") + records(v, "target")}
-    pattern = re.compile(r"(?<![\w:])(" + "|".join(sorted(map(re.escape, names), key=len, reverse=True)) + r")(?![\w])")
+    namespaces = sorted({r["cuda"].split("::")[0] + "::" for r in records(v, "target")})
+    alternatives = sorted(map(re.escape, names), key=len, reverse=True)
+    alternatives += [re.escape(ns) + r"\w+" for ns in namespaces]  # any other target: kept, reported
+    pattern = re.compile(r"(?<![\w:])(" + "|".join(alternatives) + r")(?![\w])")
     return {
         "language": v["language"],
         "packages": {r["cuda"]: r for r in records(v, "package")},
@@ -49,7 +52,8 @@ def run(ctx: PassContext) -> list[Edit]:
     lang = t["language"]["cuda"]
     state = {"inserted": t["language"]["package"] in ctx.text,
              "module_path": t["language"]["module_path"] in ctx.text,
-             "cuda_language": any(_enables_language(c, lang) for c in tree.commands)}
+             "cuda_language": any(_enables_language(c, lang) for c in tree.commands),
+             "source_vars": _source_variables(tree.commands)}
     edits: list[Edit] = []
     for cmd in tree.commands:
         name = cmd.lower
@@ -62,6 +66,23 @@ def run(ctx: PassContext) -> list[Edit]:
         else:
             edits.extend(_command(ctx, cmd, state))
     return [e._replace(category="build") for e in edits]
+
+
+def _source_variables(commands: list[Command]) -> set[str]:
+    """Variables that `set(...)`/`list(APPEND ...)` fill with CUDA source files."""
+    out = set()
+    for cmd in commands:
+        args = cmd.args[1:] if cmd.lower == "set" else cmd.args[2:] if cmd.lower == "list" else []
+        if args and any(is_source_reference(a.value) for a in args):
+            out.add(cmd.args[1].value if cmd.lower == "list" else cmd.args[0].value)
+    return out
+
+
+def _names_sources(cmd: Command, state: dict) -> bool:
+    """The command's arguments name CUDA sources, directly or through a source variable."""
+    if any(is_source_reference(a.value) for a in cmd.args):
+        return True
+    return any("${" + v + "}" in a.value for a in cmd.args for v in state["source_vars"])
 
 
 def _enables_language(cmd: Command, lang: str) -> bool:
@@ -167,8 +188,7 @@ def _command(ctx: PassContext, cmd: Command, state: dict) -> list[Edit]:
 
 
 def _rename_command(ctx: PassContext, cmd: Command, rule: dict, state: dict) -> list[Edit]:
-    if rule.get("sources_only") and not (state["cuda_language"]
-                                         and any(is_source_reference(a.value) for a in cmd.args)):
+    if rule.get("sources_only") and not (state["cuda_language"] and _names_sources(cmd, state)):
         return []
     if "musa" not in rule:
         ctx.warn(rule.get("diag", "MU6042"), cmd.start, end=cmd.start + len(cmd.name), name=cmd.name, origin=ORIGIN)
@@ -210,6 +230,10 @@ def _language_property(ctx: PassContext, cmd: Command) -> None:
     for a, b in zip(cmd.args, cmd.args[1:]):
         if a.value == "LANGUAGE" and b.value == lang:
             ctx.warn("MU6042", a.start, end=b.end, name=f"LANGUAGE {lang}", origin=ORIGIN)
+    generator = f"COMPILE_LANGUAGE:{lang}"
+    for a in cmd.args:
+        if generator in a.value and a.kind != "bracket":
+            ctx.warn("MU6042", a.start, end=a.end, name=f"$<{generator}>", origin=ORIGIN)
 
 
 def _regions(cmd: Command) -> list[tuple[int, int]]:
@@ -238,7 +262,7 @@ def _names(word: str) -> tuple[str, list[tuple[str, dict]]]:
     diags: list[tuple[str, dict]] = []
 
     def sub(m: re.Match[str]) -> str:
-        rule = t["names"][m.group(1)]
+        rule = t["names"].get(m.group(1), {"diag": "MU6042"})
         if "musa" not in rule:
             diags.append((rule.get("diag", "MU6042"), {"name": m.group(1),
                                                        "done": "kept as written: set the MUSA architecture with "

@@ -99,3 +99,16 @@ def test_real_cmake_modules_migrate_without_crashing_and_reruns_are_no_ops(rules
         assert before == after, path
         _again, _, edits = migrate_text(new, path, rules, Options())
         assert edits == [], path
+
+
+def test_cmake_sources_through_a_variable_and_unknown_targets(rules):
+    src = ("project(p CXX CUDA)\n"
+           "set(SRCS a.cpp k.cu)\n"
+           "add_library(lib ${SRCS})\n"
+           "add_library(iface INTERFACE)\n"
+           "target_link_libraries(lib CUDA::cudart CUDA::culibos)\n"
+           "add_compile_options(\"$<$<COMPILE_LANGUAGE:CUDA>:--extended-lambda>\")\n")
+    new, diags = port(rules, src, "CMakeLists.txt")
+    assert "musa_add_library(lib ${SRCS})" in new and "add_library(iface INTERFACE)" in new
+    assert "MUSA::musart CUDA::culibos" in new
+    assert sorted(d.name for d in diags if d.id == "MU6042") == ["$<COMPILE_LANGUAGE:CUDA>", "CUDA::culibos"]
