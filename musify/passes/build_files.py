@@ -150,7 +150,8 @@ def path_pattern() -> re.Pattern[str]:
     """CUDA install roots (`/usr/local/cuda`, `/usr/local/cuda-12.1`), each a whole path component."""
     if "p" not in _PATH_CACHE:
         roots = "|".join(re.escape(r["cuda"]) for r in toolchain().paths)
-        _PATH_CACHE["p"] = re.compile(r"(?<![\w/.])(" + roots + r")(-[\d.]+)?(?=$|[/\s\"':;)}])")
+        _PATH_CACHE["p"] = re.compile(r"(?:(?<=-[LIR])|(?<=-isystem)|(?<![\w/.]))(" + roots
+                                      + r")(-[\d.]+)?(?=$|[/\s\"':;)}])")
     return _PATH_CACHE["p"]
 
 
@@ -200,9 +201,23 @@ def is_source_reference(ref: str) -> bool:
 # --- words of a build line ----------------------------------------------------------------------
 
 _WORDS = re.compile(r"\S+")
-_ASSIGNMENT = re.compile(r"^([A-Za-z_][\w.]*[:+?!]?=)(.*)$", re.DOTALL)
+_ASSIGNMENT = re.compile(r"^((?:[A-Za-z_][\w.]*)?(?:::?|[+?!])?=)(.*)$", re.DOTALL)
 _SOURCE_REF = re.compile(r"[\w./%*?\[\]+${}()-]*\.(?:cuh|cu)(?![\w])")
 WordHook = "Callable[[str], tuple[str, list[tuple[str, dict]]]]"
+
+
+def _quote_peel(word: str) -> tuple[int, int]:
+    """How many quote characters open and close `word` as part of a quoted run of words: both
+    ends of `"-arch=sm_80"`, the opening one of `"-O3` and the closing one of `-lineinfo"`; none
+    for quotes that pair up inside the word (`-Xptxas="-v"`)."""
+    if not word:
+        return 0, 0
+    first, last = word[0], word[-1]
+    if first in "\"'" and len(word) > 1 and last == first and word.count(first) == 2:
+        return 1, 1
+    lead = 1 if first in "\"'" and word.count(first) % 2 else 0
+    trail = 1 if last in "\"'" and len(word) > lead and word.count(last) % 2 and not (lead and last == first) else 0
+    return lead, trail
 
 
 @dataclass
@@ -215,13 +230,14 @@ class WordResult:
 
 def rewrite_word(ctx: PassContext, word: str, following: str | None, hook=None) -> WordResult | None:
     """The MUSA form of one build word (quotes and a `NAME=` prefix are kept), or None."""
-    lead = len(word) - len(word.lstrip("\"'"))
-    trail = len(word) - len(word.rstrip("\"'"))
+    lead, trail = _quote_peel(word)
     prefix, body, suffix = word[:lead], word[lead:len(word) - trail], word[len(word) - trail:]
     m = _ASSIGNMENT.match(body)
     if m and not body.startswith("-"):
         prefix, body = prefix + m.group(1), m.group(2)
-        inner_lead = len(body) - len(body.lstrip("\"'"))
+        inner_lead, inner_trail = _quote_peel(body)
+        if inner_trail:
+            body, suffix = body[:-inner_trail], body[-inner_trail:] + suffix
         prefix, body = prefix + body[:inner_lead], body[inner_lead:]
     following_body = following.strip("\"'") if following else None
     tc = toolchain()

@@ -112,3 +112,18 @@ def test_cmake_sources_through_a_variable_and_unknown_targets(rules):
     assert "musa_add_library(lib ${SRCS})" in new and "add_library(iface INTERFACE)" in new
     assert "MUSA::musart CUDA::culibos" in new
     assert sorted(d.name for d in diags if d.id == "MU6042") == ["$<COMPILE_LANGUAGE:CUDA>", "CUDA::culibos"]
+
+
+def test_make_words_with_assignments_quotes_and_include_paths(rules):
+    """Shapes seen in real Makefiles: `:=` glued to a flag, quotes that pair up inside one word,
+    install paths after -L/-I, a quoted compiler path, relocatable device code."""
+    src = ('NVCC :="/usr/local/cuda/bin/nvcc"\n'
+           "FLAGS :=-lineinfo -O3 -rdc=true\n"
+           'PTX=-Xptxas="-v" -O2\n'
+           "LIBS=-L/usr/local/cuda/lib64 -I/opt/cuda/include -lcudart\n")
+    new, diags = port(rules, src, "Makefile")
+    assert new == ('NVCC :="/usr/local/musa/bin/mcc"\n'
+                   "FLAGS := -O3 -fgpu-rdc\n"
+                   "PTX= -O2\n"
+                   "LIBS=-L/usr/local/musa/lib -I/usr/local/musa/include -lmusart\n")
+    assert sorted({d.id for d in diags}) == ["MU6020", "MU6021"]
