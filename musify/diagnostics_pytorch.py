@@ -67,6 +67,9 @@ SPECS = [
     DiagSpec("MU6050", "warning", "low", "CUDA case label kept",
              "'case {name}:' kept as written: renamed it would duplicate the switch's existing PrivateUse1 "
              "label; remove the CUDA case or merge it by hand"),
+    DiagSpec("MU6052", "warning", "medium", "PyTorch CUDA header with no known torch_musa path",
+             "<{name}> is a header of PyTorch's CUDA backend with no known torch_musa counterpart; kept as "
+             "written: find the torch_musa header (under torch_musa/csrc/) that declares what the file uses"),
 ]
 
 register(*SPECS)
