@@ -115,17 +115,6 @@ def _arch_change(shown: str, value: str, words: int, arch_map: tuple[tuple[int, 
                                              "exact": exact})
 
 
-def warn_flag(ctx: PassContext, change: FlagChange, offset: int, end: int) -> None:
-    """The diagnostic a flag change carries (documented renames carry none)."""
-    if not change.diag:
-        return
-    severity = None
-    if change.diag == "MU6022" and not change.args.get("exact"):
-        severity = "warning"
-    args = {k: v for k, v in change.args.items() if k != "exact"}
-    ctx.warn(change.diag, offset, severity=severity, end=end, origin="pass:build_files", **args)
-
-
 def library_rename(name: str) -> dict | None:
     """The library record for a bare library name (`cudart`), or None."""
     return toolchain().libraries.get(name)
@@ -203,7 +192,6 @@ def is_source_reference(ref: str) -> bool:
 _WORDS = re.compile(r"\S+")
 _ASSIGNMENT = re.compile(r"^((?:[A-Za-z_][\w.]*)?(?:::?|[+?!])?=)(.*)$", re.DOTALL)
 _SOURCE_REF = re.compile(r"[\w./%*?\[\]+${}()-]*\.(?:cuh|cu)(?![\w])")
-WordHook = "Callable[[str], tuple[str, list[tuple[str, dict]]]]"
 
 
 def _quote_peel(word: str) -> tuple[int, int]:
