@@ -128,9 +128,10 @@ _SPECS = [
              "'{expr}' compares {name} with a CUDA version number ({decoded}){renamed}; MUSA numbers its "
              "versions on its own scale (SDK 5.2 is MUSA_VERSION 50200), so decide by hand which MUSA "
              "version this code needs"),
-    DiagSpec("MU2020", "warning", "low", "32-lane full mask",
-             "full 32-lane mask '{expr}' in {func}(): a warp on {arch} has {width} lanes; write a mask "
-             "for warpSize lanes (e.g. __activemask() where every lane is active)"),
+    DiagSpec("MU2020", "note", "none", "32-bit full lane mask",
+             "full 32-bit mask '{expr}' for {func}: MUSA takes it as the whole warp ({width} lanes on "
+             "{arch}), so it works as written; write __activemask() (taken where every lane is active) "
+             "if the code should not depend on that reading"),
     DiagSpec("MU2021", "warning", "low", "lane or warp arithmetic assumes 32 lanes",
              "'{expr}' assumes 32-lane warps (a warp on {arch} has {width} lanes); write {fix}"),
     DiagSpec("MU2022", "warning", "low", "shuffle width 32",
@@ -145,6 +146,10 @@ _SPECS = [
     DiagSpec("MU2025", "warning", "low", "warpSize compared with 32",
              "'{expr}' compares warpSize with 32; on {arch} warpSize is {width}: test the property "
              "the code needs instead"),
+    DiagSpec("MU2041", "warning", "medium", "lane mask treated as 32 bits wide",
+             "'{expr}' in {func}(): a lane mask {how}, which covers 32 lanes, but a warp on {arch} has "
+             "{width}; keep per-lane results in shared memory or count them with a warp reduction "
+             "(e.g. __syncthreads_count, or a shuffle sum over warpSize lanes)"),
     DiagSpec("MU2030", "warning", "high", "cuDNN call needs a muDNN port",
              "'{name}' is cuDNN: muDNN is a C++ API (::musa::dnn::Handle, ...), so cuDNN's C calls are "
              "not renamed; port this use to muDNN by hand (effort: high)"),
@@ -170,10 +175,11 @@ _SPECS = [
              "per cluster or exchange data through global memory (effort: high)"),
     DiagSpec("MU2040", "error", "high", "inline assembly",
              "inline assembly ({name}) is PTX and does not assemble on MUSA; rewrite it with "
-             "builtins or plain code (musify never disables it: torchada PR #87)"),
+             "builtins or plain code; musify leaves it in place, since disabling it would compile but "
+             "compute wrong results"),
     DiagSpec("MU2050", "warning", "low", "self-referential define kept",
-             "'#define {name}' would become '#define {musa} {musa}' after renaming; kept as written "
-             "(MUSA_FACTS section 2, torchada PR #92)"),
+             "'#define {name}' would become '#define {musa} {musa}' after renaming, which breaks every "
+             "use of {musa}; kept as written (the project already maps the name to MUSA)"),
     DiagSpec("MU2060", "note", "low", "call rewritten to a compatibility shim",
              "'{name}' rewritten to '{musa}' from \"{header}\" (musify's shims/compat): put shims/compat "
              "on the include path"),

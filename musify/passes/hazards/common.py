@@ -10,10 +10,11 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 
 from musify.frontend.scanner import CodeMap
 
-# MUSA_FACTS section 2: warps are 128 lanes on mp_21/mp_22 (MTT S80, S3000, S4000), 32 on mp_31.
+# Warps are 128 lanes on mp_21/mp_22 (MTT S80, S3000, S4000), 32 on mp_31 (docs/hazards.md).
 WARP_WIDTH = {"mp_21": 128, "mp_22": 128, "mp_31": 32}
 ARCHES = tuple(WARP_WIDTH)
 
@@ -93,18 +94,26 @@ class DeviceFunction:
     is_kernel: bool
 
 
-_QUALIFIER = re.compile(r"__(?:global|device)__(?!\w)")  # literal prefix: fast; the left edge is checked below
 _NAME_BEFORE_PAREN = re.compile(r"([A-Za-z_]\w*)\s*(?:<[^;{()]*>\s*)?$")
 
 
-def device_functions(text: str, codemap: CodeMap) -> list[DeviceFunction]:
-    """`__global__` and `__device__` function definitions (not declarations or variables), in order."""
-    if "__global__" not in text and "__device__" not in text:
+@lru_cache(maxsize=8)
+def _qualifier_pattern(words: frozenset[str]) -> re.Pattern[str]:
+    return re.compile("|".join(re.escape(w) for w in sorted(words, key=lambda w: (-len(w), w))) + r"(?!\w)")
+
+
+def device_functions(text: str, codemap: CodeMap, kernel_words: frozenset[str],
+                     device_words: frozenset[str]) -> list[DeviceFunction]:
+    """Function definitions (not declarations or variables) qualified with one of the words the
+    rules tag `kernel-qualifier` or `device-qualifier`, in order."""
+    words = kernel_words | device_words
+    if not words or not any(w in text for w in words):
         return []
+    qualifier = _qualifier_pattern(frozenset(words))
     out: list[DeviceFunction] = []
     pos = 0
     while True:
-        m = _QUALIFIER.search(text, pos)
+        m = qualifier.search(text, pos)
         if m is None:
             break
         pos = m.end()
@@ -118,7 +127,8 @@ def device_functions(text: str, codemap: CodeMap) -> list[DeviceFunction]:
         paren, brace, close = found
         name_m = _NAME_BEFORE_PAREN.search(text, m.end(), paren)
         name = name_m.group(1) if name_m else "?"
-        out.append(DeviceFunction(m.start(), brace, close, name, "__global__" in text[m.start():paren]))
+        head = text[m.start():paren]
+        out.append(DeviceFunction(m.start(), brace, close, name, any(w in head for w in kernel_words)))
         pos = close
     return out
 
