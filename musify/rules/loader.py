@@ -165,7 +165,11 @@ def parse_rule_file(path: Path, data: bytes | None = None, rel_to: Path | None =
             raise RuleFileError(f"{shown}:1: vendor prefix {v!r} is not a regular expression: {exc}") from None
     if prefixes is not None:
         prefixes.extend(vendor)
-    lines = [text.count("\n", 0, m.start()) + 1 for m in _RECORD_LINE.finditer(text)]
+    lines, seen, at = [], 0, 0
+    for m in _RECORD_LINE.finditer(text):  # line numbers counted forward once, not from 0 each time
+        seen += text.count("\n", at, m.start())
+        at = m.start()
+        lines.append(seen + 1)
     defaults = {k: doc[k] for k in ("library", "kind", "status", "section") if k in doc}
     out = []
     for i, rec in enumerate(records):

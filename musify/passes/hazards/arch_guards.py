@@ -44,7 +44,7 @@ def run(ctx: PassContext) -> list[Edit]:
             elif not renamed:
                 ctx.warn("MU2002", ident.start, name, expr=expr, why=f"no rule renames {name}")
             else:
-                edits.append(Edit(cmp.num_start, cmp.num_end, str(tr.musa), "arch-guard", "cuda-device",
+                edits.append(Edit(cmp.num_start, cmp.num_end, str(tr.musa), "arch-guard", rule.library,
                                   "arch-threshold"))
                 ctx.warn("MU2001", ident.start, name, "note" if tr.exact else "warning", expr=expr,
                          musa_value=tr.musa, policy=tr.policy)

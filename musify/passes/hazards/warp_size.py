@@ -40,9 +40,9 @@ _INTEGRAL = re.compile(r"\b(int|unsigned|long|short|size_t|uint32_t|int32_t|uint
 _INT32 = re.compile(r"^(?:const\s+)?(?:unsigned|signed|unsigned\s+int|signed\s+int|int|uint32_t|int32_t|"
                     r"std::uint32_t|std::int32_t|unsigned\s+long|long)(?:\s+const)?$")
 FULL_MASK = 0xFFFFFFFF
-# (operator, literal) pairs that take a lane or a warp number from a thread index, and what to write
-_LANE_ARITH = {("&", 31): "% warpSize (or & (warpSize - 1))", ("%", 32): "% warpSize",
-               (">>", 5): "/ warpSize", ("/", 32): "/ warpSize"}
+# (operator, literal) pairs that take a lane or a warp number from a thread index, and what to
+# write instead, with W the name the rules tag `warp-size`
+_LANE_ARITH = {("&", 31): "% W (or & (W - 1))", ("%", 32): "% W", (">>", 5): "/ W", ("/", 32): "/ W"}
 
 
 @dataclass(frozen=True)
@@ -179,7 +179,7 @@ def _check_binary(node, names: _Names, derived: set[str], masks: set[str], repor
         return
     fix = _LANE_ARITH.get((op_text, rval))
     if fix is not None and _is_thread_expr(left, derived, names):
-        report(node, "MU2021", expr=expr, fix=fix)
+        report(node, "MU2021", expr=expr, fix=fix.replace("W", min(names.warp_size, default="the warp size")))
     elif (op_text, rval) in (("<", 32), ("<=", 31), (">=", 32), (">", 31)) and _is_thread_expr(left, derived, names):
         report(node, "MU2024", expr=expr)
 
