@@ -129,13 +129,13 @@ _SPECS = [
              "versions on its own scale (SDK 5.2 is MUSA_VERSION 50200), so decide by hand which MUSA "
              "version this code needs"),
     DiagSpec("MU2020", "note", "none", "32-bit full lane mask",
-             "full 32-bit mask '{expr}' for {func}: MUSA takes it as the whole warp ({width} lanes on "
+             "full 32-bit mask '{expr}' for {call} in {func}(): MUSA takes it as the whole warp ({width} lanes on "
              "{arch}), so it works as written; write __activemask() (taken where every lane is active) "
              "if the code should not depend on that reading"),
     DiagSpec("MU2021", "warning", "low", "lane or warp arithmetic assumes 32 lanes",
              "'{expr}' assumes 32-lane warps (a warp on {arch} has {width} lanes); write {fix}"),
     DiagSpec("MU2022", "warning", "low", "shuffle width 32",
-             "width 32 in {func}() covers a 32-lane warp only (a warp on {arch} has {width} lanes); "
+             "width 32 in {call}() in {func}() covers a 32-lane warp only (a warp on {arch} has {width} lanes); "
              "pass warpSize"),
     DiagSpec("MU2023", "warning", "low", "shuffle loop sized for 32 lanes",
              "'{expr}' walks the offsets of a 32-lane warp (a warp on {arch} has {width} lanes); "

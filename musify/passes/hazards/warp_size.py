@@ -130,7 +130,7 @@ def _check_init(node, names: _Names, bit_used: set[str], report) -> None:
     if name is None or value is None:
         return
     if "mask" in _text(name).lower() and _is_full_mask(value):
-        report(value, "MU2020", expr=_text(value), func="a lane mask")
+        report(value, "MU2020", expr=_text(value), call=f"the lane mask {_text(name)}")
         return
     if _calls(value, names.mask_result) and _text(name) in bit_used:
         decl = node.parent
@@ -148,13 +148,13 @@ def _check_call(node, names: _Names, masks: set[str], report) -> None:
     name = _text(fn)
     values = [c for c in args.named_children if c.type != "comment"]
     if name in names.mask_arg and values and _is_full_mask(values[0]):
-        report(values[0], "MU2020", expr=_text(values[0]), func=name)
+        report(values[0], "MU2020", expr=_text(values[0]), call=f"{name}()")
     if name in names.popcount and values and (_calls(values[0], names.mask_result) or _text(values[0]) in masks):
         report(node, "MU2041", expr=" ".join(_text(node).split()), how=f"counted with {name}()")
     if name in names.shuffle:
         width_at = 3 if name in names.mask_arg else 2
         if len(values) > width_at and int_value(_text(values[width_at])) == 32:
-            report(values[width_at], "MU2022", func=name)
+            report(values[width_at], "MU2022", call=name)
         offset_at = width_at - 1
         if name in names.shuffle_offset and len(values) > offset_at and int_value(_text(values[offset_at])) == 16:
             report(values[offset_at], "MU2023", expr=f"{name}(..., 16)")
