@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from musify.engine.runner import migrate_text
 from musify.options import Options
 from musify.rules import load_ruleset
+from musify.runner import migrate_text
 from tests.hazards.test_golden import options_from, parse_case
 
 REPO = Path(__file__).resolve().parents[1]

@@ -12,11 +12,8 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 
+from musify.arch import WARP_WIDTH
 from musify.frontend.scanner import CodeMap
-
-# Warps are 128 lanes on mp_21/mp_22 (MTT S80, S3000, S4000), 32 on mp_31 (docs/hazards.md).
-WARP_WIDTH = {"mp_21": 128, "mp_22": 128, "mp_31": 32}
-ARCHES = tuple(WARP_WIDTH)
 
 _INT = re.compile(r"(0[xX][0-9a-fA-F]+|\d+)([uUlL]*)")
 COMPARE_OPS = ("<=", ">=", "==", "!=", "<", ">")
