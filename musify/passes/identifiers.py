@@ -18,8 +18,7 @@ from musify.rules.model import Rule
 _MIGRATED = frozenset({Ctx.CODE, Ctx.DIRECTIVE, Ctx.MACRO, Ctx.MACRO_NAME})
 
 # what a kind of record is called in a message ("call of 'cudaBindTexture'")
-_WHAT = {"function": "call of", "type": "use of the type", "macro": "use of the macro",
-         "enumerator": "use of", "variable": "use of", "keyword": "use of"}
+_WHAT = {"function": "call of"}
 
 
 @lru_cache(maxsize=8)

@@ -81,7 +81,8 @@ def acting_passes(rule: Rule) -> list[str]:
                    + (f", raises {diag}" if diag else ""))
     else:
         does = f"renames to {rule.musa}" if is_edit(rule) else "keeps the name"
-        out.append(f"identifiers: {does}" + (f", raises {diag} at each use" if diag else ""))
+        inferred = ", raises MU1004 at its first use in a file" if rule.inferred and is_edit(rule) else ""
+        out.append(f"identifiers: {does}" + (f", raises {diag} at each use" if diag else "") + inferred)
     if is_edit(rule) and rule.kind != "header":
         out.append(f"self_defines: keeps a '#define' that renaming would turn into '#define {rule.musa} "
                    f"{rule.musa}' (MU2050)")
