@@ -20,6 +20,7 @@ class Options:
     shims: bool = True
     arch_map: tuple[tuple[int, int], ...] = ((80, 220), (90, 310))  # sm threshold -> __MUSA_ARCH__
     text_mode: bool = False  # musify-text's everything-is-text behaviour
+    lock_wait: float = 10.0  # seconds an --in-place run waits for another one on the same tree
     extra: dict = field(default_factory=dict, hash=False, compare=False)
 
     def with_(self, **changes) -> Options:

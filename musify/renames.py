@@ -1,0 +1,73 @@
+"""The file-rename decision (`.cu` -> `.mu`, `.cuh` -> `.muh`), made once, before any file is
+migrated, so that `-o`, `--in-place` and `check` agree and includes are rewritten only for files
+that really are renamed.
+
+A file keeps its name when it is binary (a NUL byte in its first 8 KB and no UTF-16/32 byte-order
+mark: it is copied, not migrated) or when the new name is taken (MU0011). An empty file is a
+source file like any other and is renamed. During an in-place run that finishes an interrupted
+one, a target listed in the journal is that run's own and does not count as taken.
+"""
+
+from __future__ import annotations
+
+import os
+import posixpath
+
+from musify import diagnostics, inplace
+from musify.discover import Found, printable
+from musify.records import FileResult
+from musify.textcodec import wide_codec
+
+SNIFF = 8192  # the same window the runner uses to call a file binary
+
+
+def keeps_name(f: Found) -> bool:
+    """True for a binary file (copied under its own name in every mode)."""
+    try:
+        with open(f.abspath, "rb") as fh:
+            head = fh.read(SNIFF)
+    except OSError:
+        return False  # the runner reports why it cannot be read
+    return b"\0" in head and wide_codec(head) is None
+
+
+def target_taken(f: Found, target: str, existing: set[tuple[str, str]]) -> bool:
+    """Is the new name already someone else's file?"""
+    sess = inplace.active()
+    if sess is not None and sess.own(f.root, f.rel, target):
+        return False
+    return (f.root, target) in existing or os.path.lexists(os.path.join(f.root, *target.split("/")))
+
+
+def report_collisions(plan, files: list[FileResult], renames: dict[str, str], rename_files: bool) -> None:
+    """MU0011 (an error) for each file that keeps its old name because the new one is taken."""
+    if not rename_files:
+        return
+    for (f, job), result in zip(plan, files):
+        if job is None or result.status in ("skipped", "failed"):
+            continue
+        stem, ext = posixpath.splitext(f.rel)
+        if ext in renames and posixpath.basename(job.output_rel) == posixpath.basename(f.rel):
+            target = posixpath.basename(stem + renames[ext])
+            result.diagnostics.append(diagnostics.make("MU0011", result.path, 1, 1, target=printable(target)))
+
+
+def renamed_paths(plan, files: list[FileResult]) -> dict[str, str]:
+    """Real path of each file renamed by this run -> its new basename (for links that name it)."""
+    out = {}
+    for (f, job), result in zip(plan, files):
+        if job is not None and result.status not in ("failed", "skipped"):
+            new = posixpath.basename(result.output_path)
+            if new != posixpath.basename(f.rel):
+                out[os.path.realpath(f.abspath)] = new
+    return out
+
+
+def link_text_in_port(f: Found, renamed: dict[str, str]) -> str:
+    """A symbolic link's text in the output tree: retargeted when it names a renamed file."""
+    new = renamed.get(os.path.realpath(f.abspath))
+    if new is None or f.symlink is None:
+        return f.symlink or ""
+    from musify.writers import retarget_link
+
+    return retarget_link(f.symlink, os.path.basename(os.path.realpath(f.abspath)), new) or f.symlink
