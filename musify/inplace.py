@@ -309,10 +309,12 @@ def _write_contents(items: list[_Item]) -> None:
 
 def _retarget(links: list[Found], items: list[_Item], files: list[FileResult], plan) -> None:
     """Step 5: a symbolic link naming a renamed file follows it (or is reported)."""
+    from musify.renames import link_names
+
     moved = {os.path.realpath(it.src): it for it in items if it.renamed and it.state in ("linked", "written")}
     results = {id(f): r for (f, _job), r in zip(plan, files)}
     for f in links:
-        it = moved.get(os.path.realpath(f.abspath))
+        it = moved.get(link_names(f))
         if it is None:
             continue
         result = results[id(f)]

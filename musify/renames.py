@@ -63,11 +63,19 @@ def renamed_paths(plan, files: list[FileResult]) -> dict[str, str]:
     return out
 
 
+def link_names(f: Found) -> str:
+    """The file a symbolic link names directly: its directories resolved, its last component
+    not (a link to a link is retargeted hop by hop, each hop by its own link)."""
+    text = f.symlink or ""
+    where = os.path.join(os.path.dirname(f.abspath), text)
+    return os.path.join(os.path.realpath(os.path.dirname(where)), os.path.basename(where))
+
+
 def link_text_in_port(f: Found, renamed: dict[str, str]) -> str:
     """A symbolic link's text in the output tree: retargeted when it names a renamed file."""
-    new = renamed.get(os.path.realpath(f.abspath))
+    new = renamed.get(link_names(f))
     if new is None or f.symlink is None:
         return f.symlink or ""
     from musify.writers import retarget_link
 
-    return retarget_link(f.symlink, os.path.basename(os.path.realpath(f.abspath)), new) or f.symlink
+    return retarget_link(f.symlink, os.path.basename(link_names(f)), new) or f.symlink

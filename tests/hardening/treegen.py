@@ -25,9 +25,10 @@ def make_tree(root: Path, n_files: int, dirs: int = 20, seed: int = 1) -> None:
             for hd, hi in rnd.sample(headers, 3):
                 lines.append(f'#include "h{hi}.cuh"' if hd == d else f'#include "../d{hd}/h{hi}.cuh"')
             lines.append(f"// file {d}/{i}: cudaMalloc in a comment stays")
-            lines.append("void f_%d_%d() { void *p, *q; %s }" % (d, i, " ".join(rnd.sample(API, 2))))
+            calls = " ".join(rnd.sample(API, 2))
+            lines.append(f"void f_{d}_{i}() {{ void *p, *q; {calls} }}")
             if not is_header:
-                lines.append("__global__ void k_%d_%d(float *x) { x[threadIdx.x] = 0; }" % (d, i))
+                lines.append(f"__global__ void k_{d}_{i}(float *x) {{ x[threadIdx.x] = 0; }}")
             name = f"h{i}.cuh" if is_header else f"s{i}.cu"
             (root / f"d{d}" / name).write_text("\n".join(lines) + "\n")
 
