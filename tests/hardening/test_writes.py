@@ -19,6 +19,16 @@ from tests.hardening.treegen import make_tree, read_tree
 CUDA = b'#include "h.cuh"\nvoid f() { void *p; cudaMalloc(&p, 4); }\n'
 
 
+def _append(path, data):
+    with open(path, "ab") as fh:
+        fh.write(data)
+
+
+def _read(path):
+    with open(path) as fh:
+        return fh.read()
+
+
 def _during(monkeypatch, when_rel, action):
     """Run `action` right after the file `when_rel` has been migrated (before any write)."""
     real = api.migrate_file
@@ -37,7 +47,7 @@ def test_file_changed_during_the_run_is_not_overwritten(tmp_path, rules, monkeyp
     (tmp_path / "a.cu").write_bytes(alone)
     (tmp_path / "b.cu").write_bytes(CUDA)
     (tmp_path / "h.cuh").write_bytes(b"cudaError_t g();\n")
-    _during(monkeypatch, "b.cu", lambda: open(tmp_path / "a.cu", "ab").write(b"// my new line\n"))
+    _during(monkeypatch, "b.cu", lambda: _append(tmp_path / "a.cu", b"// my new line\n"))
     record, _ = migrate([str(tmp_path)], Options(), "in-place", ruleset=rules)
     a = next(f for f in record.files if f.rel == "a.cu")
     assert a.status == "failed" and [d.id for d in a.diagnostics] == ["MU0014"]
@@ -53,7 +63,7 @@ def test_an_unwritten_file_keeps_the_headers_it_includes(tmp_path, rules, monkey
     (tmp_path / "a.cu").write_bytes(CUDA)
     (tmp_path / "b.cu").write_bytes(CUDA)
     (tmp_path / "h.cuh").write_bytes(b"cudaError_t g();\n")
-    _during(monkeypatch, "b.cu", lambda: open(tmp_path / "a.cu", "ab").write(b"// my new line\n"))
+    _during(monkeypatch, "b.cu", lambda: _append(tmp_path / "a.cu", b"// my new line\n"))
     record, _ = migrate([str(tmp_path)], Options(), "in-place", ruleset=rules)
     assert sorted(os.listdir(tmp_path)) == ["a.cu", "b.cu", "h.cuh"]
     assert {f.rel: [d.id for d in f.diagnostics] for f in record.files} == {
@@ -76,7 +86,7 @@ def test_header_changed_during_the_run_keeps_its_includers_consistent(tmp_path, 
     is not written either: no include may name a missing file."""
     (tmp_path / "a.cu").write_bytes(CUDA)
     (tmp_path / "h.cuh").write_bytes(b"cudaError_t g();\n")
-    _during(monkeypatch, "h.cuh", lambda: open(tmp_path / "h.cuh", "ab").write(b"// edit\n"))
+    _during(monkeypatch, "h.cuh", lambda: _append(tmp_path / "h.cuh", b"// edit\n"))
     record, _ = migrate([str(tmp_path)], Options(), "in-place", ruleset=rules)
     assert sorted(os.listdir(tmp_path)) == ["a.cu", "h.cuh"]
     assert {f.rel: [d.id for d in f.diagnostics] for f in record.files} == {"a.cu": ["MU0016"], "h.cuh": ["MU0014"]}
@@ -93,8 +103,8 @@ def test_a_second_run_refuses_or_waits(tmp_path, rules):
         out = cli("migrate", "--in-place", "--lock-wait", "0", str(tmp_path))
         assert out.returncode == 2
         assert out.stderr.strip().splitlines() == [
-            f"musify: error: {tmp_path}: another musify --in-place run is writing this tree (process {os.getpid()}); "
-            "try again when it has finished"]
+            (f"musify: error: {tmp_path}: another musify --in-place run is writing this tree (process {os.getpid()}); "
+             "try again when it has finished")]
         assert sorted(os.listdir(tmp_path)) == [".musify.lock", "a.cu", "h.cuh"]
         threading.Timer(0.5, journal.release, (held,)).start()
         record, _ = migrate([str(tmp_path)], Options(lock_wait=30), "in-place", ruleset=rules)
@@ -192,12 +202,12 @@ def test_killing_the_parent_leaves_no_worker(tmp_path):
     while not workers and time.monotonic() < deadline and p.poll() is None:
         time.sleep(0.02)
         try:
-            workers = [int(x) for x in open(f"/proc/{p.pid}/task/{p.pid}/children").read().split()]
+            workers = [int(x) for x in _read(f"/proc/{p.pid}/task/{p.pid}/children").split()]
         except OSError:
             break
     p.kill()
     p.wait()
     assert workers, "the run ended before its pool started"
     time.sleep(0.5)
-    alive = [w for w in workers if os.path.exists(f"/proc/{w}") and open(f"/proc/{w}/stat").read().rsplit(")", 1)[1].split()[0] != "Z"]
+    alive = [w for w in workers if os.path.exists(f"/proc/{w}") and _read(f"/proc/{w}/stat").rsplit(")", 1)[1].split()[0] != "Z"]
     assert alive == []
