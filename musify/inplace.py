@@ -131,6 +131,8 @@ def write(plan: list[tuple[Found, object]], files: list[FileResult], new_bytes: 
     if sess is not None:
         for root, lock in sess.locks.items():
             mine = by_root.get(root, [])
+            if not mine and not lock.pairs:
+                continue  # nothing to change under this root
             journal.write(lock, [(it.found.rel, _rel(root, it.dst)) for it in mine if it.renamed] + sorted(lock.pairs),
                           [it.found.rel for it in mine if it.data is not None], [f.rel for f in links if f.root == root])
     _link_new_names(items, sess)
@@ -228,7 +230,7 @@ def _cascade(items: list[_Item], planned: dict[str, str], files: list[FileResult
             if it.state not in ("todo", "linked"):
                 continue
             was_linked = it.state == "linked"
-            if it.data is not None and missing_new & _include_names(it.data):
+            if it.data is not None and missing_new and missing_new & _include_names(it.data):
                 name = min(missing_new & _include_names(it.data))
                 _fail(it, "MU0016", f"its port includes {name}, which could not be renamed", name=printable(name))
                 changed = True

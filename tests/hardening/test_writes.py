@@ -116,7 +116,7 @@ def test_a_second_run_refuses_or_waits(tmp_path, rules):
 
 def test_two_concurrent_runs_give_a_correct_tree_and_no_false_errors(tmp_path, rules):
     src = tmp_path / "src"
-    make_tree(src, 300)
+    make_tree(src, 150)
     migrate([str(src)], Options(), "out", str(tmp_path / "out"), ruleset=rules)
     tree = tmp_path / "tree"
     subprocess.run(["cp", "-r", str(src), str(tree)], check=True)
