@@ -10,7 +10,6 @@ here; Python, CMake and Make front ends join by adding a row (their tokens) once
 
 from __future__ import annotations
 
-import os
 import signal
 import time
 from dataclasses import dataclass
@@ -19,6 +18,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from musify.discover import classify
 from musify.emu.rewrite import rewrite
 from musify.frontend.launches import find_launches
 from musify.options import Options
@@ -46,11 +46,27 @@ class FrontEnd:
     tokens: tuple[str, ...]
 
 
-FRONT_ENDS = [
+COMMON = [" ", "\n", "\r\n", "\t", "#", '"', "'", "\\", "(", ")", "[", "]", "{", "}", ",", "=", "$", "é", "\udcff", "\x00"]
+PY_TOKENS = COMMON + ["import torch\n", "from torch.utils.cpp_extension import CUDAExtension\n", "torch.cuda.is_available()",
+                      "x.cuda()", "device='cuda:0'", '"cuda"', '"""cuda in a docstring"""', "f'{x}cuda'", "    ",
+                      "def f():\n", "torch.backends.cudnn.benchmark = True", "CUDA_HOME", "nvcc", "b'cuda'", "r'\\cuda'"]
+CMAKE_TOKENS = COMMON + ["find_package(CUDA)", "find_package(CUDAToolkit REQUIRED)", "project(p LANGUAGES CXX CUDA)",
+                         "${CUDA_LIBRARIES}", "CUDA::cudart", "cuda_add_library(k k.cu)", "[[", "]]", "#[[", "set(X ",
+                         "enable_language(CUDA)", "CMAKE_CUDA_ARCHITECTURES", ";"]
+MAKE_TOKENS = COMMON + ["NVCC = nvcc\n", "$(CUDA_HOME)", "-lcudart", "%.o: %.cu\n\t", "\\\n", "$(NVCC) -o $@ $<",
+                        "ifeq ($(CUDA),1)\n", "endif\n", "-arch=sm_80", ":=", "include cuda.mk\n"]
+
+# One row per front end; the Python and build-file front ends join as soon as musify classifies
+# their files (until then those files are "other" and are copied, not migrated).
+_CANDIDATES = [
     FrontEnd("cuda", "p.cu", tuple(C_TOKENS + CUDA_NAMES)),
     FrontEnd("cuda-header", "p.cuh", tuple(C_TOKENS + CUDA_NAMES)),
     FrontEnd("cpp", "p.cpp", tuple(C_TOKENS + CUDA_NAMES)),
+    FrontEnd("python", "setup.py", tuple(PY_TOKENS)),
+    FrontEnd("cmake", "CMakeLists.txt", tuple(CMAKE_TOKENS)),
+    FrontEnd("make", "Makefile", tuple(MAKE_TOKENS)),
 ]
+FRONT_ENDS = [fe for fe in _CANDIDATES if classify(fe.path) != "other"]
 
 
 def texts(fe: FrontEnd):
@@ -113,9 +129,9 @@ def test_jobs_agree(fe, tmp_path_factory):
     @given(st.lists(texts(fe), min_size=2, max_size=5))
     def prop(contents):
         root = tmp_path_factory.mktemp("fuzz-jobs")
-        suffix = os.path.splitext(fe.path)[1]
         for i, text in enumerate(contents):
-            (root / f"f{i}{suffix}").write_bytes(text.encode("utf-8", "surrogateescape"))
+            (root / f"d{i}").mkdir()
+            (root / f"d{i}" / fe.path).write_bytes(text.encode("utf-8", "surrogateescape"))
         seen = []
         for jobs in (1, 2):
             record, outputs = migrate([str(root)], Options(jobs=jobs), "none", ruleset=RULES, collect=True)
