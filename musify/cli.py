@@ -18,6 +18,7 @@ from musify.arch import ARCHES
 from musify.config import ConfigError, find_config
 from musify.console import print_diagnostics, print_summary
 from musify.diagnostics import CATALOGUE, SEVERITIES
+from musify.discover import printable
 from musify.failures import GuardedGroup
 from musify.options import Options
 from musify.passes.hazards.settings import hazard_settings
@@ -159,9 +160,9 @@ def check_cmd(paths, fail_on, json_path, quiet, **kw) -> None:
     for f in record.files:
         if f.status == "migrated":
             new_name = f.output_path.rsplit("/", 1)[-1]
-            renamed = new_name != f.path.rsplit("/", 1)[-1]
+            renamed = new_name != f.rel.rsplit("/", 1)[-1]
             click.echo(f"{f.path}: would be migrated ({f.edit_count} edits"
-                       + (f", renamed to {new_name}" if renamed else "") + ")", err=True)
+                       + (f", renamed to {printable(new_name)}" if renamed else "") + ")", err=True)
     _finish(record, json_path, quiet)
 
 

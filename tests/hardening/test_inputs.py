@@ -134,6 +134,6 @@ def test_control_characters_in_names_are_escaped(tmp_path):
     assert all("\x1b" not in ln for ln in lines)
     assert any(ln.endswith("a\\nb.cu:1:1: error: MU0004: unterminated /* comment starting here; the rest of "
                            "the file is treated as comment") for ln in lines), lines
-    assert any("t\\x1b[2Jx.cu: would be migrated" in ln for ln in lines), lines
+    assert any("t\\x1b[2Jx.cu: would be migrated (1 edits, renamed to t\\x1b[2Jx.mu)" in ln for ln in lines), lines
     record = json.loads((tmp_path / "r.json").read_text())
     assert all("\n" not in f["path"] and "\x1b" not in f["path"] for f in record["files"])
