@@ -86,17 +86,14 @@ def sync_files(paths: list[str]) -> None:
     syncfs = _syncfs()
     seen: set[int] = set()
     for path in paths:
+        if syncfs is not None and os.stat(path).st_dev in seen:
+            continue
         fd = os.open(path, os.O_RDONLY)
         try:
-            if syncfs is None:
+            if syncfs is None or syncfs(fd) != 0:
                 os.fsync(fd)
-                continue
-            dev = os.fstat(fd).st_dev
-            if dev not in seen:
-                seen.add(dev)
-                if syncfs(fd) != 0:
-                    os.fsync(fd)
-                    seen.discard(dev)
+            else:
+                seen.add(os.fstat(fd).st_dev)
         finally:
             os.close(fd)
 
