@@ -64,16 +64,33 @@ def test_unlistable_directory_is_an_error(tmp_path, rules, monkeypatch):
     assert record.exit_code == 1
 
 
-@pytest.mark.skipif(os.geteuid() == 0, reason="root can list any directory; the simulated test covers it")
-def test_unreadable_directory_really(tmp_path, rules):
-    (tmp_path / "locked").mkdir()
-    (tmp_path / "locked" / "b.cu").write_bytes(CUDA)
-    os.chmod(tmp_path / "locked", 0)
+def test_unreadable_directory_really():
+    """For real: a directory with mode 000, listed by an unprivileged user (as root, discovery
+    runs in a child that drops to `nobody` first: root ignores mode bits)."""
+    import subprocess
+    import sys
+    import tempfile
+
+    from tests.hardening.conftest import REPO
+
+    base = tempfile.mkdtemp(prefix="musify-unreadable-")
     try:
-        record, _ = migrate([str(tmp_path)], Options(), "none", ruleset=rules)
+        os.chmod(base, 0o755)
+        os.mkdir(os.path.join(base, "locked"), 0o755)
+        with open(os.path.join(base, "locked", "b.cu"), "wb") as fh:
+            fh.write(CUDA)
+        os.chmod(os.path.join(base, "locked"), 0)
+        code = ("import os, sys; from musify.discover import discover\n"
+                "if os.geteuid() == 0: os.setgid(65534); os.setuid(65534)\n"  # imports done: now nobody
+                "print([(f.rel, f.kind, f.error) for f in discover([sys.argv[1]]).files])")
+        out = subprocess.run([sys.executable, "-c", code, base], capture_output=True, text=True, check=False,
+                             env=dict(os.environ, PYTHONPATH=str(REPO)), timeout=120)
+        assert out.stdout.strip() == "[('locked', 'missing', 'cannot list directory: Permission denied')]", out.stderr
     finally:
-        os.chmod(tmp_path / "locked", 0o755)
-    assert any(d.id == "MU0013" for f in record.files for d in f.diagnostics)
+        os.chmod(os.path.join(base, "locked"), 0o755)
+        import shutil
+
+        shutil.rmtree(base)
 
 
 @pytest.mark.parametrize("codec,bom", [("utf-16-le", b"\xff\xfe"), ("utf-16-be", b"\xfe\xff"),
