@@ -117,7 +117,7 @@ def write(plan: list[tuple[Found, object]], files: list[FileResult], new_bytes: 
         if result.status in ("failed", "skipped"):
             continue
         dst = os.path.join(os.path.dirname(f.abspath), posixpath.basename(result.output_path))
-        content = data if (data is not None and result.status == "migrated" and result.edits) else None
+        content = data if (data is not None and result.status == "migrated" and result.edit_count) else None
         if dst == f.abspath and content is None:
             continue
         items.append(_Item(f, result, dst, content))

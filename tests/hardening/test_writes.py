@@ -211,3 +211,12 @@ def test_killing_the_parent_leaves_no_worker(tmp_path):
     time.sleep(0.5)
     alive = [w for w in workers if os.path.exists(f"/proc/{w}") and _read(f"/proc/{w}/stat").rsplit(")", 1)[1].split()[0] != "Z"]
     assert alive == []
+
+
+def test_json_lite_in_place_writes_the_ports(tmp_path, rules):
+    (tmp_path / "a.cu").write_bytes(CUDA)
+    (tmp_path / "h.cuh").write_bytes(b"cudaError_t g();\n")
+    record, _ = migrate([str(tmp_path)], Options(json_lite=True), "in-place", ruleset=rules)
+    assert record.exit_code == 0
+    assert (tmp_path / "a.mu").read_bytes() == CUDA.replace(b"h.cuh", b"h.muh").replace(b"cudaMalloc", b"musaMalloc")
+    assert (tmp_path / "h.muh").read_bytes() == b"musaError_t g();\n"
