@@ -78,7 +78,7 @@ def migrate(inputs: list[str], options: Options | None = None, mode: str = "none
         if results[i] is None:
             results[i] = _passthrough(f, job, mode, inputs, prefixes.get(f.root, ""))
     files = [r for r in results if r is not None]
-    renames.report_collisions(plan, files, file_direction(options.reverse)[0], options.rename_files)
+    files = renames.report_collisions(plan, files, file_direction(options.reverse)[0], options.rename_files)
     files = finalise(files, options.suppress)
     files, outputs = _write(plan, files, new_bytes, mode, out_dir, collect)
     record = RunRecord(__version__, command, list(inputs), out_dir if mode == "out" else mode,
@@ -236,7 +236,7 @@ def _write(plan, files: list[FileResult], new_bytes: list[bytes | None], mode: s
     written = []
     writers.forget_dirs()
     if mode == "in-place":
-        inplace.write(plan, files, new_bytes)
+        files = inplace.write(plan, files, new_bytes)
     renamed = renames.renamed_paths(plan, files) if mode == "out" else {}
     for (f, job), result, data in zip(plan, files, new_bytes):
         written.append(result)

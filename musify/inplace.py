@@ -25,7 +25,7 @@ import os
 import posixpath
 import re
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from musify import diagnostics, journal, writers
 from musify.discover import Found, printable
@@ -100,17 +100,22 @@ class _Item:
         return self.dst != self.src
 
 
-def write(plan: list[tuple[Found, object]], files: list[FileResult], new_bytes: list[bytes | None]) -> None:
-    """Carry out an in-place run's writes (see the module docstring for the order)."""
+def write(plan: list[tuple[Found, object]], files: list[FileResult],
+          new_bytes: list[bytes | None]) -> list[FileResult]:
+    """Carry out an in-place run's writes (see the module docstring for the order); returns the
+    results, those of files the writes touched or refused replaced by updated copies."""
     sess = active()
     items: list[_Item] = []
     planned: dict[str, str] = {}  # every rename the plan announced: old abspath -> new abspath
     links: list[Found] = []
-    for (f, job), result, data in zip(plan, files, new_bytes):
+    files = list(files)
+    for i, ((f, job), data) in enumerate(zip(plan, new_bytes)):
         if f.symlink is not None:
             links.append(f)
+            files[i] = _copy(files[i])
         if job is None:
             continue
+        result = files[i]
         dst = os.path.join(os.path.dirname(f.abspath), posixpath.basename(job.output_rel))  # type: ignore[attr-defined]
         if dst != f.abspath:
             planned[f.abspath] = dst
@@ -120,6 +125,7 @@ def write(plan: list[tuple[Found, object]], files: list[FileResult], new_bytes: 
         content = data if (data is not None and result.status == "migrated" and result.edit_count) else None
         if dst == f.abspath and content is None:
             continue
+        files[i] = result = _copy(result)
         items.append(_Item(f, result, dst, content))
     for it in items:
         _check(it, sess, first=True)
@@ -146,6 +152,16 @@ def write(plan: list[tuple[Found, object]], files: list[FileResult], new_bytes: 
                      if it.found.root == root and it.renamed and it.state == "unfinished"}
             pairs |= {p for p in lock.pairs if _both_exist(root, *p)}
             journal.finish(lock, sorted(pairs))
+    return files
+
+
+def _diag(result: FileResult, diag_id: str, **args) -> None:
+    result.diagnostics.append(diagnostics.make(diag_id, result.path, 1, 1, origin="writer:in-place", **args))
+
+
+def _copy(result: FileResult) -> FileResult:
+    """A result of our own to update (the runner's stays as it returned it)."""
+    return replace(result, diagnostics=list(result.diagnostics))
 
 
 def _rel(root: str, path: str) -> str:
@@ -161,7 +177,7 @@ def _fail(it: _Item, diag_id: str, cause: str, state: str = "dropped", **args) -
     it.result.status = "failed"
     it.result.error = cause
     it.result.output_path = posixpath.join(posixpath.dirname(it.result.output_path), posixpath.basename(it.found.rel))
-    it.result.diagnostics.append(diagnostics.make(diag_id, it.result.path, 1, 1, cause=cause, **args))
+    _diag(it.result, diag_id, cause=cause, **args)
 
 
 def _same(it: _Item, st: os.stat_result, with_ctime: bool) -> bool:
@@ -180,7 +196,7 @@ def _check(it: _Item, sess: Session | None, first: bool) -> bool:
         it.state = "dropped"
         it.result.status = "failed"
         it.result.error = "file disappeared during the run"
-        it.result.diagnostics.append(diagnostics.make("MU0008", it.result.path, 1, 1, cause="removed by someone else"))
+        _diag(it.result, "MU0008", cause="removed by someone else")
         return False
     if not _same(it, st, with_ctime=first or not it.renamed):  # step 3's link changes an old name's ctime
         _fail(it, "MU0014", "changed since it was read; not overwritten, your version is kept")
@@ -322,16 +338,15 @@ def _retarget(links: list[Found], items: list[_Item], files: list[FileResult], p
         result = results[id(f)]
         new = writers.retarget_link(f.symlink or "", os.path.basename(it.src), os.path.basename(it.dst))
         if new is None:
-            result.diagnostics.append(diagnostics.make("MU0018", result.path, 1, 1, target=printable(f.symlink or ""),
-                                                       new=printable(os.path.basename(it.dst))))
+            _diag(result, "MU0018", target=printable(f.symlink or ""), new=printable(os.path.basename(it.dst)))
             continue
         try:
             writers.replace_link(f.abspath, new)
         except OSError as exc:
-            result.diagnostics.append(diagnostics.make("MU0009", result.path, 1, 1, cause=exc.strerror or str(exc)))
+            _diag(result, "MU0009", cause=exc.strerror or str(exc))
             continue
         result.status = "migrated"
-        result.diagnostics.append(diagnostics.make("MU0017", result.path, 1, 1, target=printable(new)))
+        _diag(result, "MU0017", target=printable(new))
 
 
 def _retire_old_names(items: list[_Item]) -> None:

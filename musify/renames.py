@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import os
 import posixpath
+from dataclasses import replace
 
 from musify import diagnostics, inplace
 from musify.discover import Found, printable
@@ -39,17 +40,21 @@ def target_taken(f: Found, target: str, existing: set[tuple[str, str]]) -> bool:
     return (f.root, target) in existing or os.path.lexists(os.path.join(f.root, *target.split("/")))
 
 
-def report_collisions(plan, files: list[FileResult], renames: dict[str, str], rename_files: bool) -> None:
-    """MU0011 (an error) for each file that keeps its old name because the new one is taken."""
+def report_collisions(plan, files: list[FileResult], renames: dict[str, str], rename_files: bool) -> list[FileResult]:
+    """The results, with MU0011 (an error) on each file that keeps its old name because the new
+    one is taken."""
     if not rename_files:
-        return
+        return files
+    out = []
     for (f, job), result in zip(plan, files):
-        if job is None or result.status in ("skipped", "failed"):
-            continue
         stem, ext = posixpath.splitext(f.rel)
-        if ext in renames and posixpath.basename(job.output_rel) == posixpath.basename(f.rel):
+        if job is not None and result.status not in ("skipped", "failed") and ext in renames \
+                and posixpath.basename(job.output_rel) == posixpath.basename(f.rel):
             target = posixpath.basename(stem + renames[ext])
-            result.diagnostics.append(diagnostics.make("MU0011", result.path, 1, 1, target=printable(target)))
+            clash = diagnostics.make("MU0011", result.path, 1, 1, origin="plan", target=printable(target))
+            result = replace(result, diagnostics=[*result.diagnostics, clash])
+        out.append(result)
+    return out
 
 
 def renamed_paths(plan, files: list[FileResult]) -> dict[str, str]:
