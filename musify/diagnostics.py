@@ -88,6 +88,22 @@ _SPECS = [
              "symbolic link points outside the input tree ({target}); not followed"),
     DiagSpec("MU0011", "error", "low", "rename collision",
              "renaming to {target} would overwrite another input file; file left under its old name"),
+    DiagSpec("MU0012", "error", "low", "not a regular file",
+             "{cause}: only regular files are read; left as is"),
+    DiagSpec("MU0013", "error", "medium", "directory cannot be listed",
+             "{cause}; nothing under it was migrated"),
+    DiagSpec("MU0014", "error", "low", "file changed during the run", "{cause}"),
+    DiagSpec("MU0015", "error", "low", "hard-linked file",
+             "{cause}; left as is (migrate it with -o, or break the links first)"),
+    DiagSpec("MU0016", "error", "low", "rename withheld",
+             "left as is: {cause}; the next run retries it"),
+    DiagSpec("MU0017", "note", "none", "symbolic link retargeted",
+             "symbolic link now points at {target}, the file's new name"),
+    DiagSpec("MU0018", "warning", "low", "symbolic link to a renamed file",
+             "symbolic link points at {target}, which is renamed to {new}; not retargeted because the "
+             "link does not end in that file's name: point it at the new name by hand"),
+    DiagSpec("MU0019", "error", "low", "malformed UTF-16/UTF-32 file",
+             "the byte-order mark says {codec} but {cause}; left as is"),
     # --- MU1xxx: name mapping ---------------------------------------------------------------
     DiagSpec("MU1001", "warning", "medium", "unrecognised vendor name",
              "'{name}' looks like a CUDA name but no rule knows it and the project does not declare it; "
