@@ -20,6 +20,8 @@ from musify.diagnostics import CATALOGUE, SEVERITIES
 from musify.options import Options
 from musify.passes.hazards.common import ARCHES
 from musify.passes.hazards.settings import hazard_settings
+from musify.report import FORMATS as REPORT_FORMATS
+from musify.report import format_for
 from musify.rules.loader import RuleFileError
 
 _CONTEXT = {"help_option_names": ["-h", "--help"]}
@@ -93,6 +95,15 @@ def _write_json(record, path: str | None) -> None:
         atomic_write(path, record.dumps().encode())
 
 
+def _write_reports(record, json_path: str | None, html_path: str | None = None, sarif_path: str | None = None):
+    _write_json(record, json_path)
+    from musify import report
+
+    for fmt, path in (("html", html_path), ("sarif", sarif_path)):
+        if path:
+            report.write(record, fmt, path)
+
+
 @main.command("migrate", context_settings=_CONTEXT)
 @_common
 @click.option("-o", "--output", "out_dir", type=click.Path(file_okay=False), help="Write a complete mirror here.")
@@ -103,11 +114,15 @@ def _write_json(record, path: str | None) -> None:
 @click.option("--fail-on", type=click.Choice(SEVERITIES), default=None,
               help="Exit 1 when a diagnostic at or above this severity is raised (default: error).")
 @click.option("--report", "report_path", type=click.Path(dir_okay=False), help="Also write the HTML report here.")
-def migrate_cmd(paths, out_dir, in_place, to_stdout, as_diff, json_path, quiet, fail_on, report_path, **kw) -> None:
+@click.option("--sarif", "sarif_path", type=click.Path(dir_okay=False), help="Also write SARIF 2.1.0 here.")
+@click.option("--analyze", is_flag=True, help="Write nothing; report how much would port and the work left.")
+def migrate_cmd(paths, out_dir, in_place, to_stdout, as_diff, json_path, quiet, fail_on, report_path, sarif_path,
+                analyze, **kw) -> None:
     """Migrate CUDA sources under PATHS to MUSA."""
-    chosen = [m for m, on in (("out", out_dir), ("in-place", in_place), ("stdout", to_stdout), ("diff", as_diff)) if on]
+    chosen = [m for m, on in (("out", out_dir), ("in-place", in_place), ("stdout", to_stdout), ("diff", as_diff),
+                              ("none", analyze)) if on]
     if len(chosen) != 1:
-        _fail("choose exactly one of -o DIR, --in-place, --stdout, --diff")
+        _fail("choose exactly one of -o DIR, --in-place, --stdout, --diff, --analyze")
     mode = chosen[0]
     try:
         options = build_options(paths, **kw)
@@ -125,14 +140,16 @@ def migrate_cmd(paths, out_dir, in_place, to_stdout, as_diff, json_path, quiet, 
     fail_on = fail_on or (find_config(paths[0]) or (None, {}))[1].get("fail_on")
     if fail_on:
         record.exit_code = max(record.exit_code, exit_code(record.files, fail_on))
-    print_diagnostics(record)
-    _write_json(record, json_path)
-    if report_path:
-        from musify.writers import atomic_write
+    if analyze:
+        from musify.report.analysis import compute_analysis, format_analysis
 
-        atomic_write(report_path, render_report(record, "html").encode("utf-8"), durable=False)
+        record.analysis = compute_analysis(record)
+    print_diagnostics(record)
+    _write_reports(record, json_path, report_path, sarif_path)
     if not quiet:
         print_summary(record)
+        if analyze:
+            click.echo(format_analysis(record.analysis), nl=False)
     sys.exit(record.exit_code)
 
 
@@ -140,7 +157,8 @@ def migrate_cmd(paths, out_dir, in_place, to_stdout, as_diff, json_path, quiet, 
 @_common
 @click.option("--fail-on", type=click.Choice(SEVERITIES), default="warning", show_default=True,
               help="Fail when a diagnostic at or above this severity is raised.")
-def check_cmd(paths, fail_on, json_path, quiet, **kw) -> None:
+@click.option("--sarif", "sarif_path", type=click.Path(dir_okay=False), help="Also write SARIF 2.1.0 here.")
+def check_cmd(paths, fail_on, json_path, quiet, sarif_path, **kw) -> None:
     """For pre-commit and CI: fail when a migration would change a file or raise a diagnostic."""
     try:
         options = build_options(paths, **kw)
@@ -154,7 +172,7 @@ def check_cmd(paths, fail_on, json_path, quiet, **kw) -> None:
                    + (f", renamed to {os.path.basename(f.output_path)}" if f.output_path.rsplit('/', 1)[-1] != f.path.rsplit('/', 1)[-1] else "")
                    + ")", err=True)
     record.exit_code = 1 if would_change else exit_code(record.files, fail_on)
-    _write_json(record, json_path)
+    _write_reports(record, json_path, sarif_path=sarif_path)
     if not quiet:
         print_summary(record)
     sys.exit(record.exit_code)
@@ -179,8 +197,8 @@ def explain_cmd(diag_id: str) -> None:
 
 @main.command("report", context_settings=_CONTEXT)
 @click.argument("record_path", type=click.Path(exists=True, dir_okay=False))
-@click.option("--format", "fmt", type=click.Choice(["summary", "json", "csv", "html"]), default=None,
-              help="Output format (default: html with -o FILE.html, else summary).")
+@click.option("--format", "fmt", type=click.Choice(REPORT_FORMATS), default=None,
+              help="Output format (default: from the -o suffix: .html, .sarif, .md, .csv; else summary).")
 @click.option("-o", "--output", "out_file", type=click.Path(dir_okay=False), help="Write the report here.")
 def report_cmd(record_path: str, fmt: str | None, out_file: str | None) -> None:
     """Re-render a run record (from --json) without migrating again."""
@@ -191,7 +209,7 @@ def report_cmd(record_path: str, fmt: str | None, out_file: str | None) -> None:
             record = RunRecord.from_json(json.load(fh))
     except (ValueError, KeyError, TypeError) as exc:
         _fail(f"{record_path}: not a readable run record: {exc}")
-    fmt = fmt or ("html" if out_file and out_file.endswith((".html", ".htm")) else "summary")
+    fmt = fmt or format_for(out_file)
     if fmt == "summary":
         print_diagnostics(record, sys.stdout)
         print_summary(record, sys.stdout)
@@ -206,16 +224,10 @@ def report_cmd(record_path: str, fmt: str | None, out_file: str | None) -> None:
 
 
 def render_report(record, fmt: str) -> str:
-    """The record in one of the file formats (json totals, csv, html)."""
-    if fmt == "json":
-        return json.dumps(record.totals, indent=2) + "\n"
-    if fmt == "csv":
-        from musify.report.csv_report import render_csv
+    """The record in one of the file formats (musify.report.FORMATS)."""
+    from musify.report import render
 
-        return render_csv(record)
-    from musify.report.html import render_html
-
-    return render_html(record)
+    return render(record, fmt)
 
 
 def _register_optional_commands() -> None:
