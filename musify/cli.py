@@ -148,8 +148,8 @@ def migrate_cmd(paths, out_dir, in_place, to_stdout, as_diff, json_path, quiet, 
     _write_reports(record, json_path, report_path, sarif_path)
     if not quiet:
         print_summary(record)
-        if analyze:
-            click.echo(format_analysis(record.analysis), nl=False)
+    if analyze:
+        click.echo(format_analysis(record.analysis), nl=False)
     sys.exit(record.exit_code)
 
 

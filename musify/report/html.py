@@ -41,12 +41,15 @@ from musify.report.view import (
 )
 
 _TEMPLATES = Path(__file__).parent / "templates"
+_TOTALS = {"files": 0, "files_by_status": {}, "lines_changed": 0, "lines_total": 0, "bytes_changed": 0,
+           "bytes_total": 0, "conversion_percent": 100.0, "references_converted": 0, "references_unconverted": 0,
+           "diagnostics_by_severity": {}, "edits_by_library": {}, "unconverted_names": {}, "facts": {}}
 
 
 @lru_cache(maxsize=1)
 def _env() -> jinja2.Environment:
     return jinja2.Environment(loader=jinja2.FileSystemLoader(str(_TEMPLATES)), autoescape=True,
-                              trim_blocks=True, lstrip_blocks=True, undefined=jinja2.StrictUndefined)
+                              trim_blocks=True, lstrip_blocks=True)
 
 
 def _asset(name: str) -> str:
@@ -129,11 +132,22 @@ def _first_difference(item: dict) -> str:
     return str(fd or item.get("detail") or item.get("reason") or "")
 
 
+def _analysis(section: dict | None) -> dict | None:
+    """The analysis section with its tables ordered most work first."""
+    if not section:
+        return None
+
+    def ordered(table: dict) -> dict:
+        return dict(sorted(table.items(), key=lambda kv: (-kv[1]["effort_hours"], -kv[1]["manual"], kv[0])))
+
+    return {**section, "directories": ordered(section["directories"]), "libraries": ordered(section["libraries"])}
+
+
 def render_html(record: Any, read_sources: bool = True) -> str:
     """The report page. `read_sources`: build unified diffs from the original files when they are
     still readable and match the record (else the edits are listed as recorded)."""
     d = as_dict(record)
-    totals = d.get("totals") or {}
+    totals = {**_TOTALS, **(d.get("totals") or {})}
     rows = _diag_rows(d)
     files, diff_modes = _files(d, read_sources)
     ready = {r: 0 for r in READINESS}
@@ -151,7 +165,7 @@ def render_html(record: Any, read_sources: bool = True) -> str:
     return _env().get_template("report.html.j2").render(
         record=d, totals=totals, rows=rows, files=files, diff_modes=diff_modes, charts=charts,
         readiness=ready, severity_by_effort=_severity_by_effort(rows), efforts=EFFORTS,
-        effort_total=effort_hours(rows), verify=_verify(d), analysis=d.get("analysis"),
+        effort_total=effort_hours(rows), verify=_verify(d), analysis=_analysis(d.get("analysis")),
         docs=[{"id": i, "title": title_of(i), "html": explanation(i)} for i in ids],
         filters={"id": ids, "severity": [s for s in reversed(SEVERITIES) if any(r["severity"] == s for r in rows)],
                  "library": sorted({r["library"] for r in rows}), "file": sorted({r["path"] for r in rows})},

@@ -24,14 +24,13 @@ from musify.report.view import (
 )
 
 MAX_PLACES = 25
+_ENTITIES = str.maketrans({"&": "&amp;", "<": "&lt;", ">": "&gt;", "@": "&#64;", "#": "&#35;"})  # no @mention
 _MD_SPECIAL = re.compile(r"([\\`*_\[\]|~])")
 
 
 def md_escape(text: object) -> str:
     """Text shown literally in GitHub/GitLab Markdown, table cells included."""
-    s = str(text).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
-    s = s.replace("@", "&#64;").replace("#", "&#35;")  # no @mention, no #issue link
-    s = _MD_SPECIAL.sub(r"\\\1", s)
+    s = _MD_SPECIAL.sub(r"\\\1", str(text)).translate(_ENTITIES)
     return " ".join(s.split())  # a newline would end a table row
 
 

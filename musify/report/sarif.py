@@ -144,7 +144,10 @@ def render_sarif(record: Any) -> str:
         "results": results,
         "properties": {"schema": d.get("schema", ""), "ruleset": d.get("ruleset", "")},
     }
-    return json.dumps({"$schema": SCHEMA_URI, "version": "2.1.0", "runs": [run]}, indent=1) + "\n"
+    text = json.dumps({"$schema": SCHEMA_URI, "version": "2.1.0", "runs": [run]}, indent=1)
+    # <, > and & only occur inside JSON strings: as \u escapes the file stays valid and equal, and
+    # a viewer that pastes text into a page without escaping it still gets no markup from us
+    return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026") + "\n"
 
 
 def _is_utc(stamp: str) -> bool:

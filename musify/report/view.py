@@ -55,12 +55,16 @@ def title_of(diag_id: str) -> str:
     return spec.title if spec else diag_id
 
 
+_FAMILIES = {"MU0": "input", "MU1": "names", "MU2": "hazard", "MU3": "precise", "MU4": "exclusions",
+             "MU5": "verify", "MU6": "build"}
+
+
 def library_of(diag: dict) -> str:
-    """The library a diagnostic is about: its `library` argument, else the kind of finding."""
+    """The library a diagnostic is about: its `library` argument, else the family of its ID."""
     lib = (diag.get("args") or {}).get("library")
     if lib:
         return str(lib)
-    return "hazard" if diag.get("id", "").startswith("MU2") else "-"
+    return _FAMILIES.get(diag.get("id", "")[:3], "other")
 
 
 def needs_hand_work(diag: dict) -> bool:

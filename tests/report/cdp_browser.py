@@ -61,10 +61,12 @@ class Browser:
             self.call("Input.dispatchKeyEvent", type="keyDown", text=ch, key=ch, unmodifiedText=ch)
             self.call("Input.dispatchKeyEvent", type="keyUp", key=ch)
 
-    def screenshot(self, path: Path, width: int = 1280, height: int = 900) -> bytes:
+    def screenshot(self, path: Path, width: int = 1280, height: int = 900, scale: float = 1.0) -> bytes:
+        """A PNG of the viewport at `width` x `height` CSS pixels (a phone below 600), scaled by `scale`."""
         self.call("Emulation.setDeviceMetricsOverride", width=width, height=height, deviceScaleFactor=1,
                   mobile=width < 600)
-        data = base64.b64decode(self.call("Page.captureScreenshot", format="png")["data"])
+        clip = {"x": 0, "y": 0, "width": width, "height": height, "scale": scale}
+        data = base64.b64decode(self.call("Page.captureScreenshot", format="png", clip=clip)["data"])
         path.write_bytes(data)
         return data
 
