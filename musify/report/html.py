@@ -38,6 +38,7 @@ from musify.report.view import (
     library_of,
     readiness,
     title_of,
+    verify_runs,
 )
 
 _TEMPLATES = Path(__file__).parent / "templates"
@@ -105,31 +106,14 @@ def _files(d: dict, read_sources: bool) -> tuple[list[dict], dict[str, int]]:
 
 
 def _verify(d: dict) -> dict | None:
-    """The verify section, as rows the template can show whatever backend filled it."""
+    """The verify section (docs/verify.md: programs, each with its runs), as rows to show."""
     v = d.get("verify")
     if not v:
         return None
-    items = v.get("results") or v.get("programs") or []
-    if isinstance(items, dict):
-        items = [{"name": k, **(val if isinstance(val, dict) else {"verdict": val})} for k, val in items.items()]
-    rows = []
-    for item in items:
-        if not isinstance(item, dict):
-            continue
-        rows.append({"name": str(item.get("name") or item.get("program") or item.get("path") or "?"),
-                     "verdict": str(item.get("verdict") or item.get("status") or "?"),
-                     "backend": str(item.get("backend") or v.get("backend") or ""),
-                     "first_difference": _first_difference(item)})
+    rows = verify_runs(v)
     verdicts = counts(rows, lambda r: r["verdict"])
-    extra = {k: val for k, val in v.items() if isinstance(val, (str, int, float)) and k not in ("results",)}
+    extra = {k: val for k, val in v.items() if isinstance(val, (str, int, float))}
     return {"rows": rows, "verdicts": verdicts, "meta": extra}
-
-
-def _first_difference(item: dict) -> str:
-    fd = item.get("first_difference") or item.get("first_diff") or item.get("difference") or ""
-    if isinstance(fd, dict):
-        return ", ".join(f"{k}: {val}" for k, val in fd.items())
-    return str(fd or item.get("detail") or item.get("reason") or "")
 
 
 def _analysis(section: dict | None) -> dict | None:

@@ -21,6 +21,7 @@ from musify.report.view import (
     effort_of,
     readiness,
     title_of,
+    verify_runs,
 )
 
 MAX_PLACES = 25
@@ -56,9 +57,7 @@ def render_markdown(record: Any, max_places: int = MAX_PLACES) -> str:
     ]
     verify = d.get("verify")
     if isinstance(verify, dict):
-        items = verify.get("results") or verify.get("programs") or []
-        verdicts = counts([i for i in items if isinstance(i, dict)], lambda i: str(i.get("verdict") or
-                                                                                 i.get("status") or "?"))
+        verdicts = counts(verify_runs(verify), lambda r: r["verdict"])
         if verdicts:
             out += ["", "Verify: " + ", ".join(f"{n} {md_escape(v)}" for v, n in verdicts.items())]
     if diags:

@@ -106,5 +106,26 @@ def counts(items, key) -> dict[str, int]:
     return dict(sorted(c.items(), key=lambda kv: (-kv[1], kv[0])))
 
 
+def verify_runs(section: dict) -> list[dict]:
+    """One row per (program, run) of a verify section: name, arch, backend, verdict, first difference."""
+    rows = []
+    for p in section.get("programs") or []:
+        if not isinstance(p, dict):
+            continue
+        name = str(p.get("name") or p.get("program") or p.get("path") or "?")
+        for run in p.get("runs") or [p]:
+            rows.append({"name": name, "arch": str(run.get("arch") or p.get("arch") or ""),
+                         "backend": str(run.get("backend") or p.get("backend") or section.get("backend") or ""),
+                         "verdict": str(run.get("verdict") or "?"), "first_difference": _first_difference(run)})
+    return rows
+
+
+def _first_difference(run: dict) -> str:
+    fd = run.get("first_difference") or run.get("first_diff") or run.get("difference") or ""
+    if isinstance(fd, dict):
+        return ", ".join(f"{k}: {v}" for k, v in fd.items())
+    return str(fd or run.get("detail") or run.get("reason") or "")
+
+
 def display_path(f: dict) -> str:
     return f.get("path") or f.get("rel") or f.get("output_path") or "?"

@@ -106,11 +106,12 @@ def test_diff_is_rebuilt_from_the_edits_against_the_original(tmp_path):
 
 def test_verify_results_show_their_first_difference(corpora_record):
     d = corpora_record.to_json()
-    d["verify"] = {"backend": "emu", "results": [
-        {"name": "vector_add", "verdict": "equal"},
-        {"name": "warp32_only", "verdict": "different", "first_difference": "out[32]: 1 vs 0 <b>"}]}
+    d["verify"] = {"backend": "emu", "programs": [
+        {"name": "vector_add", "runs": [{"arch": "mp_22", "verdict": "pass"}, {"arch": "mp_31", "verdict": "pass"}]},
+        {"name": "warp32_only", "runs": [{"arch": "mp_22", "verdict": "fail",
+                                          "first_difference": "out[32]: 1 vs 0 <b>"}]}]}
     html = render_html(d)
-    assert 'id="verify"' in html and "1 equal" in html and "1 different" in html
+    assert 'id="verify"' in html and "2 pass" in html and "1 fail" in html
     assert "out[32]: 1 vs 0 &lt;b&gt;" in html
 
 
