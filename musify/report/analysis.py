@@ -20,7 +20,7 @@ from musify.report.view import (
     SHIM_DIAGNOSTICS,
     as_dict,
     display_path,
-    edit_count,
+    edit_list,
     effort_of,
     library_of,
     needs_hand_work,
@@ -40,10 +40,17 @@ def _file_entry(f: dict) -> tuple[dict, dict[str, Counter]]:
     diags = f.get("diagnostics", [])
     shim = [d for d in diags if d.get("id") in SHIM_DIAGNOSTICS]
     manual = [d for d in diags if needs_hand_work(d)]
-    converted = sum((f.get("renamed") or {}).values()) or edit_count(f)
+    refs = f.get("references")
+    converted = refs.get("converted", 0) if isinstance(refs, dict) else sum((f.get("renamed") or {}).values())
     by_lib: dict[str, Counter] = defaultdict(Counter)
-    for lib, n in (f.get("edits_by_library") or {}).items():
-        by_lib[lib]["automatic"] += n
+    edits = edit_list(f)
+    if edits:  # references only: include rewrites and the like are not places to port
+        for e in edits:
+            if e.get("category", "reference") == "reference":
+                by_lib[e.get("library", "")]["automatic"] += 1
+    else:
+        for lib, n in (f.get("edits_by_library") or {}).items():
+            by_lib[lib]["automatic"] += n
     for d in shim:
         lib = library_of(d)
         by_lib[lib]["shims"] += 1

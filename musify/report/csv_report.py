@@ -48,7 +48,7 @@ def render_csv(record: Any) -> str:
         sev = Counter(x["severity"] for x in f.get("diagnostics", []))
         facts = f.get("facts") or {}
         _row(w, [f.get("path", ""), f.get("output_path", ""), f.get("status", ""), edit_count(f),
-                 sum((f.get("renamed") or {}).values()), sum((f.get("unconverted") or {}).values()),
+                 *_reference_counts(f),
                  f.get("lines_total", 0), f.get("lines_changed", 0), f.get("bytes_total", 0),
                  f.get("bytes_changed", 0), sev["error"], sev["warning"], sev["note"], facts.get("kernels", 0),
                  facts.get("launches", 0), round(f.get("seconds", 0.0), 6)])
@@ -62,12 +62,24 @@ def render_csv(record: Any) -> str:
     return buf.getvalue()
 
 
-def _references(f: dict) -> tuple[Counter, Counter]:
-    """(converted, unconverted) counts keyed by (kind, library, name) for one file."""
+def _reference_counts(f: dict) -> tuple[int, int]:
+    refs = f.get("references")
+    if isinstance(refs, dict):
+        return refs.get("converted", 0), refs.get("unconverted", 0)
+    return sum((f.get("renamed") or {}).values()), sum((f.get("unconverted") or {}).values())
+
+
+def _references(f: dict) -> tuple[Counter, Counter, Counter]:
+    """(converted, unconverted) references keyed by (kind, library, name) for one file, and its
+    other edits (include rewrites, shim includes, arch guards) by category: never references."""
     converted: Counter = Counter()
+    other: Counter = Counter()
     edits = edit_list(f)
     if edits:
         for e in edits:
+            if e.get("category", "reference") != "reference":
+                other[e["category"]] += 1
+                continue
             converted[(e.get("kind", ""), e.get("library", ""), e.get("old", ""))] += 1
     else:  # --json-lite or record v1: names only
         for name, n in (f.get("renamed") or {}).items():
@@ -77,10 +89,10 @@ def _references(f: dict) -> tuple[Counter, Counter]:
     for name, n in (f.get("unconverted") or {}).items():
         lib, diag_id = libs.get(name, ("", ""))
         unconverted[(diag_id, lib, name)] += n
-    return converted, unconverted
+    return converted, unconverted, other
 
 
-def _stats_rows(w, scope: str, converted: Counter, unconverted: Counter, measures: dict) -> None:
+def _stats_rows(w, scope: str, converted: Counter, unconverted: Counter, other: Counter, measures: dict) -> None:
     for label, table in (("converted", converted), ("unconverted", unconverted)):
         _row(w, [scope, label, "", "", "", sum(table.values())])
         by_kind, by_lib = Counter(), Counter()
@@ -93,6 +105,8 @@ def _stats_rows(w, scope: str, converted: Counter, unconverted: Counter, measure
             _row(w, [scope, f"{label}_by_library", "", lib, "", n])
         for (kind, lib, name), n in sorted(table.items()):
             _row(w, [scope, f"{label}_by_name", kind, lib, name, n])
+    for category, n in sorted(other.items()):
+        _row(w, [scope, "other_edits_by_category", category, "", "", n])
     for key, value in measures.items():
         _row(w, [scope, key, "", "", "", value])
 
@@ -107,14 +121,15 @@ def render_stats_csv(record: Any) -> str:
     d = as_dict(record)
     buf, w = _writer()
     w.writerow(STATS_COLUMNS)
-    total_c, total_u, per_file = Counter(), Counter(), []
+    total_c, total_u, total_o, per_file = Counter(), Counter(), Counter(), []
     for f in d.get("files", []):
-        c, u = _references(f)
+        c, u, o = _references(f)
         total_c.update(c)
         total_u.update(u)
-        if c or u:
-            per_file.append((f, c, u))
-    _stats_rows(w, "TOTAL", total_c, total_u, _measures(d.get("totals") or {}, d.get("seconds", 0.0)))
-    for f, c, u in per_file:
-        _stats_rows(w, f.get("path", ""), c, u, _measures(f, f.get("seconds", 0.0)))
+        total_o.update(o)
+        if c or u or o:
+            per_file.append((f, c, u, o))
+    _stats_rows(w, "TOTAL", total_c, total_u, total_o, _measures(d.get("totals") or {}, d.get("seconds", 0.0)))
+    for f, c, u, o in per_file:
+        _stats_rows(w, f.get("path", ""), c, u, o, _measures(f, f.get("seconds", 0.0)))
     return buf.getvalue()

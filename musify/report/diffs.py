@@ -20,7 +20,7 @@ from pygments.token import STANDARD_TYPES
 from musify.report.view import edit_list
 
 CONTEXT = 3
-HIGHLIGHT_BUDGET = 8_000_000  # characters of source highlighted per report; the rest is plain text
+HIGHLIGHT_BUDGET = 400_000  # characters highlighted per report (pygments lexes ~0.1-0.2 MB/s); the rest plain
 
 
 class Highlighter:
@@ -108,11 +108,20 @@ def _hunks(old_lines: list[str], new_lines: list[str]) -> Iterator[list[tuple[st
         yield rows
 
 
+def _excerpt(lines: list[str], picked: list[int], path: str, hl: Highlighter) -> dict[int, Markup]:
+    """Highlight only the lines a hunk shows (lexing whole files would dominate a big report)."""
+    if not picked:
+        return {}
+    lo, hi = min(picked), max(picked)
+    return dict(zip(range(lo, hi + 1), hl.lines("\n".join(lines[lo:hi + 1]), path)))
+
+
 def unified_html(path: str, original: str, port: str, hl: Highlighter) -> Markup:
     old_lines, new_lines = original.split("\n"), port.split("\n")
-    old_html, new_html = hl.lines(original, path), hl.lines(port, path)
     parts = ['<table class="diff">']
     for rows in _hunks(old_lines, new_lines):
+        old_html = _excerpt(old_lines, [i for _, i, _ in rows if i >= 0], path, hl)
+        new_html = _excerpt(new_lines, [j for tag, _, j in rows if tag == "+"], path, hl)
         first = next((i for _, i, _ in rows if i >= 0), 0)
         parts.append(f'<tr class="hunk"><td colspan="3">@@ line {first + 1} @@</td></tr>')
         for tag, i, j in rows:

@@ -65,7 +65,8 @@ class Browser:
         """A PNG of the viewport at `width` x `height` CSS pixels (a phone below 600), scaled by `scale`."""
         self.call("Emulation.setDeviceMetricsOverride", width=width, height=height, deviceScaleFactor=1,
                   mobile=width < 600)
-        clip = {"x": 0, "y": 0, "width": width, "height": height, "scale": scale}
+        x, y = self.eval("[window.scrollX, window.scrollY]")  # the clip is in page coordinates
+        clip = {"x": x, "y": y, "width": width, "height": height, "scale": scale}
         data = base64.b64decode(self.call("Page.captureScreenshot", format="png", clip=clip)["data"])
         path.write_bytes(data)
         return data
