@@ -54,6 +54,15 @@ class Browser:
             raise RuntimeError(f"{expression!r}: {res['exceptionDetails']}")
         return res["result"].get("value")
 
+    def wait_for(self, expression: str, timeout: float = 10.0):
+        """The value of `expression` once it is truthy (events such as `toggle` arrive as tasks)."""
+        deadline = time.monotonic() + timeout
+        while not (value := self.eval(expression)):
+            if time.monotonic() > deadline:
+                raise TimeoutError(f"{expression!r} stayed {value!r}")
+            time.sleep(0.05)
+        return value
+
     def type_into(self, selector: str, text: str) -> None:
         """Focus the element and type as a user would (the page sees real input events)."""
         self.eval(f"document.querySelector({json.dumps(selector)}).focus()")

@@ -73,6 +73,16 @@ def test_search_filter_and_sort_work_on_the_corpora_report(browser, corpora_page
     browser.eval(f"document.querySelector('a[href=\"#doc-{diag_id}\"]').click()")
     assert browser.eval(f"document.getElementById('doc-{diag_id}').open") is True
     assert "How to fix" in browser.eval(f"document.getElementById('doc-{diag_id}').textContent")
+    # a file's diff is built when it is opened, not before
+    first = "document.querySelector('details.file')"
+    assert browser.eval(f"{first}.querySelector('table.diff')") is None
+    browser.eval(f"{first}.querySelector('summary').click()")
+    assert browser.wait_for(f"{first}.querySelectorAll('table.diff tr.add').length") > 0
+    # the file filter keeps the files whose path matches
+    browser.type_into("#fq", "warp32")
+    shown = browser.eval("Array.from(document.querySelectorAll('details.file')).filter(d => !d.hidden)"
+                         ".map(d => d.getAttribute('data-path'))")
+    assert shown and all("warp32" in p for p in shown)
 
 
 def test_the_report_paints_on_a_laptop_and_a_phone(browser, corpora_page, tmp_path):
