@@ -29,8 +29,9 @@ def test_hostile_file_name_and_source_stay_text_in_every_format(hostile):
     # the name is there, escaped, so the reader still sees which file it is
     assert 'x&#34;&gt;&lt;img src=x onerror=alert(1)&gt;.cu' in html
     assert "x&#34;&gt;&lt;img src=x onerror=alert(1)&gt;.cu" in md or "x\"&gt;&lt;img" in md
-    # one script only, ours, and the page's policy lets nothing else run
-    assert html.count("<script") == 1
+    # one script only, ours (and the diffs as a JSON data block), and the page's policy lets
+    # nothing else run
+    assert html.count("<script") == 2 and html.count('<script type="application/json" id="diffs">') == 1
     script = re.search(r"<script>(.*?)</script>", html, re.DOTALL).group(1)
     digest = base64.b64encode(hashlib.sha256(script.encode()).digest()).decode()
     assert f"script-src 'sha256-{digest}'" in html
@@ -87,12 +88,18 @@ def _v2_record(files: list[dict]) -> dict:
             "files": files}
 
 
+def _diffs(html: str) -> dict[str, str]:
+    block = html.split('<script type="application/json" id="diffs">', 1)[1].split("</script>", 1)[0]
+    assert "<" not in block
+    return json.loads(block)
+
+
 def test_diff_is_rebuilt_from_the_edits_against_the_original(tmp_path):
     src = tmp_path / "a.cu"
     src.write_text("int main() {\n  cudaMalloc(&p, 4);\n  cudaFree(p); // </script>\n}\n")
     html = render_html(_v2_record([_v2_file(str(src))]))
-    body = html.split('id="file-0"', 1)[1].split("</details>", 1)[0]
-    assert "<template>" in body  # built only when opened
+    assert 'data-diff="0"' in html.split('id="file-0"', 1)[1].split("</details>", 1)[0]
+    body = _diffs(html)["0"]
     assert 'class="del"' in body and 'class="add"' in body
     assert re.search(r'<tr class="add">.*?musaMalloc', body)
     assert re.search(r'<tr class="del">.*?cudaMalloc', body)
@@ -100,8 +107,8 @@ def test_diff_is_rebuilt_from_the_edits_against_the_original(tmp_path):
     assert '<span class="c1">' in body  # pygments marked the comment
     # the file has been ported in place since: the old text is not there any more, list the edits
     src.write_text("int main() {\n  musaMalloc(&p, 4);\n  musaFree(p);\n}\n")
-    html = render_html(_v2_record([_v2_file(str(src))]))
-    assert 'class="diff edits"' in html and "2:3" in html and "cudart cudaMalloc" in html
+    body = _diffs(render_html(_v2_record([_v2_file(str(src))])))["0"]
+    assert 'class="diff edits"' in body and "2:3" in body and "cudart cudaMalloc" in body
 
 
 def test_verify_results_show_their_first_difference(corpora_record):

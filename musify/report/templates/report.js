@@ -58,10 +58,17 @@
     });
   }
 
-  // Diffs live in <template> elements: the browser does not lay them out until a file is opened.
+  // Diffs are HTML strings in a JSON data block (escaped by musify when the report was written):
+  // parsed on the first opening, each built into the page only when its file is opened.
+  var diffs = null;
   function openDiff(d) {
-    var t = d.querySelector(":scope > template");
-    if (t) { d.appendChild(t.content.cloneNode(true)); t.remove(); }
+    var key = d.getAttribute("data-diff");
+    if (key === null || d.querySelector(":scope > .diffbox")) { return; }
+    if (diffs === null) { diffs = JSON.parse(document.getElementById("diffs").textContent); }
+    var box = document.createElement("div");
+    box.className = "diffbox scroll";
+    box.innerHTML = diffs[key] || "";
+    d.appendChild(box);
   }
   document.querySelectorAll("details.file").forEach(function (d) {
     d.addEventListener("toggle", function () { if (d.open) { openDiff(d); } });
