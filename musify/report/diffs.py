@@ -10,6 +10,7 @@ themselves, each old and new text highlighted. Every piece of user text is escap
 from __future__ import annotations
 
 import difflib
+import itertools
 from collections.abc import Iterator
 
 from markupsafe import Markup, escape
@@ -20,7 +21,7 @@ from pygments.token import STANDARD_TYPES
 from musify.report.view import edit_list
 
 CONTEXT = 3
-HIGHLIGHT_BUDGET = 400_000  # characters highlighted per report (pygments lexes ~0.1-0.2 MB/s); the rest plain
+HIGHLIGHT_BUDGET = 250_000  # characters highlighted per report (pygments lexes ~0.1-0.2 MB/s); the rest plain
 
 
 class Highlighter:
@@ -45,13 +46,17 @@ class Highlighter:
         out: list[list[str]] = [[]]
         for ttype, value in self._lexer(path).get_tokens(text):
             cls = _css_class(ttype)
+            cls = "" if cls in _PLAIN else cls
             for i, piece in enumerate(value.split("\n")):
                 if i:
                     out.append([])
                 if piece:
                     esc = str(escape(piece))
-                    out[-1].append(f'<span class="{cls}">{esc}</span>' if cls else esc)
+                    out[-1].append(f"<span class='{cls}'>{esc}</span>" if cls else esc)
         return [Markup("".join(parts)) for parts in out]
+
+
+_PLAIN = frozenset({"", "n", "p", "o", "w", "x", "err"})  # drawn in the text colour: no span, smaller page
 
 
 def _css_class(ttype) -> str:  # a pygments token type
@@ -61,11 +66,8 @@ def _css_class(ttype) -> str:  # a pygments token type
 
 
 def _offsets(text: str) -> list[int]:
-    starts = [0]
-    for i, ch in enumerate(text):
-        if ch == "\n":
-            starts.append(i + 1)
-    return starts
+    """The offset at which each line starts."""
+    return [0, *itertools.accumulate(len(line) + 1 for line in text.split("\n")[:-1])]
 
 
 def apply_edits(original: str, edits: list[dict]) -> str | None:
@@ -118,32 +120,31 @@ def _excerpt(lines: list[str], picked: list[int], path: str, hl: Highlighter) ->
 
 def unified_html(path: str, original: str, port: str, hl: Highlighter) -> Markup:
     old_lines, new_lines = original.split("\n"), port.split("\n")
-    parts = ['<table class="diff">']
+    parts = ["<table class='diff'>"]
     for rows in _hunks(old_lines, new_lines):
         old_html = _excerpt(old_lines, [i for _, i, _ in rows if i >= 0], path, hl)
         new_html = _excerpt(new_lines, [j for tag, _, j in rows if tag == "+"], path, hl)
         first = next((i for _, i, _ in rows if i >= 0), 0)
-        parts.append(f'<tr class="hunk"><td colspan="3">@@ line {first + 1} @@</td></tr>')
+        parts.append(f"<tr class='hunk'><td colspan='3'>@@ line {first + 1} @@</td></tr>")
         for tag, i, j in rows:
             cls = {" ": "ctx", "-": "del", "+": "add"}[tag]
             num = i + 1 if i >= 0 else j + 1
             code = old_html[i] if i >= 0 else new_html[j]
-            parts.append(f'<tr class="{cls}"><td class="ln">{num}</td><td class="mk">{tag}</td>'
-                         f'<td class="code">{code}</td></tr>')
+            parts.append(f"<tr class='{cls}'><td>{num}</td><td>{tag}</td><td>{code}</td></tr>")
     parts.append("</table>")
     return Markup("".join(parts))
 
 
 def edits_html(path: str, edits: list[dict], hl: Highlighter) -> Markup:
     """The edits themselves, when the original cannot be read back: where, old, new, which rule."""
-    parts = ['<table class="diff edits"><tr><th>at</th><th>was</th><th>now</th><th>rule</th></tr>']
+    parts = ["<table class='diff edits'><tr><th>at</th><th>was</th><th>now</th><th>rule</th></tr>"]
     for e in sorted(edits, key=lambda e: tuple(e["start"])):
         line, col = e["start"]
         old = Markup("<br>").join(hl.lines(e.get("old", ""), path))
         new = Markup("<br>").join(hl.lines(e.get("new", ""), path))
         rule = escape(" ".join(str(x) for x in (e.get("library", ""), e.get("rule", "")) if x))
-        parts.append(f'<tr><td class="ln">{line}:{col}</td><td class="code del">{old}</td>'
-                     f'<td class="code add">{new}</td><td>{rule}</td></tr>')
+        parts.append(f"<tr><td>{line}:{col}</td><td class='del'>{old}</td><td class='add'>{new}</td>"
+                     f"<td>{rule}</td></tr>")
     parts.append("</table>")
     return Markup("".join(parts))
 
@@ -167,7 +168,7 @@ def file_diff(f: dict, hl: Highlighter, read_source: bool = True) -> tuple[str, 
 
 
 def stylesheet() -> str:
-    """The pygments colours for the token classes `Highlighter` emits, scoped to `.code`."""
+    """The pygments colours for the token classes `Highlighter` emits, scoped to the diffs."""
     from pygments.formatters import HtmlFormatter
 
-    return HtmlFormatter(style="default").get_style_defs(".code")
+    return HtmlFormatter(style="default").get_style_defs("table.diff")

@@ -163,7 +163,8 @@ def render_html(record: Any, read_sources: bool = True) -> str:
 def _diffs_json(files: list[dict]) -> Markup:
     """Every file's diff HTML as one JSON data block, read only when a diff is opened: raw text
     costs the browser almost nothing to load, where 2,000 diffs as markup would be parsed up front.
-    With <, > and & as \\u escapes no string can close the <script> element that holds it."""
+    Without "</" and "<!" (written as JSON escapes) nothing can end the <script> element that
+    holds it early; user text inside is already HTML-escaped, so this is markup musify wrote."""
     data = {str(f["n"]): str(f["diff"]) for f in files if f["diff_mode"] != "none"}
-    text = json.dumps(data, separators=(",", ":"))
-    return Markup(text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026"))
+    text = json.dumps(data, separators=(",", ":"), ensure_ascii=False)
+    return Markup(text.replace("</", "<\\/").replace("<!", "\\u003c!"))
