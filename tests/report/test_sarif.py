@@ -41,6 +41,16 @@ def test_corpora_sarif_validates_and_has_one_result_per_diagnostic(corpora_recor
         assert rule["defaultConfiguration"]["level"] in ("error", "warning", "note")
         region = r["locations"][0]["physicalLocation"]["region"]
         assert region["startLine"] >= 1 and region["startColumn"] >= 1
+    # the inferred renames (MU1004) and rewritten arch guards carry the edit as a fix
+    edits = {(f.path, tuple(e["start"]), e["new"]) for f in corpora_record.files for e in f.edits or []}
+    fixed = [r for r in run["results"] if r.get("fixes")]
+    assert {r["ruleId"] for r in fixed} >= {"MU1004"}
+    for r in fixed:
+        change = r["fixes"][0]["artifactChanges"][0]
+        region = change["replacements"][0]["deletedRegion"]
+        path = next(d.path for d in diags if r["message"]["text"] == d.message)
+        assert (path, (region["startLine"], region["startColumn"]),
+                change["replacements"][0]["insertedContent"]["text"]) in edits
     first = min(diags, key=lambda d: (d.path, d.line, d.column))
     match = [r for r in run["results"] if r["ruleId"] == first.id
              and r["locations"][0]["physicalLocation"]["region"]["startLine"] == first.line]
