@@ -32,6 +32,13 @@ def corpora_record():
 
 
 @pytest.fixture(scope="session")
+def corpora_html(corpora_record) -> str:
+    from musify.report.html import render_html
+
+    return render_html(corpora_record)
+
+
+@pytest.fixture(scope="session")
 def hostile(tmp_path_factory):
     """A run over a file whose name and comments are markup; every report format of it."""
     base = tmp_path_factory.mktemp("hostile")

@@ -12,16 +12,14 @@ from pathlib import Path
 import pytest
 from conftest import HOSTILE_NAME
 
-from musify.report.html import render_html
-
 ROWS = "Array.from(document.querySelectorAll('#diags tbody tr'))"
 VISIBLE = ROWS + ".filter(r => !r.hidden)"
 
 
 @pytest.fixture(scope="module")
-def corpora_page(corpora_record, tmp_path_factory, browser):
+def corpora_page(corpora_record, corpora_html, tmp_path_factory, browser):
     path = tmp_path_factory.mktemp("page") / "report.html"
-    path.write_text(render_html(corpora_record))
+    path.write_text(corpora_html)
     browser.load(path.as_uri())
     return corpora_record
 

@@ -44,8 +44,8 @@ def test_hostile_file_name_and_source_stay_text_in_every_format(hostile):
     assert any("<img src=x onerror=alert(3)" in m for m in messages)  # kept as text, escaped on the wire
 
 
-def test_every_diagnostic_links_to_its_explanation_in_the_page(corpora_record):
-    html = render_html(corpora_record)
+def test_every_diagnostic_links_to_its_explanation_in_the_page(corpora_record, corpora_html):
+    html = corpora_html
     ids = {d.id for f in corpora_record.files for d in f.diagnostics}
     assert ids
     for diag_id in ids:
@@ -57,8 +57,8 @@ def test_every_diagnostic_links_to_its_explanation_in_the_page(corpora_record):
     assert rows == sum(len(f.diagnostics) for f in corpora_record.files)
 
 
-def test_summary_has_charts_and_totals(corpora_record):
-    html = render_html(corpora_record)
+def test_summary_has_charts_and_totals(corpora_record, corpora_html):
+    html = corpora_html
     totals = corpora_record.totals
     assert html.count('<svg class="chart"') == 3
     for title in ("Edits by library", "Diagnostics by cause", "Files by readiness"):
