@@ -107,24 +107,30 @@ def counts(items, key) -> dict[str, int]:
 
 
 def verify_runs(section: dict) -> list[dict]:
-    """One row per (program, run) of a verify section: name, arch, backend, verdict, first difference."""
+    """One row per (program, arch) of a verify section (docs/verify.md: each program's `archs`
+    maps an arch to its run): name, arch, backend, verdict, reason, first difference."""
     rows = []
     for p in section.get("programs") or []:
         if not isinstance(p, dict):
             continue
         name = str(p.get("name") or p.get("program") or p.get("path") or "?")
-        for run in p.get("runs") or [p]:
-            rows.append({"name": name, "arch": str(run.get("arch") or p.get("arch") or ""),
-                         "backend": str(run.get("backend") or p.get("backend") or section.get("backend") or ""),
-                         "verdict": str(run.get("verdict") or "?"), "first_difference": _first_difference(run)})
+        runs = [{"arch": arch, **run} for arch, run in (p.get("archs") or {}).items() if isinstance(run, dict)]
+        for run in runs + [r for r in p.get("runs") or [] if isinstance(r, dict)]:
+            rows.append({"name": name, "arch": str(run.get("arch") or ""),
+                         "backend": str(run.get("backend") or section.get("backend") or ""),
+                         "verdict": str(run.get("verdict") or "?"), "reason": str(run.get("reason") or ""),
+                         "first_difference": _first_difference(run.get("first_difference"))})
     return rows
 
 
-def _first_difference(run: dict) -> str:
-    fd = run.get("first_difference") or run.get("first_diff") or run.get("difference") or ""
-    if isinstance(fd, dict):
-        return ", ".join(f"{k}: {v}" for k, v in fd.items())
-    return str(fd or run.get("detail") or run.get("reason") or "")
+def _first_difference(fd: object) -> str:
+    """The first difference as text: where, then the diff (or original against port)."""
+    if not fd:
+        return ""
+    if not isinstance(fd, dict):
+        return str(fd)
+    shown = fd.get("diff") or f"original: {fd.get('original', '')}\nport: {fd.get('port', '')}"
+    return f"{fd.get('where', '')}\n{shown}".strip()
 
 
 def display_path(f: dict) -> str:

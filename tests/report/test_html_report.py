@@ -112,13 +112,15 @@ def test_diff_is_rebuilt_from_the_edits_against_the_original(tmp_path):
 
 def test_verify_results_show_their_first_difference(corpora_record):
     d = corpora_record.to_json()
-    d["verify"] = {"backend": "emu", "programs": [
-        {"name": "vector_add", "runs": [{"arch": "mp_22", "verdict": "pass"}, {"arch": "mp_31", "verdict": "pass"}]},
-        {"name": "warp32_only", "runs": [{"arch": "mp_22", "verdict": "fail",
-                                          "first_difference": "out[32]: 1 vs 0 <b>"}]}]}
+    d["verify"] = {"backend": "emu", "archs": ["mp_22", "mp_31"], "programs": [  # docs/verify.md
+        {"name": "vector_add", "archs": {"mp_22": {"verdict": "pass"}, "mp_31": {"verdict": "pass"}}},
+        {"name": "warp32_only", "archs": {"mp_22": {"verdict": "fail", "reason": "output differs", "first_difference": {
+            "where": "stdout line 3", "original": "sum 32", "port": "sum 128 <b>", "diff": ""}}}}]}
     html = render_html(d)
     assert 'id="verify"' in html and "2 pass" in html and "1 fail" in html
-    assert "out[32]: 1 vs 0 &lt;b&gt;" in html
+    row = html.split("<code>warp32_only</code>", 1)[1].split("</tr>", 1)[0]
+    assert "<td>mp_22</td>" in row and "output differs" in row
+    assert "stdout line 3\noriginal: sum 32\nport: sum 128 &lt;b&gt;" in row
 
 
 def test_report_command_renders_every_format(hostile, tmp_path):

@@ -84,3 +84,21 @@ def test_a_rename_with_a_diagnostic_carries_its_fix(validator):
                                                           "endColumn": 12}, "insertedContent": {"text": "mcclSum"}}]
     assert result["relatedLocations"][0]["physicalLocation"]["region"] == {"startLine": 9, "startColumn": 5}
     assert log["runs"][0]["invocations"][0]["startTimeUtc"] == "2026-01-02T03:04:05+00:00"
+
+
+def test_check_writes_sarif_for_code_scanning(tmp_path, validator):
+    from click.testing import CliRunner
+
+    from musify.cli import main
+
+    src = tmp_path / "src"
+    src.mkdir()
+    (src / "k.cu").write_text("__global__ void k(float *v) { v[0] = __shfl_down_sync(0xffffffff, v[0], 1); }\n"
+                              "int main() { cudaDeviceSynchronize(); return 0; }\n")
+    out = tmp_path / "scan.sarif"
+    r = CliRunner().invoke(main, ["check", str(src), "--sarif", str(out)])
+    assert r.exit_code == 1  # the file would change: check fails, and the SARIF says why
+    log = json.loads(out.read_text())
+    assert _errors(validator, log) == []
+    assert log["runs"][0]["invocations"][0]["exitCode"] == 1
+    assert {x["ruleId"] for x in log["runs"][0]["results"]} == {"MU2020"}
