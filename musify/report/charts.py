@@ -9,7 +9,7 @@ from __future__ import annotations
 from markupsafe import Markup, escape
 
 ROW = 22
-LABEL_W = 150
+LABEL_W = 180
 BAR_W = 260
 MAX_ROWS = 12
 

@@ -17,7 +17,7 @@
     rows.forEach(function (r, i) {
       var ok = words.every(function (w) { return texts[i].indexOf(w) >= 0; }) &&
         want.every(function (kv) { return r.getAttribute("data-" + kv[0]) === kv[1]; });
-      r.hidden = !ok;
+      if (r.hidden === ok) { r.hidden = !ok; }  // touch only the rows that change
       if (ok) { n += 1; }
     });
     shown.textContent = n + " of " + rows.length;
@@ -49,7 +49,12 @@
   }
 
   if (table) {
-    q.addEventListener("input", applyFilters);
+    // typing a word filters once, not once per key: a run can have tens of thousands of rows
+    var pending = null;
+    q.addEventListener("input", function () {
+      clearTimeout(pending);
+      pending = setTimeout(applyFilters, rows.length > 2000 ? 150 : 0);
+    });
     selects.forEach(function (s) { s.addEventListener("change", applyFilters); });
     Array.prototype.forEach.call(table.tHead.rows[0].cells, function (th) {
       th.tabIndex = 0;
