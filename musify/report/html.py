@@ -17,6 +17,7 @@ from __future__ import annotations
 import base64
 import hashlib
 import json
+import re
 from functools import cache, lru_cache
 from pathlib import Path
 from typing import Any
@@ -69,7 +70,15 @@ def explanation(diag_id: str) -> Markup:
     page = diagnostic_page(diag_id)
     if page is None:
         return Markup("<p>No documentation page ships with this musify for {}.</p>").format(diag_id)
-    return Markup(MarkdownIt("commonmark", {"html": False}).render(page))
+    html = MarkdownIt("commonmark", {"html": False}).render(page)
+    # links between diagnostic pages point into this report; other pages of docs/ are not in it,
+    # so their links become plain text rather than dead links
+    html = _DIAG_LINK.sub(r'<a href="#doc-\1">', html)
+    return Markup(_LOCAL_LINK.sub(r"\1", html))
+
+
+_DIAG_LINK = re.compile(r'<a href="(?:\./)?(MU\d{4})\.md">')
+_LOCAL_LINK = re.compile(r'<a href="(?!https?:|#|mailto:)[^"]*">(.*?)</a>', re.DOTALL)
 
 
 def _diag_rows(d: dict) -> list[dict]:
