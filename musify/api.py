@@ -8,11 +8,12 @@ from __future__ import annotations
 import os
 import posixpath
 import time
+from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from datetime import datetime, timezone
 
-from musify import __version__, diagnostics, writers
+from musify import __version__, cache, diagnostics, writers
 from musify.config import find_config
 from musify.discover import SOURCE_KINDS, Found, discover, link_stays_inside
 from musify.engine.runner import FileJob, migrate_file
@@ -40,8 +41,10 @@ class Outputs:
 
 def migrate(inputs: list[str], options: Options | None = None, mode: str = "none",
             out_dir: str | None = None, ruleset: RuleSet | None = None,
-            command: str = "musify migrate", collect: bool = False) -> tuple[RunRecord, Outputs]:
-    """Migrate `inputs` (files and directories) and write results according to `mode`."""
+            command: str = "musify migrate", collect: bool = False,
+            progress: Callable[[FileResult, int, int], None] | None = None) -> tuple[RunRecord, Outputs]:
+    """Migrate `inputs` (files and directories) and write results according to `mode`;
+    `progress(result, done, total)` is called as each file is done."""
     options = options or Options()
     if mode not in MODES:
         raise UsageError(f"unknown output mode {mode!r}")
@@ -51,7 +54,7 @@ def migrate(inputs: list[str], options: Options | None = None, mode: str = "none
     found = discover(inputs, exclude, options.respect_gitignore)
     if mode == "out":
         _check_out_dir(out_dir, inputs)
-    ruleset = ruleset or load_for(options)
+    rules = cache.Rules(options, ruleset)  # loaded only if some file misses the incremental cache
     prefixes = _out_prefixes(inputs)
     plan = _plan(found.files, inputs, options, prefixes)
     results: list[FileResult | None] = [None] * len(plan)
@@ -59,9 +62,11 @@ def migrate(inputs: list[str], options: Options | None = None, mode: str = "none
     migrated_kinds = file_direction(options.reverse)[2]
     todo = [(i, job) for i, (f, job) in enumerate(plan) if job is not None and f.kind in migrated_kinds]
     project = _project(plan, options)
-    for i, result, data in _run_jobs(todo, ruleset, options, project):
+    for done, (i, result, data) in enumerate(cache.run_cached(todo, rules, options, project, _run_jobs), 1):
         results[i] = result
         new_bytes[i] = data
+        if progress:
+            progress(result, done, len(todo))
     for i, (f, job) in enumerate(plan):
         if results[i] is None:
             results[i] = _passthrough(f, job, mode, inputs, prefixes.get(f.root, ""))
@@ -70,7 +75,7 @@ def migrate(inputs: list[str], options: Options | None = None, mode: str = "none
     _suppress(files, options.suppress)
     outputs = _write(plan, files, new_bytes, mode, out_dir, collect)
     record = RunRecord(__version__, command, list(inputs), out_dir if mode == "out" else mode,
-                       options.to_json(), ruleset.digest, started, time.perf_counter() - t0, files)
+                       options.to_json(), rules.digest, started, time.perf_counter() - t0, files)
     record.exit_code = exit_code(files)
     return record, outputs
 

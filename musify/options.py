@@ -20,6 +20,7 @@ class Options:
     shims: bool = True
     arch_map: tuple[tuple[int, int], ...] = ((80, 220), (90, 310))  # sm threshold -> __MUSA_ARCH__
     text_mode: bool = False  # musify-text's everything-is-text behaviour
+    cache: bool = True  # reuse unchanged files' results from the incremental cache (musify/cache.py)
     extra: dict = field(default_factory=dict, hash=False, compare=False)
 
     def with_(self, **changes) -> Options:

@@ -74,8 +74,20 @@ def load_ruleset(rules_dir: Path | None = None, extra: list[Path] | None = None,
     for path in extra or []:
         for rule in parse_user_table(Path(path)):
             ruleset.add(rule)
-        ruleset.digest += "+" + hashlib.sha256(Path(path).read_bytes()).hexdigest()[:8]
+        ruleset.digest += _user_suffix(Path(path))
     return ruleset
+
+
+def ruleset_digest(rules_dir: Path | None = None, extra: list[Path] | None = None) -> str:
+    """The digest `load_ruleset` would give, without compiling or unpickling anything (the
+    incremental cache keys on it, so a fully cached run never loads the rules)."""
+    rules_dir = rules_dir or default_rules_dir()
+    blobs = [(path, path.read_bytes()) for path in rule_files(rules_dir)]
+    return rules_digest(blobs, rules_dir) + "".join(_user_suffix(Path(p)) for p in extra or [])
+
+
+def _user_suffix(path: Path) -> str:
+    return "+" + hashlib.sha256(path.read_bytes()).hexdigest()[:8]
 
 
 def rules_digest(blobs: list[tuple[Path, bytes]], rules_dir: Path) -> str:

@@ -1,0 +1,183 @@
+"""Incremental runs: a content-hash cache of per-file results, so an unchanged tree costs a hash.
+
+A file's entry is keyed by everything its migration depends on:
+  * its bytes, its path as shown, its kind and its output path (renames);
+  * the rules digest (built-in files and user tables, direction), computed from the rule files
+    without loading them, so a fully cached run never unpickles the rule database;
+  * the options that change output (all of `Options` except `jobs` and `cache`);
+  * the project facts the file sees: each include it writes, the project file that include
+    resolves to and that file's new name (a header renamed, or no longer renamed, re-migrates
+    the files that include it);
+  * musify's version and a digest of its own source, so an upgrade or a local edit starts afresh.
+The value is the per-file result exactly as the runner returned it (before the run-level
+finalisers, which run again on every run: a header that newly declares a name changes the MU1001
+of the files that use it without re-migrating them) and the output bytes, so a cached run writes
+the same bytes and the same record as a fresh one. Entries live under the cache root
+(`musify.resources`), in `files/`; deleting that folder is always safe.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import pickle
+import re
+from collections.abc import Callable, Iterable, Iterator
+from pathlib import Path
+
+from musify import __version__, resources
+
+FORMAT = "1"  # bump when the cached value changes shape
+_INCLUDE = re.compile(rb"include\s*[<\"]([^\">\n]+)[\">]")  # a superset of what the scanner finds
+_NOT_KEYED = frozenset({"jobs", "cache"})  # options that cannot change a file's result
+_source_digest: list[str] = []
+
+
+class Rules:
+    """The run's RuleSet, loaded the first time a file misses the cache (never on a fully cached run)."""
+
+    def __init__(self, options, given=None):
+        self._options = options
+        self._ruleset = given
+        self._digest = given.digest if given is not None else None
+        self.given = given is not None  # a caller's own RuleSet: its digest may not name its content
+
+    @property
+    def digest(self) -> str:
+        if self._digest is None:
+            from musify.rules.reverse import digest_for
+
+            try:
+                self._digest = digest_for(self._options)
+            except OSError:  # an unreadable table: loading it gives the proper error
+                self._digest = self.get().digest
+        return self._digest
+
+    def get(self):
+        if self._ruleset is None:
+            from musify.rules.reverse import load_for
+
+            self._ruleset = load_for(self._options)
+            self._digest = self._ruleset.digest
+        return self._ruleset
+
+
+def source_digest() -> str:
+    """A digest of musify's own Python source (once per process)."""
+    if not _source_digest:
+        h = hashlib.sha256(__version__.encode())
+        root = resources.PACKAGE
+        for path in sorted(root.rglob("*.py")):
+            h.update(path.relative_to(root).as_posix().encode() + b"\0" + path.read_bytes() + b"\0")
+        _source_digest.append(h.hexdigest())
+    return _source_digest[0]
+
+
+class Store:
+    """Per-file entries under `<cache root>/files/`, written atomically, read leniently (a damaged
+    or foreign entry is a miss)."""
+
+    def __init__(self, options, rules_digest: str, directory: Path | None = None):
+        self.directory = directory or resources.cache_dir("files")
+        opts = {k: v for k, v in sorted(options.to_json().items()) if k not in _NOT_KEYED}
+        base = hashlib.sha256(f"{FORMAT}\0{source_digest()}\0{rules_digest}\0{opts!r}".encode())
+        self._base = base
+        self.hits = 0
+        self.misses = 0
+
+    def key(self, job, data: bytes, project) -> str:
+        """The entry key of one job whose file holds `data`."""
+        from musify.passes.includes import resolve_project_include
+
+        h = self._base.copy()
+        h.update(f"\0{job.rel}\0{job.display}\0{job.kind}\0{job.output_rel}\0".encode())
+        for written in sorted(set(_INCLUDE.findall(data))):
+            name = written.decode("utf-8", "surrogateescape")
+            target = resolve_project_include(project, job.rel, name)
+            renamed = project.header_renames.get(target) if target else None
+            h.update(f"{name}>{target}>{renamed}\0".encode("utf-8", "surrogateescape"))
+        h.update(hashlib.sha256(data).digest())
+        return h.hexdigest()
+
+    def _path(self, key: str) -> Path:
+        return self.directory / key[:2] / f"{key[2:]}.pickle"
+
+    def get(self, key: str):
+        """(result, new bytes) stored under `key`, or None."""
+        try:
+            with open(self._path(key), "rb") as fh:
+                value = pickle.load(fh)
+        except (OSError, pickle.UnpicklingError, EOFError, AttributeError, ImportError, ValueError):
+            self.misses += 1
+            return None
+        if not (isinstance(value, tuple) and len(value) == 2):
+            self.misses += 1
+            return None
+        self.hits += 1
+        return value
+
+    def put(self, key: str, result, data: bytes | None) -> None:
+        """Store one result; a full disk or a read-only cache only costs the next run its speed."""
+        path = self._path(key)
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            tmp = path.parent / f".{path.name}.{os.getpid()}.tmp"
+            with open(tmp, "wb") as fh:
+                pickle.dump((result, data), fh, protocol=pickle.HIGHEST_PROTOCOL)
+            os.replace(tmp, path)
+        except OSError:
+            pass
+
+
+def usable(options) -> bool:
+    """Whether this run may use the cache: on unless disabled, and never in precise mode, whose
+    results depend on the compilation database and the toolchain too."""
+    extra = getattr(options, "extra", None) or {}
+    return bool(options.cache) and not extra.get("semantic") and not getattr(options, "semantic", False)
+
+
+def run_cached(todo: list, rules: Rules, options, project,
+               run: Callable[..., Iterable[tuple]]) -> Iterator[tuple]:
+    """Yield (index, result, new bytes) for every job of `todo`: hits from the store, the misses
+    through `run(misses, ruleset, options, project)` (then stored)."""
+    if not usable(options) or rules.given:
+        yield from run(todo, rules.get(), options, project)
+        return
+    store = Store(options, rules.digest)
+    misses, keys = [], {}
+    for i, job in todo:
+        try:
+            with open(job.abspath, "rb") as fh:
+                stamp = _stamp(fh.fileno())
+                data = fh.read()
+        except OSError:
+            misses.append((i, job))  # the runner reports it
+            continue
+        key = store.key(job, data, project)
+        hit = store.get(key)
+        if hit is None:
+            keys[i] = (key, stamp, job.abspath)
+            misses.append((i, job))
+        else:
+            yield i, hit[0], hit[1]
+    if not misses:
+        return
+    for i, result, data in run(misses, rules.get(), options, project):
+        key, stamp, path = keys.get(i, (None, None, ""))
+        # stored only when the file did not change while it was migrated (else the key is stale)
+        if key and result.status != "failed" and _stamp_of(path) == stamp:
+            store.put(key, result, data)
+        yield i, result, data
+
+
+def _stamp(fd: int) -> tuple[int, int]:
+    st = os.fstat(fd)
+    return st.st_mtime_ns, st.st_size
+
+
+def _stamp_of(path: str) -> tuple[int, int] | None:
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return st.st_mtime_ns, st.st_size
