@@ -21,6 +21,7 @@ from __future__ import annotations
 import hashlib
 import os
 import pickle
+import posixpath
 import re
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
@@ -84,15 +85,24 @@ class Store:
         self._base = base
         self.hits = 0
         self.misses = 0
+        self._project = None
+        self._basenames: set[str] = set()
 
     def key(self, job, data: bytes, project) -> str:
         """The entry key of one job whose file holds `data`."""
         from musify.passes.includes import resolve_project_include
 
+        if self._project is not project:
+            self._project = project
+            self._basenames = {posixpath.basename(f) for f in project.files}
         h = self._base.copy()
         h.update(f"\0{job.rel}\0{job.display}\0{job.kind}\0{job.output_rel}\0".encode())
         for written in sorted(set(_INCLUDE.findall(data))):
             name = written.decode("utf-8", "surrogateescape")
+            # only a name some project file has can resolve to one (most includes are system ones)
+            if posixpath.basename(posixpath.normpath(name)) not in self._basenames:
+                h.update(f"{name}\0".encode("utf-8", "surrogateescape"))
+                continue
             target = resolve_project_include(project, job.rel, name)
             renamed = project.header_renames.get(target) if target else None
             h.update(f"{name}>{target}>{renamed}\0".encode("utf-8", "surrogateescape"))
