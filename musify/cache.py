@@ -142,8 +142,7 @@ class Store:
 def usable(options) -> bool:
     """Whether this run may use the cache: on unless disabled, and never in precise mode, whose
     results depend on the compilation database and the toolchain too."""
-    extra = getattr(options, "extra", None) or {}
-    return bool(options.cache) and not extra.get("semantic") and not getattr(options, "semantic", False)
+    return bool(options.cache) and not options.semantic
 
 
 def run_cached(todo: list, rules: Rules, options, project,

@@ -10,7 +10,6 @@ rules, rich and jinja2 are imported inside the commands that need them, never at
 from __future__ import annotations
 
 import json
-import os
 import sys
 
 import click
@@ -73,6 +72,7 @@ def _common(f):
         click.option("-p", "--build-dir", type=click.Path(file_okay=False),
                      help="Build directory holding compile_commands.json, for --semantic."),
         click.option("--json", "json_path", type=click.Path(dir_okay=False), help="Write the run record here."),
+        click.option("--json-lite", is_flag=True, help="Leave the per-edit list out of the run record."),
         click.option("-q", "--quiet", is_flag=True, help="No progress and no summary; diagnostics only."),
         click.option("-v", "--verbose", is_flag=True, help="One line per file as it is done."),
         click.option("--no-cache", is_flag=True, help="Migrate every file afresh (ignore the incremental cache)."),
@@ -84,7 +84,7 @@ def _common(f):
 
 def build_options(paths, jobs, exclude, no_gitignore, rule_files, rewrite_comments, rewrite_strings,
                   no_rename, suppress, arch=None, arch_map=None, no_shims=False, semantic=False,
-                  build_dir=None, no_cache=False, **extra) -> Options:
+                  build_dir=None, json_lite=False, no_cache=False, **flags) -> Options:
     """Command-line flags over the nearest configuration file over the defaults."""
     from musify.passes.hazards.settings import hazard_settings
 
@@ -101,8 +101,9 @@ def build_options(paths, jobs, exclude, no_gitignore, rule_files, rewrite_commen
         rewrite_strings=cfg.get("rewrite_strings", False) if rewrite_strings is None else rewrite_strings,
         rename_files=not no_rename and cfg.get("rename_files", True),
         suppress=tuple(sup),
+        json_lite=json_lite,
         **hazard_settings(cfg, arch, arch_map, no_shims, semantic, build_dir),
-        **extra,
+        **flags,
     )
 
 
@@ -131,8 +132,7 @@ def _write_json(record, path: str | None) -> None:
 def migrate_cmd(paths, out_dir, in_place, to_stdout, as_diff, json_path, quiet, verbose, fail_on, report_path,
                 **kw) -> None:
     """Migrate CUDA sources under PATHS to MUSA."""
-    from musify.api import exit_code, migrate
-    from musify.console import print_diagnostics, print_summary
+    from musify.api import migrate
     from musify.progress import progress_for
 
     chosen = [m for m, on in (("out", out_dir), ("in-place", in_place), ("stdout", to_stdout), ("diff", as_diff)) if on]
@@ -141,9 +141,11 @@ def migrate_cmd(paths, out_dir, in_place, to_stdout, as_diff, json_path, quiet, 
     mode = chosen[0]
     try:
         options = build_options(paths, **kw)
+        fail_on = fail_on or (find_config(paths[0]) or (None, {}))[1].get("fail_on") or "error"
         with progress_for(quiet, verbose) as progress:
             record, outputs = migrate(list(paths), options, mode, out_dir, collect=mode == "stdout",
-                                      command="musify migrate " + " ".join(sys.argv[2:]), progress=progress)
+                                      command="musify migrate " + " ".join(sys.argv[2:]), fail_on=fail_on,
+                                      progress=progress)
     except _errors() as exc:
         _fail(str(exc))
     if mode == "stdout":
@@ -153,9 +155,13 @@ def migrate_cmd(paths, out_dir, in_place, to_stdout, as_diff, json_path, quiet, 
             write_stdout(data)
     elif mode == "diff":
         sys.stdout.write(outputs.diff)
-    fail_on = fail_on or (find_config(paths[0]) or (None, {}))[1].get("fail_on")
-    if fail_on:
-        record.exit_code = max(record.exit_code, exit_code(record.files, fail_on))
+    _finish(record, json_path, quiet, report_path)
+
+
+def _finish(record, json_path: str | None, quiet: bool, report_path: str | None = None) -> None:
+    """Print, write the record and reports, exit with the record's code (set once, by `Report`)."""
+    from musify.console import print_diagnostics, print_summary
+
     print_diagnostics(record)
     _write_json(record, json_path)
     if report_path:
@@ -173,28 +179,23 @@ def migrate_cmd(paths, out_dir, in_place, to_stdout, as_diff, json_path, quiet, 
               help="Fail when a diagnostic at or above this severity is raised.")
 def check_cmd(paths, fail_on, json_path, quiet, verbose, **kw) -> None:
     """For pre-commit and CI: fail when a migration would change a file or raise a diagnostic."""
-    from musify.api import exit_code, migrate
-    from musify.console import print_diagnostics, print_summary
+    from musify.api import migrate
     from musify.progress import progress_for
 
     try:
         options = build_options(paths, **kw)
         with progress_for(quiet, verbose) as progress:
             record, _ = migrate(list(paths), options, "none", command="musify check " + " ".join(sys.argv[2:]),
-                                progress=progress)
+                                fail_on=fail_on, fail_on_change=True, progress=progress)
     except _errors() as exc:
         _fail(str(exc))
-    print_diagnostics(record)
-    would_change = [f for f in record.files if f.status == "migrated"]
-    for f in would_change:
-        click.echo(f"{f.path}: would be migrated ({f.edits} edits"
-                   + (f", renamed to {os.path.basename(f.output_path)}" if f.output_path.rsplit('/', 1)[-1] != f.path.rsplit('/', 1)[-1] else "")
-                   + ")", err=True)
-    record.exit_code = 1 if would_change else exit_code(record.files, fail_on)
-    _write_json(record, json_path)
-    if not quiet:
-        print_summary(record)
-    sys.exit(record.exit_code)
+    for f in record.files:
+        if f.status == "migrated":
+            new_name = f.output_path.rsplit("/", 1)[-1]
+            renamed = new_name != f.path.rsplit("/", 1)[-1]
+            click.echo(f"{f.path}: would be migrated ({f.edit_count} edits"
+                       + (f", renamed to {new_name}" if renamed else "") + ")", err=True)
+    _finish(record, json_path, quiet)
 
 
 @main.command("explain", context_settings=_CONTEXT)
