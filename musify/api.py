@@ -9,7 +9,6 @@ import os
 import posixpath
 import time
 from collections.abc import Callable
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, replace
 from datetime import datetime, timezone
 
@@ -196,6 +195,7 @@ def _run_jobs(todo, ruleset: RuleSet, options: Options, project: ProjectInfo):
             yield i, result, data
         return
     import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
 
     method = "fork" if "fork" in multiprocessing.get_all_start_methods() else None
     context = multiprocessing.get_context(method)

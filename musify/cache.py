@@ -13,7 +13,8 @@ The value is the per-file result exactly as the runner returned it (before the r
 finalisers, which run again on every run: a header that newly declares a name changes the MU1001
 of the files that use it without re-migrating them) and the output bytes, so a cached run writes
 the same bytes and the same record as a fresh one. Entries live under the cache root
-(`musify.resources`), in `files/`; deleting that folder is always safe.
+(`musify.resources`), in `files/`, one pack per set of input roots; deleting that folder is
+always safe.
 """
 
 from __future__ import annotations
@@ -75,18 +76,31 @@ def source_digest() -> str:
 
 
 class Store:
-    """Per-file entries under `<cache root>/files/`, written atomically, read leniently (a damaged
-    or foreign entry is a miss)."""
+    """The entries of one input set (its roots), kept in one pack file under `<cache root>/files/`:
+    one read and one unpickle per run rather than one per file. The pack is rewritten, atomically,
+    with exactly the entries the run used, so it never grows beyond the tree; a damaged or foreign
+    pack is an empty one."""
 
-    def __init__(self, options, rules_digest: str, directory: Path | None = None):
-        self.directory = directory or resources.cache_dir("files")
+    def __init__(self, options, rules_digest: str, roots: Iterable[str], directory: Path | None = None):
+        directory = directory or resources.cache_dir("files")
         opts = {k: v for k, v in sorted(options.to_json().items()) if k not in _NOT_KEYED}
-        base = hashlib.sha256(f"{FORMAT}\0{source_digest()}\0{rules_digest}\0{opts!r}".encode())
-        self._base = base
-        self.hits = 0
-        self.misses = 0
+        self._base = hashlib.sha256(f"{FORMAT}\0{source_digest()}\0{rules_digest}\0{opts!r}".encode())
+        where = hashlib.sha256("\0".join(sorted(set(roots))).encode()).hexdigest()[:24]
+        self.path = directory / f"pack-{where}.pickle"
+        self._entries = self._load()
+        self._used: dict[str, tuple] = {}
+        self._changed = False
         self._project = None
         self._basenames: set[str] = set()
+
+    def _load(self) -> dict:
+        try:
+            with open(self.path, "rb") as fh:
+                value = pickle.load(fh)
+        except (OSError, pickle.UnpicklingError, EOFError, AttributeError, ImportError, ValueError):
+            return {}
+        ok = isinstance(value, tuple) and len(value) == 2 and value[0] == FORMAT and isinstance(value[1], dict)
+        return value[1] if ok else {}
 
     def key(self, job, data: bytes, project) -> str:
         """The entry key of one job whose file holds `data`."""
@@ -109,32 +123,28 @@ class Store:
         h.update(hashlib.sha256(data).digest())
         return h.hexdigest()
 
-    def _path(self, key: str) -> Path:
-        return self.directory / key[:2] / f"{key[2:]}.pickle"
-
     def get(self, key: str):
         """(result, new bytes) stored under `key`, or None."""
-        try:
-            with open(self._path(key), "rb") as fh:
-                value = pickle.load(fh)
-        except (OSError, pickle.UnpicklingError, EOFError, AttributeError, ImportError, ValueError):
-            self.misses += 1
-            return None
-        if not (isinstance(value, tuple) and len(value) == 2):
-            self.misses += 1
-            return None
-        self.hits += 1
+        value = self._entries.get(key)
+        if value is not None:
+            self._used[key] = value
         return value
 
     def put(self, key: str, result, data: bytes | None) -> None:
-        """Store one result; a full disk or a read-only cache only costs the next run its speed."""
-        path = self._path(key)
+        self._used[key] = (result, data)
+        self._changed = True
+
+    def save(self) -> None:
+        """Write the pack when this run's entries differ from it; a full disk or a read-only cache
+        only costs the next run its speed. Called before the run-level finalisers touch results."""
+        if not self._changed and len(self._used) == len(self._entries):
+            return
         try:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            tmp = path.parent / f".{path.name}.{os.getpid()}.tmp"
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            tmp = self.path.parent / f".{self.path.name}.{os.getpid()}.tmp"
             with open(tmp, "wb") as fh:
-                pickle.dump((result, data), fh, protocol=pickle.HIGHEST_PROTOCOL)
-            os.replace(tmp, path)
+                pickle.dump((FORMAT, self._used), fh, protocol=pickle.HIGHEST_PROTOCOL)
+            os.replace(tmp, self.path)
         except OSError:
             pass
 
@@ -152,7 +162,7 @@ def run_cached(todo: list, rules: Rules, options, project,
     if not usable(options) or rules.given:
         yield from run(todo, rules.get(), options, project)
         return
-    store = Store(options, rules.digest)
+    store = Store(options, rules.digest, (job.root for _, job in todo))
     misses, keys = [], {}
     for i, job in todo:
         try:
@@ -169,14 +179,14 @@ def run_cached(todo: list, rules: Rules, options, project,
             misses.append((i, job))
         else:
             yield i, hit[0], hit[1]
-    if not misses:
-        return
-    for i, result, data in run(misses, rules.get(), options, project):
-        key, stamp, path = keys.get(i, (None, None, ""))
-        # stored only when the file did not change while it was migrated (else the key is stale)
-        if key and result.status != "failed" and _stamp_of(path) == stamp:
-            store.put(key, result, data)
-        yield i, result, data
+    if misses:
+        for i, result, data in run(misses, rules.get(), options, project):
+            key, stamp, path = keys.get(i, (None, None, ""))
+            # stored only when the file did not change while it was migrated (else the key is stale)
+            if key and result.status != "failed" and _stamp_of(path) == stamp:
+                store.put(key, result, data)
+            yield i, result, data
+    store.save()
 
 
 def _stamp(fd: int) -> tuple[int, int]:

@@ -21,7 +21,7 @@ EVERY_S = 5.0
 
 
 def _describe(result) -> str:
-    edits = f", {result.edits} edits" if getattr(result, "edits", 0) else ""
+    edits = f", {result.edit_count} edits" if getattr(result, "edit_count", 0) else ""
     return f"{result.path}: {result.status}{edits}"
 
 

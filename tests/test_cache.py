@@ -11,7 +11,6 @@ import pytest
 
 from musify import api, cache
 from musify.options import Options
-
 from tests.conftest import install_rules
 
 RULES = """schema: musify-rules/1

@@ -17,7 +17,7 @@ class Terminal(io.StringIO):
 
 
 def _results(n: int):
-    return [SimpleNamespace(path=f"src/k{i}.cu", status="migrated", edits=i) for i in range(n)]
+    return [SimpleNamespace(path=f"src/k{i}.cu", status="migrated", edit_count=i) for i in range(n)]
 
 
 def test_quiet_gives_no_callback() -> None:

@@ -15,8 +15,6 @@ import sys
 import time
 from pathlib import Path
 
-import yaml
-
 from musify import resources
 from musify.diagnostics import CATALOGUE
 from musify.rules.model import KINDS, STATUSES, Rule, RuleSet
@@ -149,6 +147,8 @@ def parse_rule_file(path: Path, data: bytes | None = None, rel_to: Path | None =
     """Validate and type one musify rule file."""
     text = (data if data is not None else path.read_bytes()).decode("utf-8")
     shown = str(path.relative_to(rel_to)) if rel_to and path.is_relative_to(rel_to) else str(path)
+    import yaml  # here, not at the top: a run with compiled rules never parses YAML
+
     try:
         doc = yaml.load(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
     except yaml.YAMLError as exc:
