@@ -7,7 +7,8 @@ a first run (rules compiled or loaded, every file migrated), the same run again 
 cache hit), and a run after one file changed. It checks that the re-run wrote byte-identical
 output and the same record (less the run's `started` and `seconds`) and prints the speed-ups.
 
-    python benchmarks/bench_incremental.py --mb 10
+    python benchmarks/bench_incremental.py --mb 10 --warm-rules
+    python benchmarks/bench_incremental.py --tree /usr/local/cuda/include/cccl --warm-rules   # real code
 """
 
 from __future__ import annotations
@@ -55,11 +56,17 @@ def main() -> None:
     ap.add_argument("--mb", type=float, default=10.0, help="corpus size in MB (default 10)")
     ap.add_argument("--corpora", type=Path, default=REPO / "corpora")
     ap.add_argument("--work", type=Path, default=REPO / "benchmarks" / "out" / "incremental")
+    ap.add_argument("--tree", type=Path, help="a real source tree to copy and use instead of the replicated corpus")
     ap.add_argument("--warm-rules", action="store_true",
                     help="compile the rules into the cache first, so the first run measures migration only")
     args = ap.parse_args()
     corpus = args.work / "corpus"
-    size = build_corpus(args.corpora, corpus, args.mb)
+    if args.tree:
+        shutil.rmtree(corpus, ignore_errors=True)
+        shutil.copytree(args.tree, corpus, symlinks=True)
+        size = sum(p.stat().st_size for p in corpus.rglob("*") if p.is_file())
+    else:
+        size = build_corpus(args.corpora, corpus, args.mb)
     files = sources(corpus)
     print(f"corpus: {size / 1e6:.1f} MB in {len(files)} files")
     cache = Path(tempfile.mkdtemp(prefix="musify-cache-"))
