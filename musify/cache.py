@@ -4,7 +4,7 @@ A file's entry is keyed by everything its migration depends on:
   * its bytes, its path as shown, its kind and its output path (renames);
   * the rules digest (built-in files and user tables, direction), computed from the rule files
     without loading them, so a fully cached run never unpickles the rule database;
-  * the options that change output (all of `Options` except `jobs` and `cache`);
+  * the options that change output (all of `Options` except `jobs`, `cache`, `lock_wait`);
   * the project facts the file sees: each include it writes, the project file that include
     resolves to and that file's new name (a header renamed, or no longer renamed, re-migrates
     the files that include it);
@@ -31,7 +31,7 @@ from musify import __version__, resources
 
 FORMAT = "1"  # bump when the cached value changes shape
 _INCLUDE = re.compile(rb"include\s*[<\"]([^\">\n]+)[\">]")  # a superset of what the scanner finds
-_NOT_KEYED = frozenset({"jobs", "cache"})  # options that cannot change a file's result
+_NOT_KEYED = frozenset({"jobs", "cache", "lock_wait"})  # options that cannot change a file's result
 _source_digest: list[str] = []
 
 
