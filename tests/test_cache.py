@@ -17,6 +17,7 @@ RULES = """schema: musify-rules/1
 library: cudart
 kind: function
 status: renamed
+vendor_prefixes: [cuda]
 rules:
   - {cuda: cudaMalloc, musa: musaMalloc}
   - {cuda: cudaFree, musa: musaFree}
