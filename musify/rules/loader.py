@@ -11,19 +11,22 @@ import json
 import os
 import pickle
 import re
+import sys
+import time
 from pathlib import Path
 
-import yaml
-
+from musify import resources
 from musify.diagnostics import CATALOGUE
-from musify.rules.model import KINDS, STATUSES, Rule, RuleSet
+from musify.rules.model import HAZARDS, KINDS, STATUSES, Rule, RuleSet, rule_key
 
 SCHEMA = "musify-rules/1"
-LOADER_VERSION = "4"  # bump when Rule or RuleSet change shape, to invalidate caches
+LOADER_VERSION = "5"  # bump when Rule or RuleSet change shape, to invalidate caches
 RECORD_KEYS = frozenset(
-    {"cuda", "musa", "kind", "library", "status", "diag", "note", "inferred", "section", "header", "reverse"}
+    {"cuda", "musa", "kind", "library", "status", "diag", "note", "inferred", "section", "header", "reverse",
+     "hazard", "overrides"}
 )
-FILE_KEYS = frozenset({"schema", "library", "kind", "status", "source", "rules", "section"})
+FILE_KEYS = frozenset({"schema", "library", "kind", "status", "source", "rules", "section", "vendor_prefixes"})
+ANNOUNCE_BYTES = 1 << 20  # a database this big takes over a second to compile: say so
 _RECORD_LINE = re.compile(r"^\s*-\s", re.MULTILINE)
 
 
@@ -35,7 +38,7 @@ def default_rules_dir() -> Path:
     env = os.environ.get("MUSIFY_RULES_DIR")
     if env:
         return Path(env)
-    return Path(__file__).resolve().parents[2] / "rules"
+    return resources.data_dir("rules")
 
 
 def rule_files(rules_dir: Path) -> list[Path]:
@@ -43,10 +46,12 @@ def rule_files(rules_dir: Path) -> list[Path]:
 
 
 def _cache_dir() -> Path:
-    base = os.environ.get("MUSIFY_CACHE_DIR") or os.path.join(
-        os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), "musify"
-    )
-    return Path(base)
+    return resources.cache_dir("rules")
+
+
+def compiled_name(digest: str) -> str:
+    """The file name of a compiled RuleSet (the per-user cache and the copy a wheel ships)."""
+    return f"ruleset-{digest}.pickle"
 
 
 def load_ruleset(rules_dir: Path | None = None, extra: list[Path] | None = None,
@@ -54,57 +59,130 @@ def load_ruleset(rules_dir: Path | None = None, extra: list[Path] | None = None,
     """The built-in rules (cached by content hash), then each `extra` user table in order."""
     rules_dir = rules_dir or default_rules_dir()
     if not rules_dir.is_dir():
-        raise RuleFileError(f"{rules_dir}:1: the rule database is not there; install musify from a checkout "
-                            "(pip install -e .) or point MUSIFY_RULES_DIR at its rules/ folder")
-    files = rule_files(rules_dir)
-    h = hashlib.sha256(LOADER_VERSION.encode())
-    blobs = []
-    for path in files:
-        data = path.read_bytes()
-        blobs.append((path, data))
-        h.update(str(path.relative_to(rules_dir)).encode() + b"\0" + data + b"\0")
-    digest = h.hexdigest()[:20]
+        raise RuleFileError(f"{rules_dir}:1: the rule database is not there; reinstall musify "
+                            "(pip install musify, or pip install -e . in a checkout) or point "
+                            "MUSIFY_RULES_DIR at a rules/ folder")
+    blobs = [(path, path.read_bytes()) for path in rule_files(rules_dir)]
+    digest = rules_digest(blobs, rules_dir)
     ruleset = _read_cache(digest) if use_cache else None
     if ruleset is None:
-        ruleset = RuleSet(digest=digest)
-        for path, data in blobs:
-            for rule in parse_rule_file(path, data, rel_to=rules_dir.parent):
-                ruleset.add(rule)
+        big = sum(len(data) for _, data in blobs) > ANNOUNCE_BYTES
+        ruleset = compile_rules(blobs, rules_dir, digest, announce=use_cache and big)
         if use_cache:
             _write_cache(digest, ruleset)
     for path in extra or []:
         for rule in parse_user_table(Path(path)):
             ruleset.add(rule)
-        ruleset.digest += "+" + hashlib.sha256(Path(path).read_bytes()).hexdigest()[:8]
+        ruleset.digest += _user_suffix(Path(path))
     return ruleset
 
 
+def ruleset_digest(rules_dir: Path | None = None, extra: list[Path] | None = None) -> str:
+    """The digest `load_ruleset` would give, without compiling or unpickling anything (the
+    incremental cache keys on it, so a fully cached run never loads the rules)."""
+    rules_dir = rules_dir or default_rules_dir()
+    blobs = [(path, path.read_bytes()) for path in rule_files(rules_dir)]
+    return rules_digest(blobs, rules_dir) + "".join(_user_suffix(Path(p)) for p in extra or [])
+
+
+def _user_suffix(path: Path) -> str:
+    return "+" + hashlib.sha256(path.read_bytes()).hexdigest()[:8]
+
+
+def rules_digest(blobs: list[tuple[Path, bytes]], rules_dir: Path) -> str:
+    """Content hash of the rule files (names and bytes) and the loader's shape version."""
+    h = hashlib.sha256(LOADER_VERSION.encode())
+    for path, data in blobs:
+        h.update(path.relative_to(rules_dir).as_posix().encode() + b"\0" + data + b"\0")
+    return h.hexdigest()[:20]
+
+
+def compile_rules(blobs: list[tuple[Path, bytes]], rules_dir: Path, digest: str,
+                  announce: bool = False) -> RuleSet:
+    """Parse and validate every rule file into one RuleSet. A first run (nothing cached, nothing
+    shipped) takes seconds, so with `announce` it says on stderr what it is doing."""
+    t0 = time.perf_counter()
+    if announce:
+        print(f"musify: compiling the rule database ({len(blobs)} files) into "
+              f"{_cache_dir()} (once per rules version)...", file=sys.stderr, flush=True)
+    ruleset = RuleSet(digest=digest)
+    rules: list[Rule] = []
+    prefixes: list[str] = []
+    for path, data in blobs:
+        rules.extend(parse_rule_file(path, data, rel_to=rules_dir.parent, prefixes=prefixes))
+    for rule in resolve_duplicates(rules, ruleset.overridden):
+        ruleset.add(rule)
+    ruleset.vendor_pattern = "|".join(sorted(set(prefixes), key=lambda p: (-len(p), p)))
+    if announce:
+        print(f"musify: rule database compiled in {time.perf_counter() - t0:.1f} s", file=sys.stderr, flush=True)
+    return ruleset
+
+
+def resolve_duplicates(rules: list[Rule], overridden: dict) -> list[Rule]:
+    """One record per name. A name defined twice is an error unless exactly one of its records
+    says `overrides: REASON`; that one wins, whatever the file order, and the records it replaces
+    are kept in `overridden` for `musify rules show`. So no definition wins silently by path order."""
+    groups: dict[tuple[bool, str], list[Rule]] = {}
+    for rule in rules:
+        groups.setdefault(rule_key(rule), []).append(rule)
+    out = []
+    for key, group in groups.items():
+        if len(group) == 1:
+            if group[0].overrides:
+                raise RuleFileError(f"{group[0].origin}: {group[0].cuda}: says 'overrides' but no other "
+                                    "rule file defines this name; remove the key")
+            out.append(group[0])
+            continue
+        winners = [r for r in group if r.overrides]
+        if len(winners) != 1:
+            shown = ", ".join(r.origin for r in group)
+            why = ("none says 'overrides: REASON'" if not winners else
+                   "more than one says 'overrides'")
+            raise RuleFileError(f"{group[-1].origin}: {group[-1].cuda} is defined {len(group)} times ({shown}) "
+                                f"and {why}; keep one definition, or mark the one that wins with "
+                                "'overrides: <why it replaces the other>'")
+        overridden[key] = [r for r in group if r is not winners[0]]
+        out.append(winners[0])
+    return out
+
+
 def _read_cache(digest: str) -> RuleSet | None:
-    path = _cache_dir() / f"ruleset-{digest}.pickle"
-    try:
-        with open(path, "rb") as fh:
-            obj = pickle.load(fh)
-        return obj if isinstance(obj, RuleSet) else None
-    except (OSError, pickle.UnpicklingError, EOFError, AttributeError, ImportError):
-        return None
+    """The compiled RuleSet for `digest`: the copy shipped in the package, else the user cache."""
+    shipped = resources.packaged_file(compiled_name(digest))
+    for path in ([shipped] if shipped else []) + [_cache_dir() / compiled_name(digest)]:
+        try:
+            with open(path, "rb") as fh:
+                obj = pickle.load(fh)
+        except (OSError, pickle.UnpicklingError, EOFError, AttributeError, ImportError):
+            continue
+        if isinstance(obj, RuleSet):
+            return obj
+    return None
+
+
+def save_compiled(ruleset: RuleSet, path: Path) -> None:
+    """Write a compiled RuleSet atomically (a concurrent reader sees the old file or the new)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.parent / f".{path.name}.{os.getpid()}.tmp"
+    with open(tmp, "wb") as fh:
+        pickle.dump(ruleset, fh, protocol=pickle.HIGHEST_PROTOCOL)
+    os.replace(tmp, path)
 
 
 def _write_cache(digest: str, ruleset: RuleSet) -> None:
-    directory = _cache_dir()
     try:
-        directory.mkdir(parents=True, exist_ok=True)
-        tmp = directory / f".ruleset-{digest}.{os.getpid()}.tmp"
-        with open(tmp, "wb") as fh:
-            pickle.dump(ruleset, fh, protocol=pickle.HIGHEST_PROTOCOL)
-        os.replace(tmp, directory / f"ruleset-{digest}.pickle")
+        save_compiled(ruleset, _cache_dir() / compiled_name(digest))
     except OSError:
         pass  # a read-only home still works, just without the cache
 
 
-def parse_rule_file(path: Path, data: bytes | None = None, rel_to: Path | None = None) -> list[Rule]:
-    """Validate and type one musify rule file."""
+def parse_rule_file(path: Path, data: bytes | None = None, rel_to: Path | None = None,
+                    prefixes: list[str] | None = None) -> list[Rule]:
+    """Validate and type one musify rule file; its `vendor_prefixes` are appended to `prefixes`."""
     text = (data if data is not None else path.read_bytes()).decode("utf-8")
     shown = str(path.relative_to(rel_to)) if rel_to and path.is_relative_to(rel_to) else str(path)
+    import yaml  # here, not at the top: a run with compiled rules never parses YAML
+
     try:
         doc = yaml.load(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
     except yaml.YAMLError as exc:
@@ -121,7 +199,21 @@ def parse_rule_file(path: Path, data: bytes | None = None, rel_to: Path | None =
     records = doc.get("rules") or []
     if not isinstance(records, list):
         raise RuleFileError(f"{shown}:1: 'rules' must be a list")
-    lines = [text.count("\n", 0, m.start()) + 1 for m in _RECORD_LINE.finditer(text)]
+    vendor = doc.get("vendor_prefixes") or []
+    if not isinstance(vendor, list) or not all(isinstance(v, str) and v for v in vendor):
+        raise RuleFileError(f"{shown}:1: 'vendor_prefixes' must be a list of regular expressions")
+    for v in vendor:
+        try:
+            re.compile(v)
+        except re.error as exc:
+            raise RuleFileError(f"{shown}:1: vendor prefix {v!r} is not a regular expression: {exc}") from None
+    if prefixes is not None:
+        prefixes.extend(vendor)
+    lines, seen, at = [], 0, 0
+    for m in _RECORD_LINE.finditer(text):  # line numbers counted forward once, not from 0 each time
+        seen += text.count("\n", at, m.start())
+        at = m.start()
+        lines.append(seen + 1)
     defaults = {k: doc[k] for k in ("library", "kind", "status", "section") if k in doc}
     out = []
     for i, rec in enumerate(records):
@@ -160,6 +252,17 @@ def _make_rule(rec: object, defaults: dict, where: str) -> Rule:
         raise RuleFileError(f"{where}: {cuda}: diag {diag!r} is not in the diagnostic catalogue")
     if status == "shim" and not merged.get("header"):
         raise RuleFileError(f"{where}: {cuda}: a shim record needs its 'header'")
+    hazard = merged.get("hazard") or ()
+    hazard = (hazard,) if isinstance(hazard, str) else hazard
+    if not isinstance(hazard, (list, tuple)) or not all(isinstance(h, str) for h in hazard):
+        raise RuleFileError(f"{where}: {cuda}: 'hazard' is a tag or a list of tags")
+    for tag in hazard:
+        if tag not in HAZARDS:
+            raise RuleFileError(f"{where}: {cuda}: hazard {tag!r} is not one of {sorted(HAZARDS)}")
+    overrides = merged.get("overrides")
+    if overrides is not None and (not isinstance(overrides, str) or len(overrides.split()) < 3):
+        raise RuleFileError(f"{where}: {cuda}: 'overrides' needs a reason (a few words on why this "
+                            "record replaces the other)")
     return Rule(
         cuda=cuda,
         musa=musa if status != "unchanged" else cuda,
@@ -173,6 +276,8 @@ def _make_rule(rec: object, defaults: dict, where: str) -> Rule:
         header=merged.get("header"),
         reverse=bool(merged.get("reverse", True)),
         origin=where,
+        hazard=tuple(hazard),
+        overrides=overrides,
     )
 
 
