@@ -52,7 +52,7 @@ def run(ctx: PassContext) -> list[Edit]:
     lang = t["language"]["cuda"]
     state = {"inserted": t["language"]["package"] in ctx.text,
              "module_path": t["language"]["module_path"] in ctx.text,
-             "cuda_language": any(_enables_language(c, lang) for c in tree.commands),
+             "gpu_language": any(_enables_language(c, lang) for c in tree.commands),
              "source_vars": _source_variables(tree.commands)}
     edits: list[Edit] = []
     for cmd in tree.commands:
@@ -188,7 +188,7 @@ def _command(ctx: PassContext, cmd: Command, state: dict) -> list[Edit]:
 
 
 def _rename_command(ctx: PassContext, cmd: Command, rule: dict, state: dict) -> list[Edit]:
-    if rule.get("sources_only") and not (state["cuda_language"] and _names_sources(cmd, state)):
+    if rule.get("sources_only") and not (state["gpu_language"] and _names_sources(cmd, state)):
         return []
     if "musa" not in rule:
         ctx.warn(rule.get("diag", "MU6042"), cmd.start, end=cmd.start + len(cmd.name), name=cmd.name, origin=ORIGIN)

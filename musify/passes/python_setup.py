@@ -31,12 +31,12 @@ def setup_edits(ctx: PassContext, tree: PythonTree, docstrings: set[int]) -> lis
     for node in tree.nodes:
         if isinstance(node, ast.Dict):
             for k, v in zip(node.keys, node.values):
-                if isinstance(k, ast.Constant) and k.value == vocab["cuda_key"]:
+                if isinstance(k, ast.Constant) and k.value == vocab["cuda"]:
                     flag_strings.add(id(k))
                     edits.extend(_key(ctx, tree, k, vocab))
                     lists.append(assigned.get(v.id, v) if isinstance(v, ast.Name) else v)
         elif isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Constant) \
-                and node.slice.value == vocab["cuda_key"]:
+                and node.slice.value == vocab["cuda"]:
             flag_strings.add(id(node.slice))
             edits.extend(_key(ctx, tree, node.slice, vocab))
         elif isinstance(node, ast.Call):
@@ -93,7 +93,7 @@ def _key(ctx: PassContext, tree: PythonTree, node: ast.Constant, vocab: dict) ->
     span = _inside(ctx, tree, node)
     if span is None:
         return []
-    return [Edit(*span, vocab["musa_key"], "compile_args:" + vocab["cuda_key"], "pytorch-python", "build")]
+    return [Edit(*span, vocab["musa"], "compile_args:" + vocab["cuda"], "pytorch-python", "build")]
 
 
 def _flag_list(ctx: PassContext, tree: PythonTree, lst: ast.List | ast.Tuple, seen: set[int]) -> list[Edit]:

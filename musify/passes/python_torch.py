@@ -83,7 +83,7 @@ def _triggers() -> re.Pattern[str]:
     """Text that any rewrite or diagnostic of this pass needs: a file without it is skipped."""
     v = python_vocab()
     tc = toolchain()
-    words = {v["package"]["after"], v["device"]["cuda"], v["backend"]["cuda"], v["compile_args"]["cuda_key"],
+    words = {v["package"]["after"], v["device"]["cuda"], v["backend"]["cuda"], v["compile_args"]["cuda"],
              tc.compiler[0], *tc.variables, *(r["cuda"] for r in tc.paths), *tc.extensions, *tc.flags,
              *tc.arch_flags}
     return re.compile("|".join(sorted(map(re.escape, words), key=len, reverse=True)))

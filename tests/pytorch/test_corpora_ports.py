@@ -139,7 +139,7 @@ def _documented_pairs() -> list[tuple[str, str]]:
             if "musa" in r and not r.get("guess"):
                 pairs.append((r["cuda"], r["musa"]))
     pairs += [(py["device"]["cuda"], py["device"]["musa"]), (py["backend"]["cuda"], py["backend"]["musa"]),
-              (py["compile_args"]["cuda_key"], py["compile_args"]["musa_key"]), (".cuh", ".muh"), (".cu", ".mu")]
+              (py["compile_args"]["cuda"], py["compile_args"]["musa"]), (".cuh", ".muh"), (".cu", ".mu")]
     for r in records(tc, "library"):
         if not r.get("guess"):
             pairs.append(("-l" + r["cuda"], "-l" + r["musa"]))
