@@ -5,15 +5,19 @@ string or character literal, `#include` path, preprocessor condition, macro body
 never rewrites a comment or a string by accident, and it records where comments and literals are,
 so structural passes (launch detection, hazards) can ask "is this offset code?".
 
-Speed matters: this is the hot path. One compiled regex skips, in C, everything that cannot be a
-candidate (ordinary identifiers, numbers, punctuation); Python only sees comments, literals,
-directives and identifiers that start like a vendor name. The candidate prefixes come from the
-rule set (see `candidate_prefixes`), so the scanner itself knows no CUDA name.
+Speed matters: this is the hot path. `_cscan.c` does the same two passes in C (built at install
+time as an optional extension); this module's Python code is the reference it is tested against
+(tests/test_cscan_equivalence.py) and the fallback where no compiler was available, or when
+MUSIFY_PURE_PYTHON=1 asks for it. In the Python path one compiled regex skips everything that
+cannot be a candidate (ordinary identifiers, numbers, punctuation); Python only sees comments,
+literals, directives and identifiers that start like a vendor name. The candidate prefixes come
+from the rule set (see `candidate_prefixes`), so the scanner itself knows no CUDA name.
 """
 
 from __future__ import annotations
 
 import bisect
+import os
 import re
 from dataclasses import dataclass, field
 from enum import IntEnum
@@ -208,6 +212,18 @@ def _logical_line_end(text: str, pos: int) -> int:
 def scan(text: str, prefixes: tuple[str, ...] = VENDOR_PREFIXES) -> Scan:
     """Scan `text`; identifiers starting with one of `prefixes` are reported with their context.
 
+    The compiled scanner when it is built (and the prefixes are plain ASCII words), else the
+    Python one; both give the same result."""
+    if _NATIVE is not None:
+        found = _NATIVE.scan(text, prefixes)
+        if found is not None:
+            return Scan(*found)
+    return scan_python(text, prefixes)
+
+
+def scan_python(text: str, prefixes: tuple[str, ...] = VENDOR_PREFIXES) -> Scan:
+    """The pure-Python scanner (the reference for `_cscan`).
+
     Two regex passes keep Python off the per-character path: one over the few characters that
     open comments, literals and directives (a character-set search), one over candidate
     identifiers (a trie of literal prefixes); a linear merge then gives each identifier its
@@ -309,7 +325,7 @@ def _raw_string_start(text: str, quote: int) -> tuple[int, str] | None:
         return None
     s = quote - 1
     for p in _CHAR_PREFIXES:
-        if text.startswith(p, s - len(p)):
+        if s >= len(p) and text.startswith(p, s - len(p)):
             s -= len(p)
             break
     if s and text[s - 1] in _WORD_CHARS:
@@ -399,3 +415,20 @@ class LineIndex:
     @property
     def line_count(self) -> int:
         return len(self._starts)
+
+
+def _load_native():
+    """The compiled scanner, bound to this module's types; None when it was not built or when
+    MUSIFY_PURE_PYTHON is set (tests and debugging)."""
+    if os.environ.get("MUSIFY_PURE_PYTHON", "") not in ("", "0"):
+        return None
+    try:
+        from musify.frontend import _cscan
+    except ImportError:
+        return None
+    _cscan.bind(Ident, Include, Directive, Problem, tuple(Ctx))
+    return _cscan
+
+
+_NATIVE = _load_native()
+SCANNER = "c" if _NATIVE is not None else "python"  # which scanner runs, for reports and tests
