@@ -18,8 +18,10 @@ import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
+from musify.engine.edits import Edit
 from musify.frontend import scanner
-from musify.frontend.scanner import VENDOR_PREFIXES, Scan, scan_python
+from musify.frontend.scanner import VENDOR_PREFIXES, Scan, line_starts_python, scan_python
+from musify.passes.identifiers import _MIGRATED_MASK, renames_python
 
 try:
     from musify.frontend import _cscan
@@ -97,6 +99,23 @@ def test_prefixes_the_compiled_scanner_cannot_take_fall_back_to_python() -> None
     assert _cscan.scan("écu", ("é",)) is None  # not ASCII
     assert _cscan.scan("a::b", ("a::",)) is None  # not a word
     assert scanner.scan("x écu", ("é",)).idents == scan_python("x écu", ("é",)).idents
+
+
+# name -> the Edit fields after its span, as `identifiers.fast_renames` makes them
+FAST = {"cudaMalloc": ("musaMalloc", "cudaMalloc", "runtime", "function", False),
+        "cuInit": ("muInit", "cuInit", "driver", "function", False),
+        "CUBLAS_STATUS_SUCCESS": ("MUBLAS_STATUS_SUCCESS", "CUBLAS_STATUS_SUCCESS", "cublas", "enum", True)}
+
+
+@needs_cscan
+@settings(max_examples=200, deadline=None)
+@given(texts)
+def test_compiled_renames_and_line_starts_match_python(text: str) -> None:
+    idents = scan_python(text, VENDOR_PREFIXES).idents
+    assert _cscan.renames(idents, FAST, _MIGRATED_MASK, Edit) == renames_python(idents, FAST)
+    edits, _ = _cscan.renames(idents, FAST, _MIGRATED_MASK, Edit)
+    assert all(type(e) is Edit for e in edits)
+    assert _cscan.line_starts(text) == line_starts_python(text)
 
 
 def _c_compiler() -> str | None:

@@ -502,6 +502,86 @@ static PyObject *cscan_scan(PyObject *Py_UNUSED(self), PyObject *args) {
     return result;
 }
 
+/* renames(idents, fast, migrated_mask, Edit) -> (edits, rest): the identifier pass's hot loop.
+ * For each identifier whose context bit is in `migrated_mask`: when `fast` (name -> (replacement,
+ * rule, library, kind, inferred)) has its name, an Edit(start, end, *fields); otherwise the
+ * identifier goes to `rest`, in order, for the Python pass (rules with diagnostics, qualified
+ * names, unknown vendor names). Identifiers in other contexts are dropped, as the pass does. */
+static PyObject *cscan_renames(PyObject *Py_UNUSED(self), PyObject *args) {
+    PyObject *idents, *fast, *edit_type;
+    long mask;
+    if (!PyArg_ParseTuple(args, "O!O!lO!:renames", &PyList_Type, &idents, &PyDict_Type, &fast, &mask,
+                          &PyType_Type, &edit_type))
+        return NULL;
+    if (!PyType_IsSubtype((PyTypeObject *)edit_type, &PyTuple_Type)) {
+        PyErr_SetString(PyExc_TypeError, "renames: Edit must be a tuple type");
+        return NULL;
+    }
+    PyObject *edits = PyList_New(0), *rest = PyList_New(0);
+    if (!edits || !rest) goto fail;
+    Py_ssize_t n = PyList_GET_SIZE(idents);
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *id = PyList_GET_ITEM(idents, i);
+        if (!PyTuple_Check(id) || PyTuple_GET_SIZE(id) != 4) {
+            PyErr_SetString(PyExc_TypeError, "renames: identifiers must be Ident tuples");
+            goto fail;
+        }
+        long ctx = PyLong_AsLong(PyTuple_GET_ITEM(id, 3));
+        if (ctx == -1 && PyErr_Occurred()) goto fail;
+        if (ctx < 0 || ctx >= 8 || !(mask & (1L << ctx))) continue;
+        PyObject *fields = PyDict_GetItemWithError(fast, PyTuple_GET_ITEM(id, 2));
+        if (!fields) {
+            if (PyErr_Occurred() || PyList_Append(rest, id) < 0) goto fail;
+            continue;
+        }
+        if (!PyTuple_Check(fields) || PyTuple_GET_SIZE(fields) != 5) {
+            PyErr_SetString(PyExc_TypeError, "renames: fast entries must be 5-tuples");
+            goto fail;
+        }
+        PyObject *items[7] = {Py_NewRef(PyTuple_GET_ITEM(id, 0)), Py_NewRef(PyTuple_GET_ITEM(id, 1))};
+        for (int k = 0; k < 5; k++) items[2 + k] = Py_NewRef(PyTuple_GET_ITEM(fields, k));
+        if (append_steal(edits, make_tuple(edit_type, items, 7)) < 0) goto fail;
+    }
+    PyObject *result = PyTuple_Pack(2, edits, rest);
+    Py_DECREF(edits);
+    Py_DECREF(rest);
+    return result;
+fail:
+    Py_XDECREF(edits);
+    Py_XDECREF(rest);
+    return NULL;
+}
+
+/* line_starts(text) -> [0, offset after each newline...]: LineIndex's table */
+static PyObject *cscan_line_starts(PyObject *Py_UNUSED(self), PyObject *arg) {
+    if (!PyUnicode_Check(arg)) {
+        PyErr_SetString(PyExc_TypeError, "line_starts: expected str");
+        return NULL;
+    }
+    int kind = PyUnicode_KIND(arg);
+    const void *data = PyUnicode_DATA(arg);
+    Py_ssize_t n = PyUnicode_GET_LENGTH(arg), count = 1;
+    if (kind == PyUnicode_1BYTE_KIND) {
+        const char *c = data, *end = c + n;
+        while ((c = memchr(c, '\n', (size_t)(end - c))) != NULL) { count++; c++; }
+    } else {
+        for (Py_ssize_t i = 0; i < n; i++) count += PyUnicode_READ(kind, data, i) == '\n';
+    }
+    PyObject *out = PyList_New(count);
+    if (!out) return NULL;
+    Py_ssize_t k = 0;
+    PyObject *zero = PyLong_FromLong(0);
+    if (!zero) { Py_DECREF(out); return NULL; }
+    PyList_SET_ITEM(out, k++, zero);
+    for (Py_ssize_t i = 0; i < n && k < count; i++) {
+        if (PyUnicode_READ(kind, data, i) != '\n') continue;
+        PyObject *v = PyLong_FromSsize_t(i + 1);
+        if (!v) { Py_DECREF(out); return NULL; }
+        PyList_SET_ITEM(out, k++, v);
+    }
+    return out;
+}
+
 /* bind(Ident, Include, Directive, Problem, ctx_members): the Python types the results are made of */
 static PyObject *cscan_bind(PyObject *Py_UNUSED(self), PyObject *args) {
     PyObject *ident, *include, *dir, *problem, *ctx;
@@ -529,6 +609,8 @@ static PyObject *cscan_bind(PyObject *Py_UNUSED(self), PyObject *args) {
 
 static PyMethodDef methods[] = {
     {"scan", cscan_scan, METH_VARARGS, "scan(text, prefixes) -> (idents, includes, directives, spans, problems)"},
+    {"renames", cscan_renames, METH_VARARGS, "renames(idents, fast, migrated_mask, Edit) -> (edits, rest)"},
+    {"line_starts", cscan_line_starts, METH_O, "line_starts(text) -> offsets where lines start"},
     {"bind", cscan_bind, METH_VARARGS, "bind(Ident, Include, Directive, Problem, ctx_members)"},
     {NULL, NULL, 0, NULL},
 };

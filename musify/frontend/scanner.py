@@ -75,9 +75,13 @@ class Scan:
     # (start, end, ctx) of every comment and literal, in order; the complement is code
     spans: list[tuple[int, int, Ctx]] = field(default_factory=list)
     problems: list[Problem] = field(default_factory=list)
+    _codemap: CodeMap | None = field(default=None, repr=False, compare=False)
 
     def code_map(self) -> CodeMap:
-        return CodeMap(self.spans)
+        """The code map of these spans, made once (several passes ask for it)."""
+        if self._codemap is None:
+            self._codemap = CodeMap(self.spans)
+        return self._codemap
 
 
 class CodeMap:
@@ -397,13 +401,18 @@ def identifiers_in(text: str, start: int, end: int) -> list[tuple[int, int, str]
     return [(m.start(), m.end(), m.group()) for m in _IDENT.finditer(text, start, end)]
 
 
+def line_starts_python(text: str) -> list[int]:
+    """Offsets where lines start (0, then after each newline): `_cscan.line_starts` in Python."""
+    lengths = [len(line) + 1 for line in text.split("\n")]
+    lengths.pop()
+    return list(accumulate(lengths, initial=0))
+
+
 class LineIndex:
     """Offset -> (line, column), both 1-based; columns count characters."""
 
     def __init__(self, text: str):
-        lengths = [len(line) + 1 for line in text.split("\n")]
-        lengths.pop()
-        self._starts = list(accumulate(lengths, initial=0))
+        self._starts = _NATIVE.line_starts(text) if _NATIVE is not None else line_starts_python(text)
 
     def position(self, offset: int) -> tuple[int, int]:
         i = bisect.bisect_right(self._starts, offset) - 1
@@ -431,4 +440,11 @@ def _load_native():
 
 
 _NATIVE = _load_native()
+
+
+def native():
+    """The compiled module (`scan`, and `renames` for the identifier pass), or None."""
+    return _NATIVE
+
+
 SCANNER = "c" if _NATIVE is not None else "python"  # which scanner runs, for reports and tests

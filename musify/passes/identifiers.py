@@ -10,11 +10,12 @@ from __future__ import annotations
 import re
 
 from musify.engine.edits import Edit
-from musify.frontend.scanner import Ctx, identifiers_in
+from musify.frontend.scanner import Ctx, Ident, identifiers_in, native
 from musify.passes._base import PassContext
-from musify.rules.model import Rule
+from musify.rules.model import Rule, RuleSet
 
 _MIGRATED = frozenset({Ctx.CODE, Ctx.DIRECTIVE, Ctx.MACRO, Ctx.MACRO_NAME})
+_MIGRATED_MASK = sum(1 << c for c in _MIGRATED)
 
 # What "looks like a CUDA vendor name" for MU1001 (MUSA_FACTS §1 prefixes).
 VENDOR_NAME = re.compile(
@@ -32,14 +33,18 @@ _QUAL_BACK = re.compile(r"([A-Za-z_]\w*)\s*::\s*$")
 
 
 def run(ctx: PassContext) -> list[Edit]:
-    edits: list[Edit] = []
     names = ctx.ruleset.names
     qualified = ctx.ruleset.qualified
     text = ctx.text
     inferred_seen: set[str] = set()
-    for ident in ctx.scan.idents:
-        if ident.ctx not in _MIGRATED:
-            continue
+    # plain renames (most identifiers) in one loop, compiled where available; the rest here
+    compiled = native()
+    fast = fast_renames(ctx.ruleset)
+    if compiled is not None:
+        edits, rest = compiled.renames(ctx.scan.idents, fast, _MIGRATED_MASK, Edit)
+    else:
+        edits, rest = renames_python(ctx.scan.idents, fast)
+    for ident in rest:
         name = ident.name
         rule = names.get(name)
         if name in qualified:
@@ -51,6 +56,40 @@ def run(ctx: PassContext) -> list[Edit]:
     if ctx.options.rewrite_comments or ctx.options.rewrite_strings:
         edits.extend(_rewrite_inside_literals(ctx))
     return edits
+
+
+def fast_renames(ruleset: RuleSet) -> dict[str, tuple[str, str, str, str, bool]]:
+    """Names whose every use is the same plain edit (no qualifier to check, no diagnostic, not
+    inferred): name -> the Edit's fields after its span. Cached on the RuleSet."""
+    cached = getattr(ruleset, "_fast_renames", None)
+    if cached is None:
+        cached = {}
+        qualified = ruleset.qualified
+        for name, rule in ruleset.names.items():
+            replacement = rule.replacement
+            if (replacement is None or rule.status == "unsupported" or rule.diag or rule.inferred
+                    or name in qualified):
+                continue
+            last = replacement.rsplit("::", 1)[-1] if "::" in rule.cuda else replacement
+            cached[name] = (last, rule.cuda, rule.library, rule.kind, rule.inferred)
+        ruleset._fast_renames = cached  # type: ignore[attr-defined]
+    return cached
+
+
+def renames_python(idents: list[Ident], fast: dict) -> tuple[list[Edit], list[Ident]]:
+    """The pure-Python `_cscan.renames`: plain renames as edits, the other migrated identifiers
+    (in order) for the caller."""
+    edits: list[Edit] = []
+    rest: list[Ident] = []
+    for ident in idents:
+        if ident.ctx not in _MIGRATED:
+            continue
+        fields = fast.get(ident.name)
+        if fields is None:
+            rest.append(ident)
+        else:
+            edits.append(Edit(ident.start, ident.end, *fields))
+    return edits, rest
 
 
 def _use_rule(ctx: PassContext, rule: Rule, start: int, end: int, edits: list[Edit],
