@@ -63,7 +63,8 @@ def peer_problem(peer: Path, tables: Path) -> str | None:
 
 
 def timed(cmd: list[str], env: dict | None = None) -> tuple[float, float, int, str]:
-    """Wall seconds, peak RSS in MB (largest process of the tree), exit status, stderr's tail."""
+    """Wall seconds, CPU seconds (user + system, the process and its children), exit status and
+    stderr's tail."""
     with tempfile.TemporaryFile() as err:
         t0 = time.perf_counter()
         proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=err, env=env)
@@ -72,19 +73,19 @@ def timed(cmd: list[str], env: dict | None = None) -> tuple[float, float, int, s
         proc.returncode = os.waitstatus_to_exitcode(status)
         err.seek(0)
         tail = err.read()[-2000:].decode(errors="replace")
-    return wall, usage.ru_maxrss / 1024, proc.returncode, tail
+    return wall, usage.ru_utime + usage.ru_stime, proc.returncode, tail
 
 
-def musify_run(corpus: Path, out: Path, jobs: int) -> float:
+def musify_run(corpus: Path, out: Path, jobs: int) -> tuple[float, float]:
     if out.exists():
         shutil.rmtree(out)
     cmd = [sys.executable, "-m", "musify", "migrate", str(corpus), "-o", str(out), "-j", str(jobs),
            "--json", str(out) + ".json", "-q"]
     env = dict(os.environ, PYTHONPATH=str(REPO) + os.pathsep + os.environ.get("PYTHONPATH", ""))
-    wall, _, rc, err = timed(cmd, env)
+    wall, cpu, rc, err = timed(cmd, env)
     if rc not in (0, 1):
         sys.exit(f"musify failed ({rc}): {err}")
-    return wall
+    return wall, cpu
 
 
 def migrated_files(record: Path, corpus: Path) -> list[str]:
@@ -99,7 +100,7 @@ def migrated_files(record: Path, corpus: Path) -> list[str]:
     return out
 
 
-def peer_run(files: list[str], corpus: Path, copy: Path, peer: Path, tables: Path) -> float:
+def peer_run(files: list[str], corpus: Path, copy: Path, peer: Path, tables: Path) -> tuple[float, float]:
     """Time the peer on a fresh copy of the corpus (it rewrites files in place)."""
     if copy.exists():
         shutil.rmtree(copy)
@@ -107,10 +108,10 @@ def peer_run(files: list[str], corpus: Path, copy: Path, peer: Path, tables: Pat
     listing = copy.with_suffix(".files")
     listing.write_text("\n".join(str(copy / os.path.relpath(f, corpus)) for f in files), encoding="utf-8")
     cmd = [sys.executable, "-c", _PEER_LAUNCH, str(listing), str(peer), str(tables)]
-    wall, _, rc, err = timed(cmd)
+    wall, cpu, rc, err = timed(cmd)
     if rc != 0:
         sys.exit(f"peer failed ({rc}): {err}")
-    return wall
+    return wall, cpu
 
 
 def compare(name: str, corpus: Path, work: Path, repeat: int, peer_skip: str | None,
@@ -122,23 +123,26 @@ def compare(name: str, corpus: Path, work: Path, repeat: int, peer_skip: str | N
     files = migrated_files(Path(str(out) + ".json"), corpus)
     migrated_mb = sum(os.path.getsize(f) for f in files) / 1e6
     print(f"   {len(files)} files migrated, {migrated_mb:.1f} MB", flush=True)
-    ratios, mus, peers = [], [], []
+    ratios, cpu_ratios, mus, peers = [], [], [], []
     for _ in range(repeat):
-        m = musify_run(corpus, out, 1)
+        m, mc = musify_run(corpus, out, 1)
         mus.append(m)
         if peer_skip is None:
-            p = peer_run(files, corpus, work / f"{name}-peer", peer, tables)
+            p, pc = peer_run(files, corpus, work / f"{name}-peer", peer, tables)
             peers.append(p)
             ratios.append(m / p)
-            print(f"   musify -j1 {m:6.2f} s   peer {p:6.2f} s   ratio {m / p:.2f}", flush=True)
+            cpu_ratios.append(mc / pc)
+            print(f"   musify -j1 {m:6.2f} s ({mc:.2f} s CPU)   peer {p:6.2f} s ({pc:.2f} s CPU)   "
+                  f"ratio {m / p:.2f} (CPU {mc / pc:.2f})", flush=True)
         else:
-            print(f"   musify -j1 {m:6.2f} s   ({migrated_mb / m:.1f} MB/s)", flush=True)
+            print(f"   musify -j1 {m:6.2f} s ({mc:.2f} s CPU, {migrated_mb / m:.1f} MB/s)", flush=True)
     if peer_skip is not None:
         print(f"   peer skipped: {peer_skip}")
         return None
     ratio = statistics.median(ratios)
     print(f"   {name}: ratio musify/peer {ratio:.2f} (median of {repeat}; range {min(ratios):.2f}-"
-          f"{max(ratios):.2f}); musify {min(mus):.2f}-{max(mus):.2f} s, peer {min(peers):.2f}-{max(peers):.2f} s")
+          f"{max(ratios):.2f}; CPU-time ratio {statistics.median(cpu_ratios):.2f}); "
+          f"musify {min(mus):.2f}-{max(mus):.2f} s, peer {min(peers):.2f}-{max(peers):.2f} s")
     return ratio
 
 

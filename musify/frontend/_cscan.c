@@ -502,16 +502,17 @@ static PyObject *cscan_scan(PyObject *Py_UNUSED(self), PyObject *args) {
     return result;
 }
 
-/* renames(idents, fast, migrated_mask, Edit) -> (edits, rest): the identifier pass's hot loop.
- * For each identifier whose context bit is in `migrated_mask`: when `fast` (name -> (replacement,
- * rule, library, kind, inferred)) has its name, an Edit(start, end, *fields); otherwise the
- * identifier goes to `rest`, in order, for the Python pass (rules with diagnostics, qualified
- * names, unknown vendor names). Identifiers in other contexts are dropped, as the pass does. */
+/* renames(idents, fast, skip, migrated_mask, Edit) -> (edits, rest): the identifier pass's hot
+ * loop. For each identifier whose context bit is in `migrated_mask`: when `fast` (name ->
+ * (replacement, rule, library, kind, inferred)) has its name, an Edit(start, end, *fields); when
+ * `skip` (a set) has it, nothing (the pass would do nothing with it); otherwise it goes to `rest`,
+ * in order, for the Python pass (rules with diagnostics, qualified names, unknown vendor names).
+ * Identifiers in other contexts are dropped, as the pass does. */
 static PyObject *cscan_renames(PyObject *Py_UNUSED(self), PyObject *args) {
-    PyObject *idents, *fast, *edit_type;
+    PyObject *idents, *fast, *skip, *edit_type;
     long mask;
-    if (!PyArg_ParseTuple(args, "O!O!lO!:renames", &PyList_Type, &idents, &PyDict_Type, &fast, &mask,
-                          &PyType_Type, &edit_type))
+    if (!PyArg_ParseTuple(args, "O!O!O!lO!:renames", &PyList_Type, &idents, &PyDict_Type, &fast, &PySet_Type,
+                          &skip, &mask, &PyType_Type, &edit_type))
         return NULL;
     if (!PyType_IsSubtype((PyTypeObject *)edit_type, &PyTuple_Type)) {
         PyErr_SetString(PyExc_TypeError, "renames: Edit must be a tuple type");
@@ -529,9 +530,12 @@ static PyObject *cscan_renames(PyObject *Py_UNUSED(self), PyObject *args) {
         long ctx = PyLong_AsLong(PyTuple_GET_ITEM(id, 3));
         if (ctx == -1 && PyErr_Occurred()) goto fail;
         if (ctx < 0 || ctx >= 8 || !(mask & (1L << ctx))) continue;
-        PyObject *fields = PyDict_GetItemWithError(fast, PyTuple_GET_ITEM(id, 2));
+        PyObject *name = PyTuple_GET_ITEM(id, 2);
+        PyObject *fields = PyDict_GetItemWithError(fast, name);
         if (!fields) {
-            if (PyErr_Occurred() || PyList_Append(rest, id) < 0) goto fail;
+            if (PyErr_Occurred()) goto fail;
+            int skipped = PySet_Contains(skip, name);
+            if (skipped < 0 || (!skipped && PyList_Append(rest, id) < 0)) goto fail;
             continue;
         }
         if (!PyTuple_Check(fields) || PyTuple_GET_SIZE(fields) != 5) {
@@ -609,7 +613,7 @@ static PyObject *cscan_bind(PyObject *Py_UNUSED(self), PyObject *args) {
 
 static PyMethodDef methods[] = {
     {"scan", cscan_scan, METH_VARARGS, "scan(text, prefixes) -> (idents, includes, directives, spans, problems)"},
-    {"renames", cscan_renames, METH_VARARGS, "renames(idents, fast, migrated_mask, Edit) -> (edits, rest)"},
+    {"renames", cscan_renames, METH_VARARGS, "renames(idents, fast, skip, migrated_mask, Edit) -> (edits, rest)"},
     {"line_starts", cscan_line_starts, METH_O, "line_starts(text) -> offsets where lines start"},
     {"bind", cscan_bind, METH_VARARGS, "bind(Ident, Include, Directive, Problem, ctx_members)"},
     {NULL, NULL, 0, NULL},

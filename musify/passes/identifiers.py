@@ -39,17 +39,20 @@ def run(ctx: PassContext) -> list[Edit]:
     inferred_seen: set[str] = set()
     # plain renames (most identifiers) in one loop, compiled where available; the rest here
     compiled = native()
-    fast = fast_renames(ctx.ruleset)
+    fast, skip = fast_renames(ctx.ruleset)
     if compiled is not None:
-        edits, rest = compiled.renames(ctx.scan.idents, fast, _MIGRATED_MASK, Edit)
+        edits, rest = compiled.renames(ctx.scan.idents, fast, skip, _MIGRATED_MASK, Edit)
     else:
-        edits, rest = renames_python(ctx.scan.idents, fast)
+        edits, rest = renames_python(ctx.scan.idents, fast, skip)
     for ident in rest:
         name = ident.name
         rule = names.get(name)
         if name in qualified:
             rule = _qualified_rule(text, ident.start, qualified[name]) or rule
         if rule is None:
+            if not VENDOR_NAME.match(name):
+                skip.add(name)  # no rule, not vendor-looking: nothing to do, here or in any file
+                continue
             _maybe_unknown(ctx, ident.start, name, ident.ctx)
             continue
         _use_rule(ctx, rule, ident.start, ident.end, edits, inferred_seen)
@@ -58,37 +61,43 @@ def run(ctx: PassContext) -> list[Edit]:
     return edits
 
 
-def fast_renames(ruleset: RuleSet) -> dict[str, tuple[str, str, str, str, bool]]:
-    """Names whose every use is the same plain edit (no qualifier to check, no diagnostic, not
-    inferred): name -> the Edit's fields after its span. Cached on the RuleSet."""
+def fast_renames(ruleset: RuleSet) -> tuple[dict[str, tuple[str, str, str, str, bool]], set[str]]:
+    """What the hot loop decides without Python: names whose every use is the same plain edit (no
+    qualifier to check, no diagnostic, not inferred), as name -> the Edit's fields after its span;
+    and names the pass does nothing with (kept by MUSA without a diagnostic; the run adds names
+    that no rule knows and that do not look like vendor names as it meets them). Cached on the
+    RuleSet."""
     cached = getattr(ruleset, "_fast_renames", None)
     if cached is None:
-        cached = {}
+        fast: dict[str, tuple[str, str, str, str, bool]] = {}
+        skip: set[str] = set()
         qualified = ruleset.qualified
         for name, rule in ruleset.names.items():
-            replacement = rule.replacement
-            if (replacement is None or rule.status == "unsupported" or rule.diag or rule.inferred
-                    or name in qualified):
+            if name in qualified or rule.status == "unsupported" or rule.diag:
                 continue
-            last = replacement.rsplit("::", 1)[-1] if "::" in rule.cuda else replacement
-            cached[name] = (last, rule.cuda, rule.library, rule.kind, rule.inferred)
-        ruleset._fast_renames = cached  # type: ignore[attr-defined]
+            replacement = rule.replacement
+            if replacement is None:
+                skip.add(name)
+            elif not rule.inferred:
+                last = replacement.rsplit("::", 1)[-1] if "::" in rule.cuda else replacement
+                fast[name] = (last, rule.cuda, rule.library, rule.kind, rule.inferred)
+        cached = ruleset._fast_renames = (fast, skip)  # type: ignore[attr-defined]
     return cached
 
 
-def renames_python(idents: list[Ident], fast: dict) -> tuple[list[Edit], list[Ident]]:
-    """The pure-Python `_cscan.renames`: plain renames as edits, the other migrated identifiers
-    (in order) for the caller."""
+def renames_python(idents: list[Ident], fast: dict, skip: set[str]) -> tuple[list[Edit], list[Ident]]:
+    """The pure-Python `_cscan.renames`: plain renames as edits, nothing for the names in `skip`,
+    the other migrated identifiers (in order) for the caller."""
     edits: list[Edit] = []
     rest: list[Ident] = []
     for ident in idents:
         if ident.ctx not in _MIGRATED:
             continue
         fields = fast.get(ident.name)
-        if fields is None:
-            rest.append(ident)
-        else:
+        if fields is not None:
             edits.append(Edit(ident.start, ident.end, *fields))
+        elif ident.name not in skip:
+            rest.append(ident)
     return edits, rest
 
 
