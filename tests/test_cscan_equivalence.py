@@ -21,7 +21,7 @@ from hypothesis import strategies as st
 from musify.engine.edits import Edit
 from musify.frontend import scanner
 from musify.frontend.scanner import VENDOR_PREFIXES, Scan, line_starts_python, scan_python
-from musify.passes.identifiers import _MIGRATED_MASK, renames_python
+from musify.passes.identifiers import _MIGRATED_MASK, previous_token_python, renames_python
 
 try:
     from musify.frontend import _cscan
@@ -117,6 +117,8 @@ def test_compiled_renames_and_line_starts_match_python(text: str) -> None:
     edits, _ = _cscan.renames(idents, FAST, SKIP, _MIGRATED_MASK, Edit)
     assert all(type(e) is Edit for e in edits)
     assert _cscan.line_starts(text) == line_starts_python(text)
+    for at in range(0, len(text) + 1, max(1, len(text) // 12)):
+        assert _cscan.previous_token(text, at) == previous_token_python(text, at)
 
 
 def _c_compiler() -> str | None:

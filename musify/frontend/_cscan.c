@@ -556,6 +556,40 @@ fail:
     return NULL;
 }
 
+/* previous_token(text, start) -> (token, its start): identifiers.previous_token in C */
+static PyObject *cscan_previous_token(PyObject *Py_UNUSED(self), PyObject *args) {
+    PyObject *text;
+    Py_ssize_t start;
+    if (!PyArg_ParseTuple(args, "Un:previous_token", &text, &start)) return NULL;
+    Text t = {PyUnicode_KIND(text), PyUnicode_DATA(text), PyUnicode_GET_LENGTH(text), text};
+    if (start > t.n) {
+        PyErr_SetString(PyExc_IndexError, "previous_token: offset past the end of the text");
+        return NULL;
+    }
+    Py_ssize_t j = start - 1;
+    while (j >= 0) {
+        Py_UCS4 c = CH(&t, j);
+        if (c != ' ' && c != '\t' && c != '\r' && c != '\n' && c != '\\') break;
+        j--;
+    }
+    if (j < 0) return Py_BuildValue("(si)", "", 0);
+    if (ascii_word(CH(&t, j))) {
+        Py_ssize_t k = j;
+        while (k > 0 && ascii_word(CH(&t, k - 1))) k--;
+        PyObject *tok = PyUnicode_Substring(text, k, j + 1);
+        return tok ? Py_BuildValue("(Nn)", tok, k) : NULL;
+    }
+    if (j >= 1) {
+        Py_UCS4 a = CH(&t, j - 1), b = CH(&t, j);
+        if ((a == ':' && b == ':') || (a == '-' && b == '>')) {
+            PyObject *tok = PyUnicode_Substring(text, j - 1, j + 1);
+            return tok ? Py_BuildValue("(Nn)", tok, j - 1) : NULL;
+        }
+    }
+    PyObject *tok = PyUnicode_Substring(text, j, j + 1);
+    return tok ? Py_BuildValue("(Nn)", tok, j) : NULL;
+}
+
 /* line_starts(text) -> [0, offset after each newline...]: LineIndex's table */
 static PyObject *cscan_line_starts(PyObject *Py_UNUSED(self), PyObject *arg) {
     if (!PyUnicode_Check(arg)) {
@@ -614,6 +648,7 @@ static PyObject *cscan_bind(PyObject *Py_UNUSED(self), PyObject *args) {
 static PyMethodDef methods[] = {
     {"scan", cscan_scan, METH_VARARGS, "scan(text, prefixes) -> (idents, includes, directives, spans, problems)"},
     {"renames", cscan_renames, METH_VARARGS, "renames(idents, fast, skip, migrated_mask, Edit) -> (edits, rest)"},
+    {"previous_token", cscan_previous_token, METH_VARARGS, "previous_token(text, start) -> (token, start)"},
     {"line_starts", cscan_line_starts, METH_O, "line_starts(text) -> offsets where lines start"},
     {"bind", cscan_bind, METH_VARARGS, "bind(Ident, Include, Directive, Problem, ctx_members)"},
     {NULL, NULL, 0, NULL},

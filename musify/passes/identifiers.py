@@ -166,8 +166,9 @@ def is_declaration(text: str, start: int) -> bool:
     return tok == "~"  # a destructor
 
 
-def previous_token(text: str, start: int) -> tuple[str, int]:
-    """The token that ends before `start` (skipping blanks) and where it starts; ("", 0) at the top."""
+def previous_token_python(text: str, start: int) -> tuple[str, int]:
+    """The token that ends before `start` (skipping blanks) and where it starts; ("", 0) at the top.
+    (`previous_token` is `_cscan.previous_token` where the compiled module is built.)"""
     j = start - 1
     while j >= 0 and text[j] in " \t\r\n\\":
         j -= 1
@@ -181,6 +182,9 @@ def previous_token(text: str, start: int) -> tuple[str, int]:
     if j >= 1 and text[j - 1:j + 1] in ("::", "->"):
         return text[j - 1:j + 1], j - 1
     return text[j], j
+
+
+previous_token = native().previous_token if native() is not None else previous_token_python
 
 
 def _is_member_access(text: str, start: int) -> bool:
