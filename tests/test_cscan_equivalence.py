@@ -102,9 +102,10 @@ def test_prefixes_the_compiled_scanner_cannot_take_fall_back_to_python() -> None
 
 
 # name -> the Edit fields after its span, as `identifiers.fast_renames` makes them
-FAST = {"cudaMalloc": ("musaMalloc", "cudaMalloc", "runtime", "function", False),
-        "cuInit": ("muInit", "cuInit", "driver", "function", False),
-        "CUBLAS_STATUS_SUCCESS": ("MUBLAS_STATUS_SUCCESS", "CUBLAS_STATUS_SUCCESS", "cublas", "enum", True)}
+FAST = {name: Edit(0, 0, *fields)[2:] for name, fields in {
+    "cudaMalloc": ("musaMalloc", "cudaMalloc", "runtime", "function", False),
+    "cuInit": ("muInit", "cuInit", "driver", "function", False),
+    "CUBLAS_STATUS_SUCCESS": ("MUBLAS_STATUS_SUCCESS", "CUBLAS_STATUS_SUCCESS", "cublas", "enum", True)}.items()}
 SKIP = {"cuda_x", "cudaMemcpyHostToDevice", "cu"}
 
 

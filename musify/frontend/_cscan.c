@@ -505,7 +505,7 @@ static PyObject *cscan_scan(PyObject *Py_UNUSED(self), PyObject *args) {
 /* renames(idents, fast, skip, migrated_mask, Edit) -> (edits, rest): the identifier pass's hot
  * loop. For each identifier whose context bit is in `migrated_mask`: when `fast` (name ->
  * (replacement, rule, library, kind, inferred)) has its name, an Edit(start, end, *fields); when
- * `skip` (a set) has it, nothing (the pass would do nothing with it); otherwise it goes to `rest`,
+ * (`fields` holds every Edit field after the span); when `skip` (a set) has it, nothing (the pass would do nothing with it); otherwise it goes to `rest`,
  * in order, for the Python pass (rules with diagnostics, qualified names, unknown vendor names).
  * Identifiers in other contexts are dropped, as the pass does. */
 static PyObject *cscan_renames(PyObject *Py_UNUSED(self), PyObject *args) {
@@ -516,6 +516,14 @@ static PyObject *cscan_renames(PyObject *Py_UNUSED(self), PyObject *args) {
         return NULL;
     if (!PyType_IsSubtype((PyTypeObject *)edit_type, &PyTuple_Type)) {
         PyErr_SetString(PyExc_TypeError, "renames: Edit must be a tuple type");
+        return NULL;
+    }
+    PyObject *field_names = PyObject_GetAttrString(edit_type, "_fields");
+    if (!field_names) return NULL;
+    Py_ssize_t nfields = PyObject_Length(field_names);
+    Py_DECREF(field_names);
+    if (nfields < 2 || nfields > 16) {
+        if (!PyErr_Occurred()) PyErr_SetString(PyExc_TypeError, "renames: Edit must have 2 to 16 fields");
         return NULL;
     }
     PyObject *edits = PyList_New(0), *rest = PyList_New(0);
@@ -538,13 +546,13 @@ static PyObject *cscan_renames(PyObject *Py_UNUSED(self), PyObject *args) {
             if (skipped < 0 || (!skipped && PyList_Append(rest, id) < 0)) goto fail;
             continue;
         }
-        if (!PyTuple_Check(fields) || PyTuple_GET_SIZE(fields) != 5) {
-            PyErr_SetString(PyExc_TypeError, "renames: fast entries must be 5-tuples");
+        if (!PyTuple_Check(fields) || PyTuple_GET_SIZE(fields) != nfields - 2) {
+            PyErr_SetString(PyExc_TypeError, "renames: each fast entry must hold every Edit field after the span");
             goto fail;
         }
-        PyObject *items[7] = {Py_NewRef(PyTuple_GET_ITEM(id, 0)), Py_NewRef(PyTuple_GET_ITEM(id, 1))};
-        for (int k = 0; k < 5; k++) items[2 + k] = Py_NewRef(PyTuple_GET_ITEM(fields, k));
-        if (append_steal(edits, make_tuple(edit_type, items, 7)) < 0) goto fail;
+        PyObject *items[16] = {Py_NewRef(PyTuple_GET_ITEM(id, 0)), Py_NewRef(PyTuple_GET_ITEM(id, 1))};
+        for (Py_ssize_t k = 0; k < nfields - 2; k++) items[2 + k] = Py_NewRef(PyTuple_GET_ITEM(fields, k));
+        if (append_steal(edits, make_tuple(edit_type, items, nfields)) < 0) goto fail;
     }
     PyObject *result = PyTuple_Pack(2, edits, rest);
     Py_DECREF(edits);

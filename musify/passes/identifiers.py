@@ -61,15 +61,16 @@ def run(ctx: PassContext) -> list[Edit]:
     return edits
 
 
-def fast_renames(ruleset: RuleSet) -> tuple[dict[str, tuple[str, str, str, str, bool]], set[str]]:
+def fast_renames(ruleset: RuleSet) -> tuple[dict[str, tuple], set[str]]:
     """What the hot loop decides without Python: names whose every use is the same plain edit (no
-    qualifier to check, no diagnostic, not inferred), as name -> the Edit's fields after its span;
+    qualifier to check, no diagnostic, not inferred), as name -> the Edit's fields after its span
+(so the compiled loop knows no field names);
     and names the pass does nothing with (kept by MUSA without a diagnostic; the run adds names
     that no rule knows and that do not look like vendor names as it meets them). Cached on the
     RuleSet."""
     cached = getattr(ruleset, "_fast_renames", None)
     if cached is None:
-        fast: dict[str, tuple[str, str, str, str, bool]] = {}
+        fast: dict[str, tuple] = {}
         skip: set[str] = set()
         qualified = ruleset.qualified
         for name, rule in ruleset.names.items():
@@ -80,7 +81,8 @@ def fast_renames(ruleset: RuleSet) -> tuple[dict[str, tuple[str, str, str, str, 
                 skip.add(name)
             elif not rule.inferred:
                 last = replacement.rsplit("::", 1)[-1] if "::" in rule.cuda else replacement
-                fast[name] = (last, rule.cuda, rule.library, rule.kind, rule.inferred)
+                # every field after the span, defaults included, exactly as _use_rule makes it
+                fast[name] = Edit(0, 0, last, rule.cuda, rule.library, rule.kind, rule.inferred)[2:]
         cached = ruleset._fast_renames = (fast, skip)  # type: ignore[attr-defined]
     return cached
 
