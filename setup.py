@@ -8,7 +8,8 @@ from setuptools import Extension, setup
 
 setup(
     ext_modules=[
-        Extension("musify.frontend._cscan", ["musify/frontend/_cscan.c"], optional=True,
+        Extension("musify.frontend._cscan", ["musify/frontend/_cscan.c", "musify/frontend/_cscan_ident.c"],
+                  depends=["musify/frontend/_cscan.h"], optional=True,
                   extra_compile_args=["-O2"]),
     ],
 )

@@ -12,9 +12,7 @@
  *
  * Built by setup.py as an optional extension: without a compiler the Python path runs.
  */
-#define PY_SSIZE_T_CLEAN
-#include <Python.h>
-#include <string.h>
+#include "_cscan.h"
 
 /* Types and constants bound once from Python (`bind`). */
 static PyObject *IdentType, *IncludeType, *DirectiveType, *ProblemType;
@@ -23,36 +21,6 @@ static PyObject *S_COMMENT, *S_STRING_LIT, *S_CHAR_LIT, *S_RAW_LIT, *S_EMPTY;
 
 enum { C_CODE, C_COMMENT, C_STRING, C_CHAR, C_INCLUDE, C_DIRECTIVE, C_MACRO, C_MACRO_NAME };
 enum { K_OTHER, K_INCLUDE, K_DEFINE, K_NAMED, K_MESSAGE };
-
-typedef struct {
-    int kind;
-    const void *data;
-    Py_ssize_t n;
-    PyObject *text;
-} Text;
-
-#define CH(t, i) PyUnicode_READ((t)->kind, (t)->data, (i))
-/* The scanning functions are inlined into one copy per string kind (`scan_kind`), so that
- * `CH` compiles to a plain array read in each. */
-#define ALWAYS_INLINE inline __attribute__((always_inline))
-
-static const unsigned char ASCII_WORD[128] = {
-    ['0'] = 1, ['1'] = 1, ['2'] = 1, ['3'] = 1, ['4'] = 1, ['5'] = 1, ['6'] = 1, ['7'] = 1, ['8'] = 1,
-    ['9'] = 1, ['_'] = 1,
-    ['a'] = 1, ['b'] = 1, ['c'] = 1, ['d'] = 1, ['e'] = 1, ['f'] = 1, ['g'] = 1, ['h'] = 1, ['i'] = 1,
-    ['j'] = 1, ['k'] = 1, ['l'] = 1, ['m'] = 1, ['n'] = 1, ['o'] = 1, ['p'] = 1, ['q'] = 1, ['r'] = 1,
-    ['s'] = 1, ['t'] = 1, ['u'] = 1, ['v'] = 1, ['w'] = 1, ['x'] = 1, ['y'] = 1, ['z'] = 1,
-    ['A'] = 1, ['B'] = 1, ['C'] = 1, ['D'] = 1, ['E'] = 1, ['F'] = 1, ['G'] = 1, ['H'] = 1, ['I'] = 1,
-    ['J'] = 1, ['K'] = 1, ['L'] = 1, ['M'] = 1, ['N'] = 1, ['O'] = 1, ['P'] = 1, ['Q'] = 1, ['R'] = 1,
-    ['S'] = 1, ['T'] = 1, ['U'] = 1, ['V'] = 1, ['W'] = 1, ['X'] = 1, ['Y'] = 1, ['Z'] = 1,
-};
-
-/* the scanner's `_WORD_CHARS`: ASCII only */
-static inline int ascii_word(Py_UCS4 c) { return c < 128 && ASCII_WORD[c]; }
-/* the regex `\w` on str patterns */
-static inline int re_word(Py_UCS4 c) { return c < 128 ? ASCII_WORD[c] : (int)Py_UNICODE_ISALNUM(c); }
-/* the regex `[A-Za-z_]` */
-static inline int ident_start(Py_UCS4 c) { return c < 128 && ASCII_WORD[c] && !(c >= '0' && c <= '9'); }
 
 static ALWAYS_INLINE Py_ssize_t find_char(const Text *t, Py_UCS4 c, Py_ssize_t from) {
     for (Py_ssize_t i = from; i < t->n; i++)
@@ -87,30 +55,6 @@ static int grow(void **buf, Py_ssize_t *cap, Py_ssize_t need, size_t item) {
     *buf = nb;
     *cap = c;
     return 0;
-}
-
-static int append_steal(PyObject *list, PyObject *item) {
-    if (!item) return -1;
-    int r = PyList_Append(list, item);
-    Py_DECREF(item);
-    return r;
-}
-
-/* a tuple subclass instance (NamedTuple) from owned references; steals them, also on failure */
-static PyObject *make_tuple(PyObject *type, PyObject **items, Py_ssize_t n) {
-    for (Py_ssize_t i = 0; i < n; i++) {
-        if (!items[i]) {
-            for (Py_ssize_t j = 0; j < n; j++) Py_XDECREF(items[j]);
-            return NULL;
-        }
-    }
-    PyObject *o = type ? ((PyTypeObject *)type)->tp_alloc((PyTypeObject *)type, n) : PyTuple_New(n);
-    if (!o) {
-        for (Py_ssize_t j = 0; j < n; j++) Py_DECREF(items[j]);
-        return NULL;
-    }
-    for (Py_ssize_t i = 0; i < n; i++) PyTuple_SET_ITEM(o, i, items[i]);
-    return o;
 }
 
 static int add_span(Out *o, Py_ssize_t s, Py_ssize_t e, int ctx) {
@@ -502,132 +446,6 @@ static PyObject *cscan_scan(PyObject *Py_UNUSED(self), PyObject *args) {
     return result;
 }
 
-/* renames(idents, fast, skip, migrated_mask, Edit) -> (edits, rest): the identifier pass's hot
- * loop. For each identifier whose context bit is in `migrated_mask`: when `fast` (name ->
- * (replacement, rule, library, kind, inferred)) has its name, an Edit(start, end, *fields); when
- * (`fields` holds every Edit field after the span); when `skip` (a set) has it, nothing (the pass would do nothing with it); otherwise it goes to `rest`,
- * in order, for the Python pass (rules with diagnostics, qualified names, unknown vendor names).
- * Identifiers in other contexts are dropped, as the pass does. */
-static PyObject *cscan_renames(PyObject *Py_UNUSED(self), PyObject *args) {
-    PyObject *idents, *fast, *skip, *edit_type;
-    long mask;
-    if (!PyArg_ParseTuple(args, "O!O!O!lO!:renames", &PyList_Type, &idents, &PyDict_Type, &fast, &PySet_Type,
-                          &skip, &mask, &PyType_Type, &edit_type))
-        return NULL;
-    if (!PyType_IsSubtype((PyTypeObject *)edit_type, &PyTuple_Type)) {
-        PyErr_SetString(PyExc_TypeError, "renames: Edit must be a tuple type");
-        return NULL;
-    }
-    PyObject *field_names = PyObject_GetAttrString(edit_type, "_fields");
-    if (!field_names) return NULL;
-    Py_ssize_t nfields = PyObject_Length(field_names);
-    Py_DECREF(field_names);
-    if (nfields < 2 || nfields > 16) {
-        if (!PyErr_Occurred()) PyErr_SetString(PyExc_TypeError, "renames: Edit must have 2 to 16 fields");
-        return NULL;
-    }
-    PyObject *edits = PyList_New(0), *rest = PyList_New(0);
-    if (!edits || !rest) goto fail;
-    Py_ssize_t n = PyList_GET_SIZE(idents);
-    for (Py_ssize_t i = 0; i < n; i++) {
-        PyObject *id = PyList_GET_ITEM(idents, i);
-        if (!PyTuple_Check(id) || PyTuple_GET_SIZE(id) != 4) {
-            PyErr_SetString(PyExc_TypeError, "renames: identifiers must be Ident tuples");
-            goto fail;
-        }
-        long ctx = PyLong_AsLong(PyTuple_GET_ITEM(id, 3));
-        if (ctx == -1 && PyErr_Occurred()) goto fail;
-        if (ctx < 0 || ctx >= 8 || !(mask & (1L << ctx))) continue;
-        PyObject *name = PyTuple_GET_ITEM(id, 2);
-        PyObject *fields = PyDict_GetItemWithError(fast, name);
-        if (!fields) {
-            if (PyErr_Occurred()) goto fail;
-            int skipped = PySet_Contains(skip, name);
-            if (skipped < 0 || (!skipped && PyList_Append(rest, id) < 0)) goto fail;
-            continue;
-        }
-        if (!PyTuple_Check(fields) || PyTuple_GET_SIZE(fields) != nfields - 2) {
-            PyErr_SetString(PyExc_TypeError, "renames: each fast entry must hold every Edit field after the span");
-            goto fail;
-        }
-        PyObject *items[16] = {Py_NewRef(PyTuple_GET_ITEM(id, 0)), Py_NewRef(PyTuple_GET_ITEM(id, 1))};
-        for (Py_ssize_t k = 0; k < nfields - 2; k++) items[2 + k] = Py_NewRef(PyTuple_GET_ITEM(fields, k));
-        if (append_steal(edits, make_tuple(edit_type, items, nfields)) < 0) goto fail;
-    }
-    PyObject *result = PyTuple_Pack(2, edits, rest);
-    Py_DECREF(edits);
-    Py_DECREF(rest);
-    return result;
-fail:
-    Py_XDECREF(edits);
-    Py_XDECREF(rest);
-    return NULL;
-}
-
-/* previous_token(text, start) -> (token, its start): identifiers.previous_token in C */
-static PyObject *cscan_previous_token(PyObject *Py_UNUSED(self), PyObject *args) {
-    PyObject *text;
-    Py_ssize_t start;
-    if (!PyArg_ParseTuple(args, "Un:previous_token", &text, &start)) return NULL;
-    Text t = {PyUnicode_KIND(text), PyUnicode_DATA(text), PyUnicode_GET_LENGTH(text), text};
-    if (start > t.n) {
-        PyErr_SetString(PyExc_IndexError, "previous_token: offset past the end of the text");
-        return NULL;
-    }
-    Py_ssize_t j = start - 1;
-    while (j >= 0) {
-        Py_UCS4 c = CH(&t, j);
-        if (c != ' ' && c != '\t' && c != '\r' && c != '\n' && c != '\\') break;
-        j--;
-    }
-    if (j < 0) return Py_BuildValue("(si)", "", 0);
-    if (ascii_word(CH(&t, j))) {
-        Py_ssize_t k = j;
-        while (k > 0 && ascii_word(CH(&t, k - 1))) k--;
-        PyObject *tok = PyUnicode_Substring(text, k, j + 1);
-        return tok ? Py_BuildValue("(Nn)", tok, k) : NULL;
-    }
-    if (j >= 1) {
-        Py_UCS4 a = CH(&t, j - 1), b = CH(&t, j);
-        if ((a == ':' && b == ':') || (a == '-' && b == '>')) {
-            PyObject *tok = PyUnicode_Substring(text, j - 1, j + 1);
-            return tok ? Py_BuildValue("(Nn)", tok, j - 1) : NULL;
-        }
-    }
-    PyObject *tok = PyUnicode_Substring(text, j, j + 1);
-    return tok ? Py_BuildValue("(Nn)", tok, j) : NULL;
-}
-
-/* line_starts(text) -> [0, offset after each newline...]: LineIndex's table */
-static PyObject *cscan_line_starts(PyObject *Py_UNUSED(self), PyObject *arg) {
-    if (!PyUnicode_Check(arg)) {
-        PyErr_SetString(PyExc_TypeError, "line_starts: expected str");
-        return NULL;
-    }
-    int kind = PyUnicode_KIND(arg);
-    const void *data = PyUnicode_DATA(arg);
-    Py_ssize_t n = PyUnicode_GET_LENGTH(arg), count = 1;
-    if (kind == PyUnicode_1BYTE_KIND) {
-        const char *c = data, *end = c + n;
-        while ((c = memchr(c, '\n', (size_t)(end - c))) != NULL) { count++; c++; }
-    } else {
-        for (Py_ssize_t i = 0; i < n; i++) count += PyUnicode_READ(kind, data, i) == '\n';
-    }
-    PyObject *out = PyList_New(count);
-    if (!out) return NULL;
-    Py_ssize_t k = 0;
-    PyObject *zero = PyLong_FromLong(0);
-    if (!zero) { Py_DECREF(out); return NULL; }
-    PyList_SET_ITEM(out, k++, zero);
-    for (Py_ssize_t i = 0; i < n && k < count; i++) {
-        if (PyUnicode_READ(kind, data, i) != '\n') continue;
-        PyObject *v = PyLong_FromSsize_t(i + 1);
-        if (!v) { Py_DECREF(out); return NULL; }
-        PyList_SET_ITEM(out, k++, v);
-    }
-    return out;
-}
-
 /* bind(Ident, Include, Directive, Problem, ctx_members): the Python types the results are made of */
 static PyObject *cscan_bind(PyObject *Py_UNUSED(self), PyObject *args) {
     PyObject *ident, *include, *dir, *problem, *ctx;
@@ -655,9 +473,9 @@ static PyObject *cscan_bind(PyObject *Py_UNUSED(self), PyObject *args) {
 
 static PyMethodDef methods[] = {
     {"scan", cscan_scan, METH_VARARGS, "scan(text, prefixes) -> (idents, includes, directives, spans, problems)"},
-    {"renames", cscan_renames, METH_VARARGS, "renames(idents, fast, skip, migrated_mask, Edit) -> (edits, rest)"},
-    {"previous_token", cscan_previous_token, METH_VARARGS, "previous_token(text, start) -> (token, start)"},
-    {"line_starts", cscan_line_starts, METH_O, "line_starts(text) -> offsets where lines start"},
+    {"renames", musify_cscan_renames, METH_VARARGS, "renames(idents, fast, skip, migrated_mask, Edit) -> (edits, rest)"},
+    {"previous_token", musify_cscan_previous_token, METH_VARARGS, "previous_token(text, start) -> (token, start)"},
+    {"line_starts", musify_cscan_line_starts, METH_O, "line_starts(text) -> offsets where lines start"},
     {"bind", cscan_bind, METH_VARARGS, "bind(Ident, Include, Directive, Problem, ctx_members)"},
     {NULL, NULL, 0, NULL},
 };
