@@ -134,6 +134,23 @@ def collect_files(sources: list[Path]) -> list[Path]:
     return list(seen)
 
 
+def drop_included_sources(sources: list[Path]) -> list[Path]:
+    """The sources less those another source reaches through a quoted include.
+
+    Some programs `#include "kernels.cu"` into main.cu; a build system that lists both would
+    define everything in kernels.cu twice, so such a source is compiled only where it is included.
+    Order is kept; of sources that include each other, the first listed stays.
+    """
+    resolved = [Path(s).resolve() for s in sources]
+    dropped: set[Path] = set()
+    for path in resolved:
+        if path in dropped:
+            continue
+        reached = set(collect_files([path])) - {path}
+        dropped |= {other for other in resolved if other in reached and other != path}
+    return [s for s, r in zip(sources, resolved) if r not in dropped]
+
+
 def _is_device_file(path: Path) -> bool:
     return path.suffix in DEVICE_EXTENSIONS
 
@@ -225,7 +242,7 @@ def precompiled_prelude(options: BuildOptions, sources: list[Path]) -> Path | No
 
 def build(sources: list[Path], options: BuildOptions = BuildOptions(), keep_dir: Path | None = None) -> Build:
     """Compile (or find in the cache) the program made of `sources`; raise BuildError on failure."""
-    sources = [Path(s) for s in sources]
+    sources = drop_included_sources([Path(s) for s in sources])
     if not sources:
         raise ValueError("no sources to build")
     with tempfile.TemporaryDirectory(prefix="musify-emu-") as tmp:
