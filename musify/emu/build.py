@@ -56,6 +56,7 @@ class BuildOptions:
     sanitize: bool = False
     optimize: int = 2  # -O level; sanitizer builds use -O1 whatever this says
     arch_macro: bool = False  # define __CUDA_ARCH__/__MUSA_ARCH__ (docs/emulator.md)
+    racecheck: bool = False  # report shared-memory races (exit status 86; docs/emulator.md)
     extra_flags: tuple[str, ...] = field(default_factory=tuple)
 
     def resolved(self, sources: list[Path]) -> tuple[str, int, int]:
@@ -176,12 +177,22 @@ def _base_flags(options: BuildOptions, face: str, warp: int, arch: int) -> list[
         flags.append("-DEMU_DEFINE_ARCH_MACRO")
     if options.sanitize:
         flags += ["-fsanitize=address", "-fno-omit-frame-pointer", "-g"]  # -g: reports name lines
+    if options.racecheck:
+        if options.sanitize:
+            raise ValueError("--racecheck and --sanitize cannot be combined (g++ has one instrumentation at a time)")
+        # ThreadSanitizer's instrumentation calls emu/racecheck.hpp (its runtime is never linked);
+        # -g1: line tables, so that a race names its source lines
+        flags += ["-DMUSIFY_EMU_RACECHECK=1", "-fsanitize=thread", "--param=tsan-instrument-func-entry-exit=0",
+                  "-g1"]
     return flags + list(options.extra_flags)
 
 
 def compile_command(sources: list[Path], output: Path, options: BuildOptions, include_dirs: list[Path],
-                    prelude: Path | None = None) -> list[str]:
-    """The compiler command line; device files include `prelude` (a precompiled face header) if given."""
+                    prelude: Path | None = None, compile_only: bool = False) -> list[str]:
+    """The compiler command line; device files include `prelude` (a precompiled face header) if given.
+
+    `compile_only`: one source to one object file (-c), for builds linked in a separate step.
+    """
     face, warp, arch = options.resolved(sources)
     cmd = [os.environ.get("CXX", "g++"), *_base_flags(options, face, warp, arch)]
     for d in include_dirs:
@@ -191,7 +202,26 @@ def compile_command(sources: list[Path], output: Path, options: BuildOptions, in
             cmd += ["-x", "c++", "-include", str(prelude or _RUNTIME_HEADER[face]), str(src), "-x", "none"]
         else:
             cmd.append(str(src))
-    return cmd + ["-o", str(output)]
+    return cmd + (["-c"] if compile_only else []) + ["-o", str(output)]
+
+
+def _compile(copies: list[Path], out: Path, options: BuildOptions, include_dirs: list[Path],
+             prelude: Path | None) -> tuple[list[str], subprocess.CompletedProcess]:
+    """Run the compiler; a race-check build compiles each source apart and links without the
+    instrumentation's runtime (the emulator defines its entry points)."""
+    if not options.racecheck:
+        cmd = compile_command(copies, out, options, include_dirs, prelude)
+        return cmd, subprocess.run(cmd, capture_output=True, text=True, check=False)
+    objects = []
+    for i, src in enumerate(copies):
+        obj = out.parent / f"obj{i}.o"
+        cmd = compile_command([src], obj, options, include_dirs, prelude, compile_only=True)
+        proc = subprocess.run(cmd, capture_output=True, text=True, check=False)
+        if proc.returncode != 0:
+            return cmd, proc
+        objects.append(str(obj))
+    cmd = [os.environ.get("CXX", "g++"), "-pthread", *objects, *options.extra_flags, "-o", str(out)]
+    return cmd, subprocess.run(cmd, capture_output=True, text=True, check=False)
 
 
 def _uses_gcc_pch(cxx: str) -> bool:
@@ -268,8 +298,7 @@ def build(sources: list[Path], options: BuildOptions = BuildOptions(), keep_dir:
             return Build(exe, probe, True)
         out = Path(tmp) / "prog"
         prelude = precompiled_prelude(options, sources) if any(map(_is_device_file, copies)) else None
-        cmd = compile_command(copies, out, options, include_dirs, prelude)
-        proc = subprocess.run(cmd, capture_output=True, text=True, check=False)
+        cmd, proc = _compile(copies, out, options, include_dirs, prelude)
         if proc.returncode != 0:
             raise BuildError(f"compilation failed ({' '.join(str(s) for s in sources)})", proc.stderr)
         cache.parent.mkdir(parents=True, exist_ok=True)

@@ -92,6 +92,17 @@ struct GridShared {
 
 void fiber_main(void* arg);
 
+// Hooks of the shared-memory race check (racecheck.hpp); nothing without MUSIFY_EMU_RACECHECK.
+#ifdef MUSIFY_EMU_RACECHECK
+namespace race {
+inline void barrier_released();
+inline void warp_synced(int warp);
+}  // namespace race
+#define EMU_RC_HOOK(call) ::emu::race::call
+#else
+#define EMU_RC_HOOK(call) ((void)0)
+#endif
+
 struct BlockCtx {
     int n = 0;
     uint3 dim{}, grid{}, idx{};
@@ -239,6 +250,7 @@ struct BlockCtx {
             }
             if (!bar_mixed && bar_waiters.size() == static_cast<size_t>(live)) {
                 bar_released = bar_count;
+                EMU_RC_HOOK(barrier_released());
                 runq.swap(bar_waiters);  // runq is empty here
                 bar_waiters.clear();
                 continue;
@@ -302,6 +314,7 @@ struct BlockCtx {
         }
         if (count == 0) return false;
         combine(*this, lanes, count);
+        EMU_RC_HOOK(warp_synced(warp));
         for (int i = 0; i < count; ++i) {
             ThreadCtx* c = lanes[i];
             w.waiting.w[c->lane >> 6] &= ~(std::uint64_t(1) << (c->lane & 63));

@@ -139,6 +139,13 @@ inline BlockCtx& worker_block() {
     return ctx;
 }
 
+#ifdef MUSIFY_EMU_RACECHECK
+namespace race {
+inline void block_begin(BlockCtx& b);
+inline void block_end();
+}  // namespace race
+#endif
+
 inline void run_one_block(const GridSpec& s, GridShared& shared, unsigned long long linear) {
     BlockCtx& b = worker_block();
     if (shared.trapped) return;  // a trap ends the grid: later blocks do not start
@@ -165,7 +172,9 @@ inline void run_one_block(const GridSpec& s, GridShared& shared, unsigned long l
     ::blockIdx = b.idx;
     ::blockDim = b.dim;
     ::gridDim = b.grid;
+    EMU_RC_HOOK(block_begin(b));
     b.run();
+    EMU_RC_HOOK(block_end());
     tl_block = nullptr;
 }
 
