@@ -172,7 +172,7 @@ def _base_flags(options: BuildOptions, face: str, warp: int, arch: int) -> list[
     """Flags shared by every translation unit of a build (and its precompiled face header)."""
     level = 1 if options.sanitize else max(0, min(3, options.optimize))
     flags = ["-std=c++17", f"-O{level}", "-pthread", f"-DEMU_WARP_SIZE={warp}", f"-DEMU_ARCH={arch}",
-             "-I", str(EMU_ROOT / face)]
+             "-I", str(EMU_ROOT / face), "-I", str(EMU_ROOT / "libs" / face)]
     if options.arch_macro:
         flags.append("-DEMU_DEFINE_ARCH_MACRO")
     if options.sanitize:
