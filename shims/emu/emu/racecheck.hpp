@@ -43,7 +43,7 @@ struct Cell {
 
 struct Range {
     std::uintptr_t lo = 0, size = 0;
-    bool has(std::uintptr_t a) const { return a - lo < size; }
+    __attribute__((no_sanitize_thread, always_inline)) bool has(std::uintptr_t a) const { return a - lo < size; }
 };
 
 struct State {
@@ -55,6 +55,12 @@ struct State {
     int nskip = 0;
     std::vector<Cell> tls_cells, dyn_cells;
     std::vector<std::uint32_t> warp_sync;  // completed warp collectives, per warp of the block
+    // What access() reads, as plain pointers: it may call no instrumented code (such as a
+    // vector's members at -O0/-O1), which would call it again.
+    Cell* tls_data = nullptr;
+    Cell* dyn_data = nullptr;
+    std::uint32_t* sync_data = nullptr;
+    size_t warps = 0;
 };
 
 // A pointer, so that reading it needs no thread-local initialisation (which is instrumented code).
@@ -114,6 +120,10 @@ EMU_RC_NOCHECK inline void block_begin(BlockCtx& b) {
     s.dyn = Range{reinterpret_cast<std::uintptr_t>(b.dyn_smem), b.dyn_smem ? b.dyn_smem_size : 0};
     if (s.dyn_cells.size() < s.dyn.size) s.dyn_cells.resize(s.dyn.size);
     s.warp_sync.assign(static_cast<size_t>((b.n + kWarpSize - 1) / kWarpSize), 0);
+    s.tls_data = s.tls_cells.data();
+    s.dyn_data = s.dyn_cells.data();
+    s.sync_data = s.warp_sync.data();
+    s.warps = s.warp_sync.size();
     s.active = true;
 }
 
@@ -123,7 +133,7 @@ EMU_RC_NOCHECK inline void barrier_released() { ++tl_state->epoch; }
 
 EMU_RC_NOCHECK inline void warp_synced(int warp) {
     State& s = *tl_state;
-    if (static_cast<size_t>(warp) < s.warp_sync.size()) ++s.warp_sync[warp];
+    if (static_cast<size_t>(warp) < s.warps) ++s.sync_data[warp];
 }
 
 // "file:line" of a code address, from the executable's line table (addr2line); the address if
@@ -148,6 +158,7 @@ EMU_RC_NOCHECK inline void describe(const void* pc, char* out, size_t size) {
 
 [[noreturn]] EMU_RC_NOCHECK inline void report(const BlockCtx& b, int writer, const void* wpc, int reader,
                                                const void* rpc, bool read_first) {
+    tl_state->active = false;  // what follows is instrumented code
     char wsite[4096], rsite[4096];
     describe(wpc, wsite, sizeof wsite);
     describe(rpc, rsite, sizeof rsite);
@@ -167,12 +178,12 @@ EMU_RC_NOCHECK inline void describe(const void* pc, char* out, size_t size) {
 
 EMU_RC_NOCHECK inline bool synced(const State& s, int a, int b, std::uint32_t then) {
     int wa = a / kWarpSize;
-    return wa == b / kWarpSize && static_cast<size_t>(wa) < s.warp_sync.size() && s.warp_sync[wa] != then;
+    return wa == b / kWarpSize && static_cast<size_t>(wa) < s.warps && s.sync_data[wa] != then;
 }
 
 EMU_RC_NOCHECK inline std::uint32_t sync_of(const State& s, int t) {
     size_t w = static_cast<size_t>(t / kWarpSize);
-    return w < s.warp_sync.size() ? s.warp_sync[w] : 0;
+    return w < s.warps ? s.sync_data[w] : 0;
 }
 
 EMU_RC_NOCHECK inline void access(const void* addr, size_t n, bool write, const void* pc) {
@@ -184,11 +195,11 @@ EMU_RC_NOCHECK inline void access(const void* addr, size_t n, bool write, const 
     if (s.tls.has(a)) {
         for (int i = 0; i < s.nskip; ++i)
             if (s.skip[i].has(a)) return;
-        cells = s.tls_cells.data() + (a - s.tls.lo);
-        n = std::min<std::uintptr_t>(n, s.tls.lo + s.tls.size - a);
+        cells = s.tls_data + (a - s.tls.lo);
+        if (n > s.tls.lo + s.tls.size - a) n = s.tls.lo + s.tls.size - a;
     } else if (s.dyn.has(a)) {
-        cells = s.dyn_cells.data() + (a - s.dyn.lo);
-        n = std::min<std::uintptr_t>(n, s.dyn.lo + s.dyn.size - a);
+        cells = s.dyn_data + (a - s.dyn.lo);
+        if (n > s.dyn.lo + s.dyn.size - a) n = s.dyn.lo + s.dyn.size - a;
     } else {
         return;
     }
