@@ -18,15 +18,13 @@ name as 0. `--check` exits 1 when the committed files differ from what the rules
 
 from __future__ import annotations
 
-import argparse
 import re
-import shutil
 import sys
-import tempfile
 from pathlib import Path
 
 from musify.rules import load_ruleset
 from musify.rules.model import Rule
+from tools import generated_tree
 
 REPO = Path(__file__).resolve().parents[1]
 OUT = REPO / "shims" / "emu" / "libs"
@@ -89,27 +87,8 @@ def generate(out: Path) -> None:
                                 f"#include \"{'../' * depth}musify_emu_libs/{library}.inc\"\n")
 
 
-def _tree(root: Path) -> dict[str, bytes]:
-    return {str(p.relative_to(root)): p.read_bytes() for p in root.rglob("*") if p.is_file()}
-
-
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--check", action="store_true", help="compare with the committed files, write nothing")
-    args = parser.parse_args(argv)
-    with tempfile.TemporaryDirectory() as tmp:
-        fresh = Path(tmp) / "libs"
-        generate(fresh)
-        if args.check:
-            committed = {k: v for k, v in _tree(OUT).items() if k.split("/")[0] in FACES}
-            if committed != _tree(fresh):
-                print("shims/emu/libs is out of date: run python -m tools.gen_emu_libs", file=sys.stderr)
-                return 1
-            return 0
-        for face in FACES:
-            shutil.rmtree(OUT / face, ignore_errors=True)
-            shutil.copytree(fresh / face, OUT / face)
-    return 0
+    return generated_tree.run(__doc__.splitlines()[0], generate, OUT, FACES, "python -m tools.gen_emu_libs", argv)
 
 
 if __name__ == "__main__":

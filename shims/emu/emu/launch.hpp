@@ -85,6 +85,9 @@ class Pool {
     Pool() {
         int n = static_cast<int>(std::thread::hardware_concurrency());
         if (const char* env = std::getenv("EMU_THREADS")) n = std::atoi(env);
+#ifdef MUSIFY_EMU_RACECHECK
+        n = 1;  // blocks in a fixed order, so that the race reported is always the same one
+#endif
         n = std::max(1, n);
         for (int i = 1; i < n; ++i) workers_.emplace_back([this] { loop(); });
         for (auto& t : workers_) t.detach();
