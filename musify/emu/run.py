@@ -16,10 +16,6 @@ class RunResult:
     stderr: str
     timed_out: bool
 
-    @property
-    def passed(self) -> bool:
-        return self.returncode == 0 and not self.timed_out
-
 
 def run(executable: Path, args: list[str] | tuple[str, ...] = (), timeout: float = 60.0,
         cwd: Path | None = None) -> RunResult:
