@@ -1,7 +1,8 @@
 """The `musify` command line: a thin click layer over `musify.api`.
 
-Exit codes: 0 success; 1 some file failed or a diagnostic at or above the failure severity was
-raised; 2 a usage error (bad option, output inside input, unreadable rule file).
+Exit codes (docs/cli.md): 0 success; 1 some file failed or a diagnostic at or above the failure
+severity was raised; 2 the run could not start (bad option, output inside input, unreadable rule
+file, tree held by another --in-place run); 3 musify itself failed (musify/failures.py).
 """
 
 from __future__ import annotations
@@ -17,14 +18,18 @@ from musify.arch import ARCHES
 from musify.config import ConfigError, find_config
 from musify.console import print_diagnostics, print_summary
 from musify.diagnostics import CATALOGUE, SEVERITIES
+from musify.discover import printable
+from musify.failures import GuardedGroup
 from musify.options import Options
 from musify.passes.hazards.settings import hazard_settings
+from musify.report import FORMATS as REPORT_FORMATS
+from musify.report import format_for
 from musify.rules.loader import RuleFileError
 
 _CONTEXT = {"help_option_names": ["-h", "--help"]}
 
 
-@click.group(context_settings=_CONTEXT)
+@click.group(cls=GuardedGroup, context_settings=_CONTEXT)
 @click.version_option(__version__, prog_name="musify")
 def main() -> None:
     """Port CUDA code to MUSA, report what could not be ported, and prove ports right."""
@@ -97,18 +102,24 @@ def _write_json(record, path: str | None) -> None:
 @main.command("migrate", context_settings=_CONTEXT)
 @_common
 @click.option("-o", "--output", "out_dir", type=click.Path(file_okay=False), help="Write a complete mirror here.")
-@click.option("--in-place", is_flag=True, help="Rewrite files where they are (atomic per file).")
+@click.option("--in-place", is_flag=True, help="Rewrite files where they are (journaled; see docs/reliability.md).")
+@click.option("--lock-wait", type=float, default=10.0, show_default=True, metavar="SECONDS",
+              help="With --in-place: how long to wait for another run on the same tree.")
 @click.option("--stdout", "to_stdout", is_flag=True, help="Print migrated sources to stdout.")
 @click.option("--diff", "as_diff", is_flag=True, help="Print a unified diff; write nothing.")
 @click.option("--reverse", is_flag=True, help="Port MUSA back to CUDA (.mu -> .cu); see docs/reverse.md.")
 @click.option("--fail-on", type=click.Choice(SEVERITIES), default=None,
               help="Exit 1 when a diagnostic at or above this severity is raised (default: error).")
 @click.option("--report", "report_path", type=click.Path(dir_okay=False), help="Also write the HTML report here.")
-def migrate_cmd(paths, out_dir, in_place, to_stdout, as_diff, json_path, quiet, fail_on, report_path, **kw) -> None:
+@click.option("--sarif", "sarif_path", type=click.Path(dir_okay=False), help="Also write SARIF 2.1.0 here.")
+@click.option("--analyze", is_flag=True, help="Write nothing; report how much would port and the work left.")
+def migrate_cmd(paths, out_dir, in_place, to_stdout, as_diff, json_path, quiet, fail_on, report_path, sarif_path,
+                analyze, **kw) -> None:
     """Migrate CUDA sources under PATHS to MUSA."""
-    chosen = [m for m, on in (("out", out_dir), ("in-place", in_place), ("stdout", to_stdout), ("diff", as_diff)) if on]
+    chosen = [m for m, on in (("out", out_dir), ("in-place", in_place), ("stdout", to_stdout), ("diff", as_diff),
+                              ("none", analyze)) if on]
     if len(chosen) != 1:
-        _fail("choose exactly one of -o DIR, --in-place, --stdout, --diff")
+        _fail("choose exactly one of -o DIR, --in-place, --stdout, --diff, --analyze")
     mode = chosen[0]
     try:
         options = build_options(paths, **kw)
@@ -124,19 +135,29 @@ def migrate_cmd(paths, out_dir, in_place, to_stdout, as_diff, json_path, quiet, 
             write_stdout(data)
     elif mode == "diff":
         sys.stdout.write(outputs.diff)
-    _finish(record, json_path, quiet, report_path)
+    if analyze:
+        from musify.report.analysis import compute_analysis
+
+        record.analysis = compute_analysis(record)
+    _finish(record, json_path, quiet, report_path, sarif_path)
 
 
-def _finish(record, json_path: str | None, quiet: bool, report_path: str | None = None) -> None:
+def _finish(record, json_path: str | None, quiet: bool, report_path: str | None = None,
+            sarif_path: str | None = None) -> None:
     """Print, write the record and reports, exit with the record's code (set once, by `Report`)."""
     print_diagnostics(record)
     _write_json(record, json_path)
-    if report_path:
-        from musify.writers import atomic_write
+    from musify import report
 
-        atomic_write(report_path, render_report(record, "html").encode("utf-8"), durable=False)
+    for fmt, path in (("html", report_path), ("sarif", sarif_path)):
+        if path:
+            report.write(record, fmt, path)
     if not quiet:
         print_summary(record)
+    if record.analysis:
+        from musify.report.analysis import format_analysis
+
+        click.echo(format_analysis(record.analysis), nl=False)
     sys.exit(record.exit_code)
 
 
@@ -144,7 +165,8 @@ def _finish(record, json_path: str | None, quiet: bool, report_path: str | None 
 @_common
 @click.option("--fail-on", type=click.Choice(SEVERITIES), default="warning", show_default=True,
               help="Fail when a diagnostic at or above this severity is raised.")
-def check_cmd(paths, fail_on, json_path, quiet, **kw) -> None:
+@click.option("--sarif", "sarif_path", type=click.Path(dir_okay=False), help="Also write SARIF 2.1.0 here.")
+def check_cmd(paths, fail_on, json_path, quiet, sarif_path, **kw) -> None:
     """For pre-commit and CI: fail when a migration would change a file or raise a diagnostic."""
     try:
         options = build_options(paths, **kw)
@@ -155,10 +177,10 @@ def check_cmd(paths, fail_on, json_path, quiet, **kw) -> None:
     for f in record.files:
         if f.status == "migrated":
             new_name = f.output_path.rsplit("/", 1)[-1]
-            renamed = new_name != f.path.rsplit("/", 1)[-1]
+            renamed = new_name != f.rel.rsplit("/", 1)[-1]
             click.echo(f"{f.path}: would be migrated ({f.edit_count} edits"
-                       + (f", renamed to {new_name}" if renamed else "") + ")", err=True)
-    _finish(record, json_path, quiet)
+                       + (f", renamed to {printable(new_name)}" if renamed else "") + ")", err=True)
+    _finish(record, json_path, quiet, sarif_path=sarif_path)
 
 
 @main.command("explain", context_settings=_CONTEXT)
@@ -180,8 +202,8 @@ def explain_cmd(diag_id: str) -> None:
 
 @main.command("report", context_settings=_CONTEXT)
 @click.argument("record_path", type=click.Path(exists=True, dir_okay=False))
-@click.option("--format", "fmt", type=click.Choice(["summary", "json", "csv", "html"]), default=None,
-              help="Output format (default: html with -o FILE.html, else summary).")
+@click.option("--format", "fmt", type=click.Choice(REPORT_FORMATS), default=None,
+              help="Output format (default: from the -o suffix: .html, .sarif, .md, .csv; else summary).")
 @click.option("-o", "--output", "out_file", type=click.Path(dir_okay=False), help="Write the report here.")
 def report_cmd(record_path: str, fmt: str | None, out_file: str | None) -> None:
     """Re-render a run record (from --json) without migrating again."""
@@ -192,7 +214,7 @@ def report_cmd(record_path: str, fmt: str | None, out_file: str | None) -> None:
             record = RunRecord.from_json(json.load(fh))
     except (ValueError, KeyError, TypeError) as exc:
         _fail(f"{record_path}: not a readable run record: {exc}")
-    fmt = fmt or ("html" if out_file and out_file.endswith((".html", ".htm")) else "summary")
+    fmt = fmt or format_for(out_file)
     if fmt == "summary":
         print_diagnostics(record, sys.stdout)
         print_summary(record, sys.stdout)
@@ -207,16 +229,10 @@ def report_cmd(record_path: str, fmt: str | None, out_file: str | None) -> None:
 
 
 def render_report(record, fmt: str) -> str:
-    """The record in one of the file formats (json totals, csv, html)."""
-    if fmt == "json":
-        return json.dumps(record.totals, indent=2) + "\n"
-    if fmt == "csv":
-        from musify.report.csv_report import render_csv
+    """The record in one of the file formats (musify.report.FORMATS)."""
+    from musify.report import render
 
-        return render_csv(record)
-    from musify.report.html import render_html
-
-    return render_html(record)
+    return render(record, fmt)
 
 
 def _register_optional_commands() -> None:

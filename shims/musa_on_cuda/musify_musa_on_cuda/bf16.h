@@ -14,6 +14,7 @@
 #define __MUSA_BF16_STRINGIFY __CUDA_BF16_STRINGIFY
 #define __MUSA_BF16_TYPES_EXIST__ __CUDA_BF16_TYPES_EXIST__
 #define __MUSA_HOSTDEVICE_BF16_DECL__ __CUDA_HOSTDEVICE_BF16_DECL__
+#define __mt_bfloat16 __nv_bfloat16
 #define __mt_bfloat162 __nv_bfloat162
 #define __mt_bfloat162_raw __nv_bfloat162_raw
 #define __mt_bfloat16_raw __nv_bfloat16_raw
