@@ -26,6 +26,8 @@ _WHAT = {"function": "call of"}
 def vendor_name(pattern: str) -> re.Pattern[str] | None:
     """What "looks like a CUDA vendor name" for MU1001: the rules' `vendor_prefixes`."""
     return re.compile(f"(?:{pattern})") if pattern else None
+
+
 _WORD = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_")
 # identifiers before a name that mean the name is being used, not declared
 _USE_KEYWORDS = frozenset({
@@ -40,6 +42,7 @@ def run(ctx: PassContext) -> list[Edit]:
     qualified = ctx.ruleset.qualified
     text = ctx.text
     inferred_seen: set[str] = set()
+    vendor = vendor_name(ctx.ruleset.vendor_pattern)
     # plain renames (most identifiers) in one loop, compiled where available; the rest here
     compiled = native()
     fast, skip = fast_renames(ctx.ruleset)
@@ -56,7 +59,7 @@ def run(ctx: PassContext) -> list[Edit]:
                 and not _template_use(text, ident.end):
             continue  # `surface` the variable, not `surface<...>` the template
         if rule is None:
-            if not VENDOR_NAME.match(name):
+            if vendor is None or not vendor.match(name):
                 skip.add(name)  # no rule, not vendor-looking: nothing to do, here or in any file
                 continue
             _maybe_unknown(ctx, ident.start, name, ident.ctx)
@@ -70,8 +73,7 @@ def run(ctx: PassContext) -> list[Edit]:
 def fast_renames(ruleset: RuleSet) -> tuple[dict[str, tuple], set[str]]:
     """What the hot loop decides without Python: names whose every use is the same plain edit (no
     qualifier to check, no diagnostic, not inferred), as name -> the Edit's fields after its span
-(so the compiled loop knows no field names);
-    and names the pass does nothing with (kept by MUSA without a diagnostic; the run adds names
+    (so the compiled loop knows no field names); and names the pass does nothing with (kept by MUSA without a diagnostic; the run adds names
     that no rule knows and that do not look like vendor names as it meets them). Cached on the
     RuleSet."""
     cached = getattr(ruleset, "_fast_renames", None)
