@@ -72,18 +72,18 @@ def run(ctx: PassContext) -> list[Edit]:
 
 def fast_renames(ruleset: RuleSet) -> tuple[dict[str, tuple], set[str]]:
     """What the hot loop decides without Python: names whose every use is the same plain edit (no
-    qualifier to check, no diagnostic, not inferred), as name -> the Edit's fields after its span
-    (so the compiled loop knows no field names); and names the pass does nothing with (kept by MUSA without a diagnostic; the run adds names
-    that no rule knows and that do not look like vendor names as it meets them). Cached on the
-    RuleSet."""
+    qualifier to check, no template-only tag, no diagnostic, not inferred), as name -> the Edit's
+    fields after its span (so the compiled loop knows no field names); and names the pass does
+    nothing with (kept by MUSA without a diagnostic; the run adds names that no rule knows and
+    that do not look like vendor names as it meets them). Cached on the RuleSet."""
     cached = getattr(ruleset, "_fast_renames", None)
     if cached is None:
         fast: dict[str, tuple] = {}
         skip: set[str] = set()
         qualified = ruleset.qualified
         for name, rule in ruleset.names.items():
-            if name in qualified or rule.status == "unsupported" or rule.diag:
-                continue
+            if name in qualified or rule.status == "unsupported" or rule.diag or "template-only" in rule.hazard:
+                continue  # each use needs a look at its surroundings or a diagnostic: the Python loop
             replacement = rule.replacement
             if replacement is None:
                 skip.add(name)
