@@ -25,4 +25,3 @@
 #include "musify_musa_on_cuda/nvrtc.h"
 #include "musify_musa_on_cuda/nvtx.h"
 #include "musify_musa_on_cuda/thrust.h"
-#include "musify_musa_on_cuda/torch.h"
