@@ -32,18 +32,20 @@ class _SplitAtDashes(click.Command):
               help="Header set; default: musa for .mu files, cuda otherwise.")
 @click.option("--arch-macro", is_flag=True, help="Define __CUDA_ARCH__/__MUSA_ARCH__ (see docs/emulator.md).")
 @click.option("--sanitize", is_flag=True, help="Build with AddressSanitizer.")
+@click.option("--racecheck", is_flag=True,
+              help="Report a __shared__ read or write racing another thread's since the last barrier (exit 86).")
 @click.option("--keep-build", type=click.Path(file_okay=False, path_type=Path), default=None,
               help="Keep the rewritten sources and the executable in this folder.")
 @click.option("--timeout", type=float, default=60.0, show_default=True, help="Seconds before the program is stopped.")
 @click.pass_context
-def emu_run(ctx, files, arch, warp, face, arch_macro, sanitize, keep_build, timeout):
+def emu_run(ctx, files, arch, warp, face, arch_macro, sanitize, racecheck, keep_build, timeout):
     """Compile FILE... with the emulator headers and run the program with ARGS (after `--`).
 
     The exit status is the program's; 124 when it was stopped at the time limit, 2 when it did
     not compile.
     """
     options = BuildOptions(face=face, warp=int(warp) if warp else None, arch=arch, sanitize=sanitize,
-                           arch_macro=arch_macro)
+                           arch_macro=arch_macro, racecheck=racecheck)
     try:
         result = build(list(files), options, keep_dir=keep_build)
     except BuildError as exc:

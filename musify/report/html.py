@@ -71,10 +71,14 @@ def explanation(diag_id: str) -> Markup:
     if page is None:
         return Markup("<p>No documentation page ships with this musify for {}.</p>").format(diag_id)
     html = MarkdownIt("commonmark", {"html": False}).render(page)
-    return Markup(_DOC_LINK.sub(r'href="#doc-\1"', html))  # a link to another page: its copy here
+    # links between diagnostic pages point into this report; other pages of docs/ are not in it,
+    # so their links become plain text rather than dead links
+    html = _DIAG_LINK.sub(r'<a href="#doc-\1">', html)
+    return Markup(_LOCAL_LINK.sub(r"\1", html))
 
 
-_DOC_LINK = re.compile(r'href="(?:\./)?(?:diagnostics/)?(MU\d{4})\.md"')
+_DIAG_LINK = re.compile(r'<a href="(?:\./)?(MU\d{4})\.md">')
+_LOCAL_LINK = re.compile(r'<a href="(?!https?:|#|mailto:)[^"]*">(.*?)</a>', re.DOTALL)
 
 
 def _explained(ids: set[str]) -> list[str]:
