@@ -81,6 +81,17 @@ _DIAG_LINK = re.compile(r'<a href="(?:\./)?(MU\d{4})\.md">')
 _LOCAL_LINK = re.compile(r'<a href="(?!https?:|#|mailto:)[^"]*">(.*?)</a>', re.DOTALL)
 
 
+def _explained(ids: set[str]) -> list[str]:
+    """The IDs whose pages the report embeds: those raised, and those their pages link to."""
+    todo, seen = sorted(ids), set(ids)
+    while todo:
+        for linked in re.findall(r'href="#doc-(MU\d{4})"', explanation(todo.pop())):
+            if linked not in seen:
+                seen.add(linked)
+                todo.append(linked)
+    return sorted(seen)
+
+
 def _diag_rows(d: dict) -> list[dict]:
     rank = {s: i for i, s in enumerate(reversed(SEVERITIES))}
     rows = []
@@ -157,11 +168,12 @@ def render_html(record: Any, read_sources: bool = True) -> str:
     script = _asset("report.js")
     digest = base64.b64encode(hashlib.sha256(script.encode("utf-8")).digest()).decode()
     ids = sorted({r["id"] for r in rows})
+    explained = _explained(set(ids))
     return _env().get_template("report.html.j2").render(
         record=d, totals=totals, rows=rows, files=files, diff_modes=diff_modes, charts=charts,
         readiness=ready, severity_by_effort=_severity_by_effort(rows), efforts=EFFORTS,
         effort_total=effort_hours(rows), verify=_verify(d), analysis=_analysis(d.get("analysis")),
-        docs=[{"id": i, "title": title_of(i), "html": explanation(i)} for i in ids],
+        docs=[{"id": i, "title": title_of(i), "html": explanation(i)} for i in explained],
         filters={"id": ids, "severity": [s for s in reversed(SEVERITIES) if any(r["severity"] == s for r in rows)],
                  "library": sorted({r["library"] for r in rows}), "file": sorted({r["path"] for r in rows})},
         css=Markup(_asset("report.css") + "\n" + diffs.stylesheet()), script=Markup(script), script_hash=digest,
