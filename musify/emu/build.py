@@ -31,6 +31,7 @@ except ImportError:  # not POSIX: builds still work, concurrent PCH builds just 
 from pathlib import Path
 
 from musify.emu.rewrite import rewrite
+from musify.sandbox import run_tool
 
 EMU_ROOT = Path(__file__).resolve().parents[2] / "shims" / "emu"
 ARCHS = {"sm_80": ("cuda", 800, 32), "mp_21": ("musa", 210, 128), "mp_22": ("musa", 220, 128),
@@ -56,7 +57,8 @@ class BuildOptions:
     sanitize: bool = False
     optimize: int = 2  # -O level; sanitizer builds use -O1 whatever this says
     arch_macro: bool = False  # define __CUDA_ARCH__/__MUSA_ARCH__ (docs/emulator.md)
-    extra_flags: tuple[str, ...] = field(default_factory=tuple)
+    extra_flags: tuple[str, ...] = field(default_factory=tuple)  # g++ flags (musify/emu/flags.py sorts them)
+    compile_timeout: float = 600.0  # seconds before the compiler is stopped (an include of a FIFO hangs)
 
     def resolved(self, sources: list[Path]) -> tuple[str, int, int]:
         """(face, warp size, EMU_ARCH value) for these sources."""
@@ -159,7 +161,11 @@ def _base_flags(options: BuildOptions, face: str, warp: int, arch: int) -> list[
         flags.append("-DEMU_DEFINE_ARCH_MACRO")
     if options.sanitize:
         flags += ["-fsanitize=address", "-fno-omit-frame-pointer", "-g"]  # -g: reports name lines
-    return flags + list(options.extra_flags)
+    return flags + [f for f in options.extra_flags if not _is_link_flag(f)]
+
+
+def _is_link_flag(flag: str) -> bool:
+    return flag.startswith(("-l", "-L", "-Wl,"))
 
 
 def compile_command(sources: list[Path], output: Path, options: BuildOptions, include_dirs: list[Path],
@@ -174,7 +180,7 @@ def compile_command(sources: list[Path], output: Path, options: BuildOptions, in
             cmd += ["-x", "c++", "-include", str(prelude or _RUNTIME_HEADER[face]), str(src), "-x", "none"]
         else:
             cmd.append(str(src))
-    return cmd + ["-o", str(output)]
+    return cmd + ["-o", str(output)] + [f for f in options.extra_flags if _is_link_flag(f)]
 
 
 def _uses_gcc_pch(cxx: str) -> bool:
@@ -213,8 +219,8 @@ def precompiled_prelude(options: BuildOptions, sources: list[Path]) -> Path | No
             return prelude
         prelude.write_text(f"#include <{_RUNTIME_HEADER[face]}>\n")
         partial = folder / f"prelude.h.gch.{os.getpid()}.{threading.get_ident()}"
-        proc = subprocess.run([cxx, *flags, "-x", "c++-header", str(prelude), "-o", str(partial)],
-                              capture_output=True, text=True, check=False)
+        proc = run_tool([cxx, *flags, "-x", "c++-header", str(prelude), "-o", str(partial)],
+                        time_limit=options.compile_timeout)
         if proc.returncode != 0:
             partial.unlink(missing_ok=True)
             _pch_failed.add(str(folder))
@@ -228,6 +234,9 @@ def build(sources: list[Path], options: BuildOptions = BuildOptions(), keep_dir:
     sources = [Path(s) for s in sources]
     if not sources:
         raise ValueError("no sources to build")
+    for src in sources:
+        if not src.is_file():  # a FIFO or device would hang the rewrite that reads it
+            raise BuildError(f"{src}: not a regular file", "")
     with tempfile.TemporaryDirectory(prefix="musify-emu-") as tmp:
         work = Path(tmp) / "src"
         copies = prepare(sources, work)
@@ -252,7 +261,10 @@ def build(sources: list[Path], options: BuildOptions = BuildOptions(), keep_dir:
         out = Path(tmp) / "prog"
         prelude = precompiled_prelude(options, sources) if any(map(_is_device_file, copies)) else None
         cmd = compile_command(copies, out, options, include_dirs, prelude)
-        proc = subprocess.run(cmd, capture_output=True, text=True, check=False)
+        proc = run_tool(cmd, time_limit=options.compile_timeout)
+        if proc.timed_out:
+            raise BuildError(f"the compiler did not finish within {options.compile_timeout:g} s "
+                             f"({' '.join(str(s) for s in sources)})", proc.stderr)
         if proc.returncode != 0:
             raise BuildError(f"compilation failed ({' '.join(str(s) for s in sources)})", proc.stderr)
         cache.parent.mkdir(parents=True, exist_ok=True)
