@@ -14,11 +14,11 @@ import click
 
 from musify import __version__
 from musify.api import UsageError, exit_code, migrate
+from musify.arch import ARCHES
 from musify.config import ConfigError, find_config
 from musify.console import print_diagnostics, print_summary
 from musify.diagnostics import CATALOGUE, SEVERITIES
 from musify.options import Options
-from musify.passes.hazards.common import ARCHES
 from musify.passes.hazards.settings import hazard_settings
 from musify.rules.loader import RuleFileError
 

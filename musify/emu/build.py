@@ -30,12 +30,11 @@ except ImportError:  # not POSIX: builds still work, concurrent PCH builds just 
     fcntl = None
 from pathlib import Path
 
+from musify.arch import emulator_target
 from musify.emu.rewrite import rewrite
 from musify.sandbox import run_tool
 
 EMU_ROOT = Path(__file__).resolve().parents[2] / "shims" / "emu"
-ARCHS = {"sm_80": ("cuda", 800, 32), "mp_21": ("musa", 210, 128), "mp_22": ("musa", 220, 128),
-         "mp_31": ("musa", 310, 32)}
 DEVICE_EXTENSIONS = {".cu", ".cuh", ".mu", ".muh"}
 _QUOTED_INCLUDE = re.compile(r'^[ \t]*#[ \t]*include[ \t]*"([^"\n]+)"', re.MULTILINE)
 _RUNTIME_HEADER = {"cuda": "cuda_runtime.h", "musa": "musa_runtime.h"}
@@ -64,12 +63,7 @@ class BuildOptions:
         """(face, warp size, EMU_ARCH value) for these sources."""
         face = self.face or ("musa" if sources[0].suffix in (".mu", ".muh") else "cuda")
         arch = self.arch or ("sm_80" if face == "cuda" else "mp_31")
-        if arch.startswith("sm_"):
-            value, arch_warp = int(arch[3:]) * 10, 32
-        elif arch in ARCHS:
-            _, value, arch_warp = ARCHS[arch]
-        else:
-            raise ValueError(f"unknown arch {arch!r} (sm_XX, mp_21, mp_22 or mp_31)")
+        _, value, arch_warp = emulator_target(arch)
         return face, self.warp or arch_warp, value
 
 

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import click
 
+from musify.arch import ARCHES
 from musify.emu.build import BuildError, BuildOptions, build
 from musify.emu.flags import parse_flags
 from musify.emu.run import run
@@ -54,7 +55,7 @@ def report_ignored(ignored: list[tuple[str, str]], who: str) -> None:
 
 @click.command("emu-run", cls=_SplitAtDashes)
 @click.argument("files", nargs=-1, required=True, type=click.Path(exists=True, dir_okay=False, path_type=Path))
-@click.option("--arch", type=click.Choice(["sm_80", "mp_21", "mp_22", "mp_31"]), default=None,
+@click.option("--arch", type=click.Choice(["sm_80", *ARCHES]), default=None,
               help="Target: mp_21/mp_22 imply a 128-lane warp, mp_31 and sm_80 a 32-lane warp.")
 @click.option("--warp", type=click.Choice(["32", "128"]), default=None, help="Warp width (overrides --arch).")
 @click.option("--face", type=click.Choice(["cuda", "musa"]), default=None,

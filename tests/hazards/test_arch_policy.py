@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from musify.passes.hazards.arch_policy import DEFAULT_MAP, parse_arch_map, translate
+from musify.arch import DEFAULT_MAP, parse_arch_map, translate
 
 
 @pytest.mark.parametrize("value, musa, exact", [

@@ -10,10 +10,10 @@ reported for a hand rewrite.
 
 from __future__ import annotations
 
+from musify.arch import translate
 from musify.engine.edits import Edit
 from musify.frontend.scanner import Ctx
 from musify.passes._base import PassContext
-from musify.passes.hazards.arch_policy import translate
 from musify.passes.hazards.common import comparison_at, line_end, operator_next_to
 from musify.passes.hazards.file_facts import directive_at
 

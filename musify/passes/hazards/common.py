@@ -11,11 +11,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from musify.arch import WARP_WIDTH
 from musify.frontend.scanner import CodeMap
-
-# MUSA_FACTS section 2: warps are 128 lanes on mp_21/mp_22 (MTT S80, S3000, S4000), 32 on mp_31.
-WARP_WIDTH = {"mp_21": 128, "mp_22": 128, "mp_31": 32}
-ARCHES = tuple(WARP_WIDTH)
 
 _INT = re.compile(r"(0[xX][0-9a-fA-F]+|\d+)([uUlL]*)")
 COMPARE_OPS = ("<=", ">=", "==", "!=", "<", ">")

@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
+from musify.arch import ARCHES, DEFAULT_MAP, parse_arch_map
 from musify.config import ConfigError
-from musify.passes.hazards.arch_policy import DEFAULT_MAP, parse_arch_map
-from musify.passes.hazards.common import ARCHES
 
 
 def hazard_settings(cfg: dict, arch: str | None, arch_map: str | None, no_shims: bool,

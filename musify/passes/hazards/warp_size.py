@@ -15,10 +15,11 @@ from __future__ import annotations
 
 import re
 
+from musify.arch import WARP_WIDTH
 from musify.engine.edits import Edit
 from musify.frontend import syntax
 from musify.passes._base import PassContext
-from musify.passes.hazards.common import WARP_WIDTH, DeviceFunction, int_value, warp_severity
+from musify.passes.hazards.common import DeviceFunction, int_value, warp_severity
 from musify.passes.hazards.file_facts import device_functions_of
 
 # Only text that some check below can report: full masks, 31/32, `>> 5`; and 16 (an offset loop or

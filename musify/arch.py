@@ -1,11 +1,18 @@
-"""The arch-guard threshold policy: which `__MUSA_ARCH__` value stands for an NVIDIA `__CUDA_ARCH__`.
+"""The MUSA architecture vocabulary and the arch-guard threshold policy, in one place.
 
+Used by the hazard passes (warp width, arch guards), the build-file passes (`-arch=sm_XX` flags),
+the emulator (`--arch`, warp width, the arch macro value) and the CLI (`--arch`, `--arch-map`).
+
+Architectures: `__MUSA_ARCH__` is 210 on mp_21, 220 on mp_22 (MTT S80, S3000, S4000), 310 on mp_31
+(MTT S5000); a warp has 128 lanes on mp_21/mp_22 and 32 on mp_31.
+
+The threshold policy says which `__MUSA_ARCH__` value stands for an NVIDIA `__CUDA_ARCH__` one.
 `__CUDA_ARCH__` counts NVIDIA generations (700, 800, 860, 900); `__MUSA_ARCH__` counts Moore
-Threads ones (210 for mp_21, 220 for mp_22, 310 for mp_31; MUSA_FACTS section 2). There is no
-true equivalence, so the translation is a policy the user sees in every diagnostic and can change
-(`--arch-map 80=220,90=310`, `arch_map = {80 = 220, 90 = 310}` in the configuration):
+Threads ones. There is no true equivalence, so the translation is a policy the user sees in every
+diagnostic and can change (`--arch-map 80=220,90=310`, `arch_map = {80 = 220, 90 = 310}` in the
+configuration):
 
-* a value with an entry (sm_80 -> 220, sm_90 -> 310: torchada PR #90) maps to that entry;
+* a value with an entry (sm_80 -> 220, sm_90 -> 310, the mapping torchada uses) maps to that entry;
 * a value between entries maps like the nearest entry below it (sm_86 and sm_89 are Ampere/Ada
   parts that add little over sm_80, so they take sm_80's 220);
 * a value below every entry (sm_70, sm_75, ...) maps to 210, the lowest MUSA architecture: every
@@ -17,7 +24,38 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-LOWEST_MUSA_ARCH = 210
+
+@dataclass(frozen=True, slots=True)
+class Arch:
+    name: str  # mp_22
+    value: int  # __MUSA_ARCH__
+    warp: int  # lanes per warp
+
+
+MUSA_ARCHES: dict[str, Arch] = {a.name: a for a in (
+    Arch("mp_21", 210, 128), Arch("mp_22", 220, 128), Arch("mp_31", 310, 32))}
+ARCHES = tuple(MUSA_ARCHES)  # the --arch choices
+DEFAULT_ARCH = "mp_22"
+WARP_WIDTH = {name: a.warp for name, a in MUSA_ARCHES.items()}
+LOWEST_MUSA_ARCH = min(a.value for a in MUSA_ARCHES.values())
+CUDA_WARP = 32
+
+
+def emulator_target(arch: str) -> tuple[str, int, int]:
+    """(face, __CUDA_ARCH__/__MUSA_ARCH__ value, warp) for an emulator `--arch`: `sm_XX` is the CUDA
+    face at warp 32, `mp_XX` the MUSA face at that part's warp width."""
+    if arch in MUSA_ARCHES:
+        a = MUSA_ARCHES[arch]
+        return "musa", a.value, a.warp
+    if arch.startswith("sm_") and arch[3:].isdigit():
+        return "cuda", int(arch[3:]) * 10, CUDA_WARP
+    raise ValueError(f"unknown arch {arch!r} (sm_XX, {', '.join(ARCHES)})")
+
+
+def offload_arch(musa_value: int) -> str:
+    """The mcc `--offload-arch` name for a `__MUSA_ARCH__` value (220 -> mp_22)."""
+    return f"mp_{musa_value // 10}"
+
 DEFAULT_MAP: tuple[tuple[int, int], ...] = ((80, 220), (90, 310))
 
 
