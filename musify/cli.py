@@ -21,6 +21,7 @@ from musify.diagnostics import CATALOGUE, SEVERITIES
 from musify.options import Options
 from musify.passes.hazards.settings import hazard_settings
 from musify.rules.loader import RuleFileError
+from musify.verify.command import VERIFY_KEYS, verify_options, verify_port
 
 _CONTEXT = {"help_option_names": ["-h", "--help"]}
 
@@ -103,8 +104,14 @@ def _write_json(record, path: str | None) -> None:
 @click.option("--fail-on", type=click.Choice(SEVERITIES), default=None,
               help="Exit 1 when a diagnostic at or above this severity is raised (default: error).")
 @click.option("--report", "report_path", type=click.Path(dir_okay=False), help="Also write the HTML report here.")
-def migrate_cmd(paths, out_dir, in_place, to_stdout, as_diff, json_path, quiet, fail_on, report_path, **kw) -> None:
+@click.option("--verify", "verify_after", is_flag=True, help="Then verify the port on the emulator (docs/verify.md; needs -o).")
+@verify_options("--verify-arch")
+def migrate_cmd(paths, out_dir, in_place, to_stdout, as_diff, json_path, quiet, fail_on, report_path, verify_after,
+                **kw) -> None:
     """Migrate CUDA sources under PATHS to MUSA."""
+    verify_kw = {k: kw.pop(k) for k in VERIFY_KEYS}
+    if verify_after and not out_dir:
+        _fail("--verify needs -o DIR (the port is verified where it was written)")
     chosen = [m for m, on in (("out", out_dir), ("in-place", in_place), ("stdout", to_stdout), ("diff", as_diff)) if on]
     if len(chosen) != 1:
         _fail("choose exactly one of -o DIR, --in-place, --stdout, --diff")
@@ -125,6 +132,8 @@ def migrate_cmd(paths, out_dir, in_place, to_stdout, as_diff, json_path, quiet, 
     fail_on = fail_on or (find_config(paths[0]) or (None, {}))[1].get("fail_on")
     if fail_on:
         record.exit_code = max(record.exit_code, exit_code(record.files, fail_on))
+    if verify_after:
+        record.exit_code = max(record.exit_code, verify_port(record, paths[0], out_dir, kw["jobs"], quiet, verify_kw))
     print_diagnostics(record)
     _write_json(record, json_path)
     if report_path:
@@ -220,7 +229,8 @@ def render_report(record, fmt: str) -> str:
 
 def _register_optional_commands() -> None:
     """Commands that live in their own packages register here (one line each)."""
-    for module, attr in (("musify.emu.command", "emu_run"), ("musify.rules.command", "rules_cmd")):
+    for module, attr in (("musify.emu.command", "emu_run"), ("musify.rules.command", "rules_cmd"),
+                         ("musify.verify.command", "verify_cmd")):
         try:
             mod = __import__(module, fromlist=[attr])
         except ModuleNotFoundError as exc:

@@ -18,7 +18,7 @@ else:  # pragma: no cover
 KEYS = {
     "exclude": list, "rewrite_comments": bool, "rewrite_strings": bool, "rename_files": bool,
     "rules": list, "arch": str, "arch_map": dict, "suppress": list, "shims": bool, "fail_on": str,
-    "respect_gitignore": bool,
+    "respect_gitignore": bool, "verify": dict,  # verify: musify/verify/settings.py checks its keys
 }
 
 

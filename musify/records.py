@@ -71,6 +71,7 @@ class RunRecord:
     files: list[FileResult] = field(default_factory=list)
     exit_code: int = 0
     schema: str = SCHEMA
+    verify: dict | None = None  # the verify section (musify/verify/, docs/verify.md), or None
 
     @property
     def totals(self) -> dict:
@@ -89,6 +90,7 @@ class RunRecord:
             "seconds": 0.0 if deterministic else round(self.seconds, 6),
             "exit_code": self.exit_code,
             "totals": self.totals,
+            "verify": self.verify,
             "files": [f.to_json() for f in self.files],
         }
         if deterministic:
@@ -113,7 +115,7 @@ class RunRecord:
         files = [FileResult.from_json(f) for f in d["files"]]
         keys = ("tool_version", "command", "inputs", "output", "options", "ruleset", "started",
                 "seconds", "exit_code")
-        return cls(files=files, **{k: d[k] for k in keys})
+        return cls(files=files, verify=d.get("verify"), **{k: d[k] for k in keys})
 
 
 def compute_totals(files: list[FileResult]) -> dict:
