@@ -204,6 +204,10 @@ def report_cmd(record_path: str, fmt: str | None, out_file: str | None) -> None:
     if fmt == "summary":
         print_diagnostics(record, sys.stdout)
         print_summary(record, sys.stdout)
+        if record.verify:
+            from musify.verify.render import print_verify
+
+            print_verify(record.verify, sys.stdout)
         return
     text = render_report(record, fmt)
     if out_file:

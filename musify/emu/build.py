@@ -56,7 +56,10 @@ class BuildOptions:
     sanitize: bool = False
     optimize: int = 2  # -O level; sanitizer builds use -O1 whatever this says
     arch_macro: bool = False  # define __CUDA_ARCH__/__MUSA_ARCH__ (docs/emulator.md)
-    extra_flags: tuple[str, ...] = field(default_factory=tuple)  # g++ flags (musify/emu/flags.py sorts them)
+    extra_flags: tuple[str, ...] = field(default_factory=tuple)  # g++ flags, also used for the precompiled header
+    # the project's flags (-I, -D, -std=, -fopenmp, -l; musify/emu/flags.py sorts them): on the program's
+    # command line only, so every project shares one precompiled header (g++ checks that it still applies)
+    project_flags: tuple[str, ...] = field(default_factory=tuple)
     compile_timeout: float = 600.0  # seconds before the compiler is stopped (an include of a FIFO hangs)
 
     def resolved(self, sources: list[Path]) -> tuple[str, int, int]:
@@ -155,7 +158,7 @@ def _base_flags(options: BuildOptions, face: str, warp: int, arch: int) -> list[
         flags.append("-DEMU_DEFINE_ARCH_MACRO")
     if options.sanitize:
         flags += ["-fsanitize=address", "-fno-omit-frame-pointer", "-g"]  # -g: reports name lines
-    return flags + [f for f in options.extra_flags if not _is_link_flag(f)]
+    return flags + list(options.extra_flags)
 
 
 def _is_link_flag(flag: str) -> bool:
@@ -166,7 +169,8 @@ def compile_command(sources: list[Path], output: Path, options: BuildOptions, in
                     prelude: Path | None = None) -> list[str]:
     """The compiler command line; device files include `prelude` (a precompiled face header) if given."""
     face, warp, arch = options.resolved(sources)
-    cmd = [os.environ.get("CXX", "g++"), *_base_flags(options, face, warp, arch)]
+    cmd = [os.environ.get("CXX", "g++"), *_base_flags(options, face, warp, arch),
+           *(f for f in options.project_flags if not _is_link_flag(f))]
     for d in include_dirs:
         cmd += ["-I", str(d)]
     for src in sources:
@@ -174,7 +178,7 @@ def compile_command(sources: list[Path], output: Path, options: BuildOptions, in
             cmd += ["-x", "c++", "-include", str(prelude or _RUNTIME_HEADER[face]), str(src), "-x", "none"]
         else:
             cmd.append(str(src))
-    return cmd + ["-o", str(output)] + [f for f in options.extra_flags if _is_link_flag(f)]
+    return cmd + ["-o", str(output)] + [f for f in options.project_flags if _is_link_flag(f)]
 
 
 def _uses_gcc_pch(cxx: str) -> bool:

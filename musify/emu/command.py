@@ -81,7 +81,7 @@ def emu_run(ctx, files, arch, warp, face, arch_macro, sanitize, keep_build, time
     flags = parse_flags(ctx.meta.get("build_words", []), os.getcwd())
     report_ignored(flags.ignored, "emu-run")
     options = BuildOptions(face=face, warp=int(warp) if warp else None, arch=arch, sanitize=sanitize,
-                           arch_macro=arch_macro, extra_flags=tuple(flags.flags), compile_timeout=compile_timeout)
+                           arch_macro=arch_macro, project_flags=tuple(flags.flags), compile_timeout=compile_timeout)
     try:
         result = build(list(files), options, keep_dir=keep_build)
     except BuildError as exc:

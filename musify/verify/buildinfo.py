@@ -33,9 +33,12 @@ class BuildInfo:
     problem: str = ""  # why the build could not be read, when it could not
 
 
-def read_build(directory: Path, build_dir: Path | None = None, time_limit: float = 120.0) -> BuildInfo:
-    """How the program in `directory` is built, from the first description found."""
-    candidates = [build_dir] if build_dir else [directory, directory / "build"]
+def read_build(directory: Path, build_dir: Path | None = None, time_limit: float = 120.0,
+               root: Path | None = None) -> BuildInfo:
+    """How the program in `directory` is built, from the first description found: a compile
+    database in `build_dir`, or in `directory`, a folder above it up to `root`, or their `build/`."""
+    above = [directory, *[p for p in directory.parents if root and (p == root or root in p.parents)]]
+    candidates = [build_dir] if build_dir else [c for d in above for c in (d, d / "build")]
     for d in candidates:
         db = Path(d) / "compile_commands.json"
         if db.is_file():
@@ -58,7 +61,7 @@ def from_compile_commands(db: Path, directory: Path) -> BuildInfo:
         return info
     base = directory.resolve()
     for entry in entries if isinstance(entries, list) else []:
-        run_in = Path(entry.get("directory", db.parent))
+        run_in = db.parent / entry.get("directory", ".")  # an absolute directory stays itself
         source = (run_in / entry.get("file", "")).resolve()
         if source.parent != base and base not in source.parents:
             continue

@@ -103,7 +103,7 @@ def find_programs(record: RunRecord, pair: Pairing, settings: Settings) -> list[
 def _programs_in(directory: Path, files: list[Path], spec: ProgramSpec, pair: Pairing,
                  settings: Settings) -> list[Program]:
     build_dir = Path(settings.build_dir).resolve() if settings.build_dir else None
-    info = read_build(directory, build_dir, settings.compile_time_limit)
+    info = read_build(directory, build_dir, settings.compile_time_limit, pair.original_root)
     sources = [s for s in info.sources if s in pair.ports] or _own_sources(files)
     mains = [s for s in sources if _MAIN.search(_code(s))]
     if not mains:

@@ -34,6 +34,7 @@ class ProgramSpec:
     time_limit: float | None = None
     exit_code: int = 0
     harness: bool = True  # False: do not generate a harness for this directory's kernels
+    ignore: tuple[str, ...] = ()  # more output lines to leave out for this program (added to the run's)
 
 
 @dataclass(frozen=True)
@@ -65,14 +66,16 @@ _TOP = {"archs": list, "time_limit": (int, float), "memory_limit_gib": (int, flo
         "rtol": (int, float), "atol": (int, float), "ignore": list, "exclude": list, "programs": list,
         "racecheck": bool, "harness": bool, "harness_size": int}
 _PROGRAM = {"name": str, "sources": list, "args": list, "stdin": str, "data": list, "outputs": list,
-            "time_limit": (int, float), "exit_code": int, "harness": bool}
+            "time_limit": (int, float), "exit_code": int, "harness": bool, "ignore": list}
 
 
 def from_table(table: dict, where: str, base: str) -> Settings:
     """Settings from a configuration table (`where` names the file in errors)."""
     for key, value in table.items():
         _check(key, value, _TOP, where, "verify")
-    for pattern in table.get("ignore", []):
+    patterns = list(table.get("ignore", [])) + [p for e in table.get("programs", []) if isinstance(e, dict)
+                                                 for p in e.get("ignore", [])]
+    for pattern in patterns:
         try:
             re.compile(pattern)
         except re.error as exc:
@@ -90,7 +93,7 @@ def from_table(table: dict, where: str, base: str) -> Settings:
             args=tuple(tuple(str(a) for a in s) for s in sets) or ((),), stdin=entry.get("stdin"),
             data=tuple(entry.get("data", ())), outputs=tuple(entry.get("outputs", ())),
             time_limit=entry.get("time_limit"), exit_code=entry.get("exit_code", 0),
-            harness=entry.get("harness", True)))
+            harness=entry.get("harness", True), ignore=tuple(entry.get("ignore", ()))))
     memory = table.get("memory_limit_gib")
     return Settings(
         archs=tuple(table.get("archs", DEFAULT_ARCHES)), time_limit=float(table.get("time_limit", 60.0)),
