@@ -14,12 +14,12 @@ from collections import defaultdict
 from pathlib import Path
 
 from musify.engine.edits import apply, merge
-from musify.engine.runner import scanner_prefixes
 from musify.frontend.scanner import LineIndex, scan
 from musify.options import Options
 from musify.passes import PASSES
 from musify.passes._base import PassContext, ProjectInfo
 from musify.rules import load_ruleset
+from musify.runner import scanner_prefixes
 
 
 def main(root: str) -> None:

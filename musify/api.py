@@ -9,19 +9,21 @@ import os
 import posixpath
 import time
 from concurrent.futures import ProcessPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime, timezone
 
 from musify import __version__, diagnostics, writers
 from musify.config import find_config
 from musify.discover import SOURCE_KINDS, Found, discover, link_stays_inside
-from musify.engine.runner import FileJob, migrate_file
+from musify.finalise import finalise
 from musify.options import Options
 from musify.passes._base import ProjectInfo
 from musify.passes.includes import build_project_info
 from musify.records import FileResult, RunRecord
+from musify.report.summary import Report
 from musify.rules.model import RuleSet
 from musify.rules.reverse import file_direction, load_for
+from musify.runner import FileJob, migrate_file
 
 MODES = ("out", "in-place", "stdout", "diff", "none")
 
@@ -40,8 +42,13 @@ class Outputs:
 
 def migrate(inputs: list[str], options: Options | None = None, mode: str = "none",
             out_dir: str | None = None, ruleset: RuleSet | None = None,
-            command: str = "musify migrate", collect: bool = False) -> tuple[RunRecord, Outputs]:
-    """Migrate `inputs` (files and directories) and write results according to `mode`."""
+            command: str = "musify migrate", collect: bool = False, fail_on: str = "error",
+            fail_on_change: bool = False) -> tuple[RunRecord, Outputs]:
+    """Migrate `inputs` (files and directories) and write results according to `mode`.
+
+    `fail_on` is the lowest diagnostic severity that makes the run fail; `fail_on_change` makes a
+    file that would change fail it too (`musify check`). The record's exit code comes from
+    `Report`, the one place that decides it."""
     options = options or Options()
     if mode not in MODES:
         raise UsageError(f"unknown output mode {mode!r}")
@@ -65,23 +72,13 @@ def migrate(inputs: list[str], options: Options | None = None, mode: str = "none
     for i, (f, job) in enumerate(plan):
         if results[i] is None:
             results[i] = _passthrough(f, job, mode, inputs, prefixes.get(f.root, ""))
-    files = [r for r in results if r is not None]
-    _resolve_unknown_names(files)
-    _suppress(files, options.suppress)
-    outputs = _write(plan, files, new_bytes, mode, out_dir, collect)
+    files = finalise([r for r in results if r is not None], options.suppress)
+    files, outputs = _write(plan, files, new_bytes, mode, out_dir, collect)
     record = RunRecord(__version__, command, list(inputs), out_dir if mode == "out" else mode,
-                       options.to_json(), ruleset.digest, started, time.perf_counter() - t0, files)
-    record.exit_code = exit_code(files)
+                       options.to_json(), ruleset.digest, started, time.perf_counter() - t0, files,
+                       fail_on=fail_on, fail_on_change=fail_on_change)
+    record.exit_code = Report(record).exit_code
     return record, outputs
-
-
-def exit_code(files: list[FileResult], fail_on: str = "error") -> int:
-    for f in files:
-        if f.status == "failed":
-            return 1
-        if any(diagnostics.at_least(d.severity, fail_on) for d in f.diagnostics):
-            return 1
-    return 0
 
 
 def _tree_excludes(inputs: list[str]) -> tuple[str, ...]:
@@ -214,45 +211,22 @@ def _passthrough(f: Found, job: FileJob | None, mode: str, inputs: list[str], pr
     if f.kind == "missing":
         result.status = "failed"
         result.error = "no such file or directory"
-        result.diagnostics.append(diagnostics.make("MU0001", shown, 1, 1, cause="no such file or directory"))
+        result.diagnostics.append(diagnostics.make("MU0001", shown, 1, 1, origin="discover", cause="no such file or directory"))
     elif f.symlink is not None and not link_stays_inside(f):
         result.status = "skipped"
-        result.diagnostics.append(diagnostics.make("MU0010", shown, 1, 1, target=f.symlink))
+        result.diagnostics.append(diagnostics.make("MU0010", shown, 1, 1, origin="discover", target=f.symlink))
     return result
 
 
-def _resolve_unknown_names(files: list[FileResult]) -> None:
-    """MU1001 for vendor-looking names that no rule knows and no project file declares."""
-    declared = set()
-    for f in files:
-        declared.update(f.declared)
-    for f in files:
-        for name, line, col in f.pending_unknown:
-            if name not in declared:
-                f.diagnostics.append(diagnostics.make("MU1001", f.path, line, col, name))
-                f.unconverted[name] = f.unconverted.get(name, 0) + 1
-        f.pending_unknown = []
-        f.declared = []
-        f.diagnostics.sort(key=lambda d: (d.line, d.column, d.id))
-
-
-def _suppress(files: list[FileResult], suppress: tuple[str, ...]) -> None:
-    if not suppress:
-        return
-    ranges = []
-    for item in suppress:
-        lo, _, hi = item.partition("-")
-        ranges.append((lo.strip().upper(), (hi or lo).strip().upper()))
-    for f in files:
-        f.diagnostics = [d for d in f.diagnostics if not any(lo <= d.id <= hi for lo, hi in ranges)]
-
-
 def _write(plan, files: list[FileResult], new_bytes: list[bytes | None], mode: str,
-           out_dir: str | None, collect: bool) -> Outputs:
+           out_dir: str | None, collect: bool) -> tuple[list[FileResult], Outputs]:
+    """Write every result; a file whose output cannot be written comes back as a failed result."""
     outputs = Outputs({}, "")
     diff_parts = []
+    written = []
     writers.forget_dirs()
     for (f, job), result, data in zip(plan, files, new_bytes):
+        written.append(result)
         try:
             if mode == "out":
                 _write_out(f, result, data, out_dir)
@@ -267,11 +241,12 @@ def _write(plan, files: list[FileResult], new_bytes: list[bytes | None], mode: s
             if collect and data is not None:
                 outputs.texts[result.output_path] = data
         except OSError as exc:
-            result.status = "failed"
-            result.error = f"cannot write output: {exc.strerror or exc}"
-            result.diagnostics.append(diagnostics.make("MU0009", result.path, 1, 1, cause=exc.strerror or str(exc)))
+            cause = exc.strerror or str(exc)
+            written[-1] = replace(result, status="failed", error=f"cannot write output: {cause}",
+                                  diagnostics=[*result.diagnostics,
+                                               diagnostics.make("MU0009", result.path, 1, 1, origin="writer", cause=cause)])
     outputs.diff = "".join(diff_parts)
-    return outputs
+    return written, outputs
 
 
 def _write_out(f: Found, result: FileResult, data: bytes | None, out_dir: str) -> None:

@@ -7,13 +7,12 @@ raised; 2 a usage error (bad option, output inside input, unreadable rule file).
 from __future__ import annotations
 
 import json
-import os
 import sys
 
 import click
 
 from musify import __version__
-from musify.api import UsageError, exit_code, migrate
+from musify.api import UsageError, migrate
 from musify.arch import ARCHES
 from musify.config import ConfigError, find_config
 from musify.console import print_diagnostics, print_summary
@@ -54,6 +53,7 @@ def _common(f):
         click.option("-p", "--build-dir", type=click.Path(file_okay=False),
                      help="Build directory holding compile_commands.json, for --semantic."),
         click.option("--json", "json_path", type=click.Path(dir_okay=False), help="Write the run record here."),
+        click.option("--json-lite", is_flag=True, help="Leave the per-edit list out of the run record."),
         click.option("-q", "--quiet", is_flag=True, help="No summary; diagnostics only."),
     ]
     for option in reversed(options):
@@ -63,7 +63,7 @@ def _common(f):
 
 def build_options(paths, jobs, exclude, no_gitignore, rule_files, rewrite_comments, rewrite_strings,
                   no_rename, suppress, arch=None, arch_map=None, no_shims=False, semantic=False,
-                  build_dir=None, **extra) -> Options:
+                  build_dir=None, json_lite=False, **flags) -> Options:
     """Command-line flags over the nearest configuration file over the defaults."""
     found = find_config(paths[0]) if paths else None
     cfg = found[1] if found else {}
@@ -77,8 +77,9 @@ def build_options(paths, jobs, exclude, no_gitignore, rule_files, rewrite_commen
         rewrite_strings=cfg.get("rewrite_strings", False) if rewrite_strings is None else rewrite_strings,
         rename_files=not no_rename and cfg.get("rename_files", True),
         suppress=tuple(sup),
+        json_lite=json_lite,
         **hazard_settings(cfg, arch, arch_map, no_shims, semantic, build_dir),
-        **extra,
+        **flags,
     )
 
 
@@ -118,8 +119,9 @@ def migrate_cmd(paths, out_dir, in_place, to_stdout, as_diff, json_path, quiet, 
     mode = chosen[0]
     try:
         options = build_options(paths, **kw)
+        fail_on = fail_on or (find_config(paths[0]) or (None, {}))[1].get("fail_on") or "error"
         record, outputs = migrate(list(paths), options, mode, out_dir, collect=mode == "stdout",
-                                  command="musify migrate " + " ".join(sys.argv[2:]))
+                                  command="musify migrate " + " ".join(sys.argv[2:]), fail_on=fail_on)
     except (UsageError, ConfigError, RuleFileError) as exc:
         _fail(str(exc))
     if mode == "stdout":
@@ -129,11 +131,16 @@ def migrate_cmd(paths, out_dir, in_place, to_stdout, as_diff, json_path, quiet, 
             write_stdout(data)
     elif mode == "diff":
         sys.stdout.write(outputs.diff)
-    fail_on = fail_on or (find_config(paths[0]) or (None, {}))[1].get("fail_on")
-    if fail_on:
-        record.exit_code = max(record.exit_code, exit_code(record.files, fail_on))
     if verify_after:
-        record.exit_code = max(record.exit_code, verify_port(record, paths[0], out_dir, kw["jobs"], quiet, verify_kw))
+        verify_port(record, paths[0], out_dir, kw["jobs"], quiet, verify_kw)
+        from musify.report.summary import Report
+
+        record.exit_code = Report(record).exit_code
+    _finish(record, json_path, quiet, report_path)
+
+
+def _finish(record, json_path: str | None, quiet: bool, report_path: str | None = None) -> None:
+    """Print, write the record and reports, exit with the record's code (set once, by `Report`)."""
     print_diagnostics(record)
     _write_json(record, json_path)
     if report_path:
@@ -153,20 +160,17 @@ def check_cmd(paths, fail_on, json_path, quiet, **kw) -> None:
     """For pre-commit and CI: fail when a migration would change a file or raise a diagnostic."""
     try:
         options = build_options(paths, **kw)
-        record, _ = migrate(list(paths), options, "none", command="musify check " + " ".join(sys.argv[2:]))
+        record, _ = migrate(list(paths), options, "none", command="musify check " + " ".join(sys.argv[2:]),
+                            fail_on=fail_on, fail_on_change=True)
     except (UsageError, ConfigError, RuleFileError) as exc:
         _fail(str(exc))
-    print_diagnostics(record)
-    would_change = [f for f in record.files if f.status == "migrated"]
-    for f in would_change:
-        click.echo(f"{f.path}: would be migrated ({f.edits} edits"
-                   + (f", renamed to {os.path.basename(f.output_path)}" if f.output_path.rsplit('/', 1)[-1] != f.path.rsplit('/', 1)[-1] else "")
-                   + ")", err=True)
-    record.exit_code = 1 if would_change else exit_code(record.files, fail_on)
-    _write_json(record, json_path)
-    if not quiet:
-        print_summary(record)
-    sys.exit(record.exit_code)
+    for f in record.files:
+        if f.status == "migrated":
+            new_name = f.output_path.rsplit("/", 1)[-1]
+            renamed = new_name != f.path.rsplit("/", 1)[-1]
+            click.echo(f"{f.path}: would be migrated ({f.edit_count} edits"
+                       + (f", renamed to {new_name}" if renamed else "") + ")", err=True)
+    _finish(record, json_path, quiet)
 
 
 @main.command("explain", context_settings=_CONTEXT)

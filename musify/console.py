@@ -13,6 +13,7 @@ from rich.table import Table
 
 from musify.diagnostics import at_least
 from musify.records import RunRecord
+from musify.report.summary import Report
 
 
 def print_diagnostics(record: RunRecord, stream=None, min_severity: str = "note") -> None:
@@ -25,7 +26,8 @@ def print_diagnostics(record: RunRecord, stream=None, min_severity: str = "note"
 
 def print_summary(record: RunRecord, stream=None) -> None:
     console = Console(file=stream or sys.stderr, highlight=False, soft_wrap=True)
-    t = record.totals
+    report = Report(record)
+    t = report.totals
     table = Table(title=f"musify {record.command.split()[1] if ' ' in record.command else ''}".strip(),
                   show_header=False, box=None, pad_edge=False)
     table.add_column(style="bold")
@@ -39,6 +41,8 @@ def print_summary(record: RunRecord, stream=None) -> None:
         table.add_row("by library", libs)
     table.add_row("references", f"{t['references_converted']} converted, "
                   f"{t['references_unconverted']} not converted ({t['conversion_percent']}%)")
+    if t["include_rewrites"] or t["shim_includes"]:
+        table.add_row("includes", f"{t['include_rewrites']} rewritten, {t['shim_includes']} compat shim includes added")
     facts = t["facts"]
     if facts:
         table.add_row("kernels", f"{facts.get('kernels', 0)} defined, {facts.get('launches', 0)} launches")
@@ -46,5 +50,6 @@ def print_summary(record: RunRecord, stream=None) -> None:
     table.add_row("diagnostics", ", ".join(f"{sev.get(k, 0)} {k}s" for k in ("error", "warning", "note")))
     table.add_row("time", f"{record.seconds:.2f} s")
     console.print(table)
-    if record.exit_code:
-        console.print("[bold red]some files need attention: see the errors above[/]")
+    problems = report.problems()
+    if problems:
+        console.print(f"[bold red]failed: {'; '.join(problems)}[/]")

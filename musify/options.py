@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, fields, replace
+from dataclasses import dataclass, fields, replace
 
 
 @dataclass(frozen=True)
@@ -20,7 +20,9 @@ class Options:
     shims: bool = True
     arch_map: tuple[tuple[int, int], ...] = ((80, 220), (90, 310))  # sm threshold -> __MUSA_ARCH__
     text_mode: bool = False  # musify-text's everything-is-text behaviour
-    extra: dict = field(default_factory=dict, hash=False, compare=False)
+    semantic: bool = False  # precise mode: resolve names with libclang
+    build_dir: str | None = None  # the directory holding compile_commands.json, for precise mode
+    json_lite: bool = False  # leave the per-edit list out of the run record
 
     def with_(self, **changes) -> Options:
         return replace(self, **changes)

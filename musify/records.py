@@ -13,7 +13,7 @@ from dataclasses import dataclass, field, fields
 
 from musify.diagnostics import Diagnostic
 
-SCHEMA = "musify-run/1"
+SCHEMA = "musify-run/2"
 
 
 @dataclass
@@ -23,10 +23,16 @@ class FileResult:
     kind: str  # cuda-source, cuda-header, cpp, musa, other
     status: str  # migrated | unchanged | skipped | failed | copied
     rel: str = ""  # relative to its input root, posix
-    edits: int = 0
+    edit_count: int = 0
+    # every edit: {start: [line, col], end: [line, col], old, new, rule, library, kind, category,
+    # inferred}; None when the record was asked to be lite (--json-lite)
+    edits: list[dict] | None = field(default_factory=list)
+    references: dict[str, int] = field(default_factory=lambda: {"converted": 0, "unconverted": 0})
+    include_rewrites: int = 0
+    shim_includes: int = 0
     edits_by_library: dict[str, int] = field(default_factory=dict)
     edits_by_kind: dict[str, int] = field(default_factory=dict)
-    renamed: dict[str, int] = field(default_factory=dict)  # CUDA name -> uses rewritten
+    renamed: dict[str, int] = field(default_factory=dict)  # CUDA name -> references rewritten
     unconverted: dict[str, int] = field(default_factory=dict)  # names reported, not rewritten
     inferred_edits: int = 0
     diagnostics: list[Diagnostic] = field(default_factory=list)
@@ -45,6 +51,7 @@ class FileResult:
         # field by field rather than dataclasses.asdict, which deep-copies and is slow on big runs
         d = {f.name: getattr(self, f.name) for f in fields(self) if f.name not in _TRANSIENT}
         d["diagnostics"] = [x.to_json() for x in self.diagnostics]
+        d["references"] = dict(self.references)
         d["seconds"] = round(self.seconds, 6)
         return d
 
@@ -70,8 +77,11 @@ class RunRecord:
     seconds: float = 0.0
     files: list[FileResult] = field(default_factory=list)
     exit_code: int = 0
+    fail_on: str = "error"  # the lowest diagnostic severity that fails the run
+    fail_on_change: bool = False  # `musify check`: a file that would change fails the run
+    verify: dict | None = None  # the `musify verify` section (docs/verify.md)
+    analysis: dict | None = None  # the `--analyze` section
     schema: str = SCHEMA
-    verify: dict | None = None  # the verify section (musify/verify/, docs/verify.md), or None
 
     @property
     def totals(self) -> dict:
@@ -89,8 +99,11 @@ class RunRecord:
             "started": "" if deterministic else self.started,
             "seconds": 0.0 if deterministic else round(self.seconds, 6),
             "exit_code": self.exit_code,
+            "fail_on": self.fail_on,
+            "fail_on_change": self.fail_on_change,
             "totals": self.totals,
             "verify": self.verify,
+            "analysis": self.analysis,
             "files": [f.to_json() for f in self.files],
         }
         if deterministic:
@@ -111,11 +124,12 @@ class RunRecord:
     @classmethod
     def from_json(cls, d: dict) -> RunRecord:
         if d.get("schema") != SCHEMA:
-            raise ValueError(f"not a musify run record (schema {d.get('schema')!r}, expected {SCHEMA!r})")
+            hint = " (written by an older musify: run the migration again)" if d.get("schema") == "musify-run/1" else ""
+            raise ValueError(f"not a musify run record (schema {d.get('schema')!r}, expected {SCHEMA!r}){hint}")
         files = [FileResult.from_json(f) for f in d["files"]]
         keys = ("tool_version", "command", "inputs", "output", "options", "ruleset", "started",
-                "seconds", "exit_code")
-        return cls(files=files, verify=d.get("verify"), **{k: d[k] for k in keys})
+                "seconds", "exit_code", "fail_on", "fail_on_change", "verify", "analysis")
+        return cls(files=files, **{k: d[k] for k in keys})
 
 
 def compute_totals(files: list[FileResult]) -> dict:
@@ -136,17 +150,19 @@ def compute_totals(files: list[FileResult]) -> dict:
         for d in f.diagnostics:
             severities[d.severity] += 1
             ids[d.id] += 1
-    converted = sum(renamed.values())
-    not_converted = sum(unconverted.values())
+    converted = sum(f.references["converted"] for f in files)
+    not_converted = sum(f.references["unconverted"] for f in files)
     return {
         "files": len(files),
         "files_by_status": dict(sorted(status.items())),
-        "edits": sum(f.edits for f in files),
+        "edits": sum(f.edit_count for f in files),
         "inferred_edits": sum(f.inferred_edits for f in files),
         "edits_by_library": dict(sorted(by_lib.items())),
         "edits_by_kind": dict(sorted(by_kind.items())),
         "references_converted": converted,
         "references_unconverted": not_converted,
+        "include_rewrites": sum(f.include_rewrites for f in files),
+        "shim_includes": sum(f.shim_includes for f in files),
         "conversion_percent": round(100.0 * converted / (converted + not_converted), 2)
         if converted + not_converted else 100.0,
         "distinct_names_converted": len(renamed),

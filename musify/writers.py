@@ -16,10 +16,6 @@ import tempfile
 from typing import TextIO
 
 
-class WriteError(OSError):
-    pass
-
-
 def atomic_write(path: str, data: bytes, mode_from: str | None = None, durable: bool = True) -> None:
     """Write `data` to `path` atomically; copy permission bits from `mode_from` when given.
 

@@ -14,6 +14,25 @@ REFERENCE = REPO.parent / "shared" / "reference"
 
 
 @pytest.fixture(scope="session", autouse=True)
+def _every_record_validates():
+    """Every run record the suite produces (in-process) is checked against the shipped JSON
+    Schema, so a field added without its schema entry, or a wrong type, fails the test that made it."""
+    from musify.records import RunRecord
+    from musify.schemas import validate_record
+
+    plain = RunRecord.to_json
+
+    def checked(self, deterministic: bool = False) -> dict:
+        doc = plain(self, deterministic)
+        validate_record(doc)
+        return doc
+
+    RunRecord.to_json = checked
+    yield
+    RunRecord.to_json = plain
+
+
+@pytest.fixture(scope="session", autouse=True)
 def _isolated_cache(tmp_path_factory):
     """Tests never write the user's ~/.cache; the compiled rules are cached once per session."""
     if "MUSIFY_CACHE_DIR" not in os.environ:

@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 
 from musify.api import migrate
-from musify.engine.runner import migrate_text
 from musify.options import Options
 from musify.rules import load_ruleset
+from musify.runner import migrate_text
 from tools.update_goldens import CORPORA, expected_files
 
 PROGRAMS = sorted(p.name for p in CORPORA.iterdir() if (p / "program.toml").exists())

@@ -79,7 +79,7 @@ def test_output_mirror_is_complete_and_renamed(project, tmp_path):
     assert files["sub/data.bin"] == bytes(range(256)) and files["sub/already.mu"] == b"musaMalloc(0);\n"
     assert stat.S_IMODE(os.stat(out / "main.mu").st_mode) == 0o640
     record = json.loads((tmp_path / "run.json").read_text())
-    assert record["schema"] == "musify-run/1"
+    assert record["schema"] == "musify-run/2"
     assert record["totals"]["facts"]["launches"] == 1
     main_rec = next(f for f in record["files"] if f["rel"] == "main.cu")
     assert main_rec["output_path"] == "main.mu" and main_rec["renamed"]["cudaMalloc"] == 1
@@ -169,7 +169,7 @@ def test_bad_input_is_reported_and_the_rest_migrates(project, tmp_path):
 
 
 def test_file_vanishing_mid_run(project, tmp_path, monkeypatch):
-    from musify.engine import runner
+    from musify import runner
 
     real = runner._read
 

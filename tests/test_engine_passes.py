@@ -1,8 +1,8 @@
 """The identifier, include and structure passes on small inputs, with a hand-built RuleSet."""
 
-from musify.engine.runner import migrate_text
 from musify.options import Options
 from musify.passes.includes import build_project_info
+from musify.runner import migrate_text
 
 
 def run(text, rules, options=None, project=None, path="a.cu"):
@@ -109,7 +109,7 @@ def test_overlapping_edits_fail_loudly():
 
 def test_protected_spans_drop_edits(rules):
     from musify.engine.edits import Edit
-    from musify.engine.runner import drop_protected
+    from musify.runner import drop_protected
 
     edits = [Edit(0, 4, "a", "r"), Edit(10, 14, "b", "r"), Edit(20, 20, "ins", "r")]
     assert drop_protected(edits, [(8, 16)]) == [edits[0], edits[2]]

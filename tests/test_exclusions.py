@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from musify.engine.runner import migrate_text
 from musify.options import Options
 from musify.passes.exclusions import find_exclusions
+from musify.runner import migrate_text
 from tests.conftest import small_ruleset
 
 

@@ -4,9 +4,9 @@ migrating twice changes nothing, and the bytes round-trip (BOM, CRLF, undecodabl
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from musify.engine.runner import migrate_text
 from musify.frontend.scanner import Ctx, scan
 from musify.options import Options
+from musify.runner import migrate_text
 from tests.conftest import small_ruleset
 
 RULES = small_ruleset()

@@ -11,10 +11,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from musify.cli import main
-from musify.engine.runner import migrate_text
 from musify.options import Options
 from musify.rules.model import Rule, RuleSet
 from musify.rules.reverse import reverse_choices, reverse_ruleset
+from musify.runner import migrate_text
 from tests.conftest import install_rules, small_ruleset
 
 FORWARD = small_ruleset()

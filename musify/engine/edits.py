@@ -17,6 +17,9 @@ class Edit(NamedTuple):  # a NamedTuple: cheap to make by the thousand, hashable
     library: str = ""
     kind: str = ""
     inferred: bool = False
+    # what the edit is, for the statistics: "reference" (a renamed use of a rule's name),
+    # "include" (an #include path rewritten), "shim-include" (a compat header added), "arch-guard"
+    category: str = "reference"
 
 
 class OverlappingEdits(AssertionError):

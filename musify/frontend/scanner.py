@@ -115,9 +115,6 @@ class CodeMap:
                 return e
         return None
 
-    def spans(self) -> list[tuple[int, int, Ctx]]:
-        return self._spans
-
 
 # Vendor-looking identifiers are always candidates, rule or no rule: the unknown-name pass needs them.
 VENDOR_PREFIXES = ("cu", "CU", "__cu", "__CU", "nv", "NV", "__nv", "__NV", "nccl", "NCCL", "npp", "NPP")
@@ -214,7 +211,7 @@ def scan(text: str, prefixes: tuple[str, ...] = VENDOR_PREFIXES) -> Scan:
     context.
     """
     out = Scan()
-    _lex(text, prefixes, out)
+    _lex(text, out)
     _label_identifiers(text, _ident_pattern(prefixes), out)
     return out
 
@@ -228,7 +225,7 @@ def _ident_pattern(prefixes: tuple[str, ...]) -> re.Pattern[str]:
     return re.compile("(?:" + trie_regex(prefixes) + r")\w*")
 
 
-def _lex(text: str, prefixes: tuple[str, ...], out: Scan) -> None:
+def _lex(text: str, out: Scan) -> None:
     """Comments, literals and directives, in order (the first pass)."""
     spans = out.spans
     n = len(text)
@@ -297,7 +294,7 @@ def _lex(text: str, prefixes: tuple[str, ...], out: Scan) -> None:
             if start < directive_end or text[line_start:start].strip(" \t\ufeff"):
                 pos = start + 1  # stringizing, token pasting, or a stray '#'
                 continue
-            pos, directive_end = _directive(text, start, prefixes, out)
+            pos, directive_end = _directive(text, start, out)
 
 
 def _raw_string_start(text: str, quote: int) -> tuple[int, str] | None:
@@ -317,7 +314,7 @@ def _raw_string_start(text: str, quote: int) -> tuple[int, str] | None:
     return s, m.group(1)
 
 
-def _directive(text: str, start: int, prefixes: tuple[str, ...], out: Scan) -> tuple[int, int]:
+def _directive(text: str, start: int, out: Scan) -> tuple[int, int]:
     """Record the directive at `start`; returns (where to continue lexing, its logical end)."""
     k = _KEYWORD.match(text, start + 1)
     keyword = k.group(1) or ""

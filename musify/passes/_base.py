@@ -27,7 +27,28 @@ class ProjectInfo:
 
 
 @dataclass
+class Findings:
+    """What the passes found in one file, filled as they run and read by the runner for the record.
+
+    Kept apart from the (frozen) input so a pass cannot change what the next pass sees as input,
+    and so the runner has one object to turn into the file's result."""
+
+    diagnostics: list[Diagnostic] = field(default_factory=list)
+    declared: set[str] = field(default_factory=set)  # vendor-looking names this file declares
+    pending_unknown: list[tuple[str, int, int]] = field(default_factory=list)  # (name, line, col)
+    unconverted: Counter = field(default_factory=Counter)  # names left as they are, for statistics
+    facts: dict[str, int] = field(default_factory=dict)  # kernels, launches, ...
+    # spans no edit may touch (exclusion markers, defines kept as written); see `PassContext.protect`
+    protected: list[tuple[int, int]] = field(default_factory=list)
+    # passes can leave notes for later passes (e.g. the shim headers a file needs)
+    scratch: dict = field(default_factory=dict)
+    current_pass: str = ""  # set by the runner: the default `origin` of a diagnostic
+
+
+@dataclass(frozen=True)
 class PassContext:
+    """One file as every pass sees it: the input is frozen; findings go to `found`."""
+
     path: str  # path relative to its input root, posix, as shown to the user
     text: str
     scan: Scan
@@ -35,24 +56,45 @@ class PassContext:
     options: Options
     project: ProjectInfo
     lines: LineIndex
-    diagnostics: list[Diagnostic] = field(default_factory=list)
-    # filled by the passes for the record
-    declared: set[str] = field(default_factory=set)  # vendor-looking names this file declares
-    pending_unknown: list[tuple[str, int, int]] = field(default_factory=list)  # (name, line, col)
-    unconverted: Counter = field(default_factory=Counter)  # names left as they are, for statistics
-    facts: dict[str, int] = field(default_factory=dict)  # kernels, launches, ...
     display_path: str = ""
-    # spans no edit may touch (exclusion markers, defines kept as written); see `protect`
-    protected: list[tuple[int, int]] = field(default_factory=list)
-    # passes can leave notes for later passes (e.g. the shim headers a file needs)
-    scratch: dict = field(default_factory=dict)
+    abspath: str = ""  # where the file is on disk (precise mode matches compile_commands.json on it)
+    found: Findings = field(default_factory=Findings)
+
+    # the accumulator's parts, for brevity in the passes
+    @property
+    def diagnostics(self) -> list[Diagnostic]:
+        return self.found.diagnostics
+
+    @property
+    def declared(self) -> set[str]:
+        return self.found.declared
+
+    @property
+    def pending_unknown(self) -> list[tuple[str, int, int]]:
+        return self.found.pending_unknown
+
+    @property
+    def unconverted(self) -> Counter:
+        return self.found.unconverted
+
+    @property
+    def facts(self) -> dict[str, int]:
+        return self.found.facts
+
+    @property
+    def protected(self) -> list[tuple[int, int]]:
+        return self.found.protected
+
+    @property
+    def scratch(self) -> dict:
+        return self.found.scratch
 
     def protect(self, start: int, end: int) -> None:
         """Keep text[start:end] exactly as written: edits inside it from any pass are dropped.
 
         Zero-width insertions at the span's edges are kept, so a shim include after a guard
         still lands."""
-        self.protected.append((start, end))
+        self.found.protected.append((start, end))
 
     def warn(self, diag_id: str, offset: int, name: str = "", severity: str | None = None,
              end: int | None = None, origin: str = "", sites: tuple = (), **args: object) -> None:
@@ -62,7 +104,8 @@ class PassContext:
         if end is None:
             end = offset + len(name) if name and self.text.startswith(name, offset) else offset
         end_pos = self.lines.position(end) if end != offset else (line, col)
-        self.diagnostics.append(
+        self.found.diagnostics.append(
             diagnostics.make(diag_id, self.display_path or self.path, line, col, name, severity,
-                             end=end_pos, origin=origin, sites=sites, **args)
+                             end=end_pos, origin=origin or f"pass:{self.found.current_pass}", sites=sites,
+                             **args)
         )

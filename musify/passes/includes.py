@@ -23,7 +23,8 @@ def run(ctx: PassContext) -> list[Edit]:
             new = ctx.project.header_renames.get(target)
             if new is not None:
                 new_path = _renamed_include(inc.path, target, new)
-                edits.append(Edit(inc.start, inc.end, new_path, "include:project", "project", "header"))
+                edits.append(Edit(inc.start, inc.end, new_path, "include:project", "project", "header",
+                                   category="include"))
             continue
         rule = headers.get(inc.path) or _prefix_rule(headers, inc.path)
         if rule is None:
@@ -40,7 +41,7 @@ def run(ctx: PassContext) -> list[Edit]:
         else:
             replacement = rule.replacement
         edits.append(Edit(inc.start, inc.end, replacement, "include:" + rule.cuda, rule.library, "header",
-                          rule.inferred))
+                          rule.inferred, "include"))
         if rule.diag:
             ctx.warn(rule.diag, inc.start, inc.path)
     return edits

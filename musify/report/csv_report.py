@@ -17,7 +17,7 @@ def render_csv(record: RunRecord) -> str:
     w.writerow(COLUMNS)
     for f in record.files:
         sev = {s: sum(1 for d in f.diagnostics if d.severity == s) for s in ("error", "warning", "note")}
-        w.writerow([f.path, f.output_path, f.status, f.edits, sum(f.unconverted.values()), f.lines_total,
+        w.writerow([f.path, f.output_path, f.status, f.edit_count, sum(f.unconverted.values()), f.lines_total,
                     f.lines_changed, f.bytes_total, f.bytes_changed, sev["error"], sev["warning"], sev["note"],
                     f.facts.get("kernels", 0), f.facts.get("launches", 0)])
     t = record.totals

@@ -16,22 +16,15 @@ raises no "unrecognised name" noise for the CUDA names it still has.
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import TYPE_CHECKING
 
 from musify.discover import RENAMES, SOURCE_KINDS
-from musify.frontend.scanner import Ctx
 from musify.options import Options
 from musify.rules.loader import load_ruleset
 from musify.rules.model import Rule, RuleSet
 from musify.rules.status import is_reversible
 
-if TYPE_CHECKING:  # the passes package imports this module: no import cycle at run time
-    from musify.engine.edits import Edit
-    from musify.passes._base import PassContext
-
 REVERSE_RENAMES = {musa: cuda for cuda, musa in RENAMES.items()}
 _REVERSE_KINDS = frozenset({"musa", "cpp"})
-_NAME_CONTEXTS = frozenset({Ctx.CODE, Ctx.DIRECTIVE, Ctx.MACRO, Ctx.MACRO_NAME})
 
 
 def file_direction(reverse: bool) -> tuple[dict[str, str], frozenset[str], frozenset[str]]:
@@ -75,23 +68,6 @@ def reverse_ruleset(forward: RuleSet) -> RuleSet:
 def reverse_choices(ruleset: RuleSet) -> dict[str, tuple[str, ...]]:
     """The many-to-one MUSA names of a reversed RuleSet (empty for a forward one)."""
     return getattr(ruleset, "reverse_choices", None) or {}
-
-
-def warn_ambiguous(ctx: PassContext) -> list[Edit]:
-    """Pass: MU1003 at the first use in a file of each MUSA name that several CUDA names share."""
-    choices = reverse_choices(ctx.ruleset)
-    if not choices:
-        return []
-    seen: set[str] = set()
-    uses = [(i.start, i.name) for i in ctx.scan.idents if i.ctx in _NAME_CONTEXTS and i.name in choices]
-    uses += [(inc.start, inc.path) for inc in ctx.scan.includes if inc.path in choices]
-    for start, name in sorted(uses):
-        if name in seen:
-            continue
-        seen.add(name)
-        options = choices[name]
-        ctx.warn("MU1003", start, name, choices=", ".join(options), chosen=options[0])
-    return []
 
 
 def load_for(options: Options) -> RuleSet:

@@ -16,14 +16,14 @@ import logging
 import os
 import sys
 
-from musify.api import _resolve_unknown_names
 from musify.discover import classify
-from musify.engine.runner import FileJob, migrate_file
+from musify.finalise import finalise
 from musify.options import Options
 from musify.passes._base import ProjectInfo
 from musify.passes.exclusions import find_exclusions
 from musify.rules.loader import RuleFileError
 from musify.rules.model import RuleSet
+from musify.runner import FileJob, migrate_file
 from musify.text_compat.tables import build_ruleset, flat_table
 from musify.text_compat.textmode import replace_text, trie_regex
 from musify.writers import atomic_write
@@ -140,7 +140,7 @@ def _engine_port(src: str, data: bytes, ruleset: RuleSet, options: Options) -> b
     root, name = os.path.split(os.path.abspath(src))
     job = FileJob(os.path.abspath(src), name, root, classify(name), name, src)
     result, new = migrate_file(job, ruleset, options, ProjectInfo())
-    _resolve_unknown_names([result])
+    (result,) = finalise([result])
     for d in result.diagnostics:
         if not d.id.startswith("MU4"):  # exclusion events were logged in musify-text's words
             LOG.log(_SEVERITY_LEVEL.get(d.severity, logging.WARNING), "%s", d.console())

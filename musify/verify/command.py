@@ -135,19 +135,19 @@ VERIFY_KEYS = ("archs", "backend", "time_limit", "memory_gib", "rtol", "atol", "
                "no_harness", "verify_build_dir")
 
 
-def verify_port(record: RunRecord, original: str, out_dir: str, jobs: int, quiet: bool, verify_kw: dict) -> int:
-    """`migrate -o DIR --verify`: verify the port just written; the exit code verify adds."""
+def verify_port(record: RunRecord, original: str, out_dir: str, jobs: int, quiet: bool, verify_kw: dict) -> dict:
+    """`migrate -o DIR --verify`: verify the port just written (exit 2 on a usage problem)."""
     backend = verify_kw.pop("backend", "emu")
     problem = backend_problem(backend)
     if problem:
         click.echo(f"musify verify: error: backend {backend} not available here: {problem}", err=True)
-        return 2
+        sys.exit(2)
     try:
         settings = settings_from_cli(original, click.get_current_context(), jobs=jobs, **verify_kw)
     except (ConfigError, ValueError) as exc:
         click.echo(f"musify verify: error: {exc}", err=True)
-        return 2
-    return run_verify(record, Path(out_dir), settings, quiet)["exit_code"]
+        sys.exit(2)
+    return run_verify(record, Path(out_dir), settings, quiet)
 
 
 @click.command("verify", cls=_SplitAtDashes, context_settings={"help_option_names": ["-h", "--help"]})

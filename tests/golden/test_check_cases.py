@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from musify.engine.runner import migrate_text
 from musify.options import Options
 from musify.rules import load_ruleset
+from musify.runner import migrate_text
 
 CASES = sorted(p for p in (Path(__file__).parent / "cases").iterdir() if p.suffix in (".cu", ".cuh", ".cpp"))
 _CHECK = re.compile(r"^\s*// CHECK: ?(.*)$")

@@ -17,8 +17,8 @@ from pathlib import Path
 import pytest
 
 from musify.arch import parse_arch_map
-from musify.engine.runner import migrate_text
 from musify.options import Options
+from musify.runner import migrate_text
 
 CASES = sorted((Path(__file__).parent / "cases").glob("*.cu"))
 _NOTE = re.compile(r"^\s*//\s*(CHECK|DIAG|flags):\s?(.*)$")

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from musify.engine.runner import migrate_text
 from musify.options import Options
+from musify.runner import migrate_text
 
 REPO = Path(__file__).resolve().parents[2]
 

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from musify.engine.runner import migrate_text
 from musify.options import Options
+from musify.runner import migrate_text
 
 CORPORA = Path(__file__).resolve().parents[2] / "corpora"
 WARP_IDS = ("MU2020", "MU2021", "MU2022", "MU2023", "MU2024", "MU2025")

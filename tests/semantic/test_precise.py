@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from musify.engine.runner import migrate_text
 from musify.options import Options
 from musify.rules.model import Rule, RuleSet
+from musify.runner import migrate_text
 from musify.semantic import compdb, toolchain
 
 DEMO = Path(__file__).parent / "data" / "demo"
@@ -28,7 +28,7 @@ def _ruleset() -> RuleSet:
 
 
 def _semantic(build_dir: Path) -> Options:
-    return Options(extra={"semantic": True, "build_dir": str(build_dir)})
+    return Options(semantic=True, build_dir=str(build_dir))
 
 
 @pytest.fixture(scope="module")

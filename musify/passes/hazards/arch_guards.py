@@ -43,7 +43,7 @@ def run(ctx: PassContext) -> list[Edit]:
                 ctx.warn("MU2002", ident.start, NAME, expr=expr, why="no rule renames __CUDA_ARCH__")
             else:
                 edits.append(Edit(cmp.num_start, cmp.num_end, str(tr.musa), "arch-guard", "cuda-device",
-                                  "arch-threshold"))
+                                  "arch-threshold", category="arch-guard"))
                 ctx.warn("MU2001", ident.start, NAME, "note" if tr.exact else "warning", expr=expr,
                          musa_value=tr.musa, policy=tr.policy)
             continue

@@ -8,7 +8,7 @@ from musify.config import ConfigError
 
 def hazard_settings(cfg: dict, arch: str | None, arch_map: str | None, no_shims: bool,
                     semantic: bool, build_dir: str | None) -> dict:
-    """Keyword arguments for `Options`: arch, arch_map, shims, and precise mode in `extra`."""
+    """Keyword arguments for `Options`: arch, arch_map, shims, and precise mode."""
     chosen_arch = arch or cfg.get("arch", "mp_22")
     if chosen_arch not in ARCHES:
         raise ConfigError(f"unknown arch {chosen_arch!r} (known: {', '.join(ARCHES)})")
@@ -21,5 +21,5 @@ def hazard_settings(cfg: dict, arch: str | None, arch_map: str | None, no_shims:
         raise ConfigError("--semantic needs -p BUILD_DIR (the directory with compile_commands.json)")
     out = {"arch": chosen_arch, "arch_map": pairs, "shims": not no_shims and cfg.get("shims", True)}
     if semantic:
-        out["extra"] = {"semantic": True, "build_dir": build_dir}
+        out.update(semantic=True, build_dir=build_dir)
     return out

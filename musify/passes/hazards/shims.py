@@ -59,7 +59,7 @@ def run(ctx: PassContext) -> list[Edit]:
     lines = "".join(f'#include "{h}"\n' for h in missing)
     if at == len(ctx.text) and at and not ctx.text.endswith("\n"):
         lines = "\n" + lines
-    return [Edit(at, at, lines, "shim-include", "musify-compat", "header")]
+    return [Edit(at, at, lines, "shim-include", "musify-compat", "header", category="shim-include")]
 
 
 def insertion_point(ctx: PassContext) -> int:

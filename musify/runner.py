@@ -1,5 +1,8 @@
 """Migrate one file: read, decode losslessly, scan, run the passes, merge edits, count.
 
+This module sits above `musify.passes` (it runs them) and below `musify.api` (which plans the run,
+finalises the results across files and writes).
+
 `migrate_file` never raises: every problem becomes a diagnostic on a `FileResult`, so a process
 pool can collect results and one bad file cannot stop the run. Text is decoded as UTF-8 with
 `surrogateescape`, so undecodable bytes round-trip untouched; a BOM and CRLF line ends are just
@@ -21,6 +24,7 @@ from musify.passes import PASSES
 from musify.passes._base import PassContext, ProjectInfo
 from musify.records import FileResult
 from musify.rules.model import RuleSet
+from musify.rules.status import is_converted
 
 BINARY_SNIFF = 8192
 
@@ -47,18 +51,21 @@ def scanner_prefixes(ruleset: RuleSet) -> tuple[str, ...]:
 
 
 def migrate_text(text: str, path: str, ruleset: RuleSet, options: Options,
-                 project: ProjectInfo | None = None, display: str = "") -> tuple[str, PassContext, list[Edit]]:
+                 project: ProjectInfo | None = None, display: str = "",
+                 abspath: str = "") -> tuple[str, PassContext, list[Edit]]:
     """Run every pass over `text`; return the new text, the context (diagnostics) and the edits."""
     sc = scan(text, scanner_prefixes(ruleset))
     ctx = PassContext(path, text, sc, ruleset, options, project or ProjectInfo(), LineIndex(text),
-                      display_path=display or path)
+                      display_path=display or path, abspath=abspath)
+    ctx.found.current_pass = "scanner"
     for problem in sc.problems:
         if problem.what == "comment":
             ctx.warn("MU0004", problem.offset)
         else:
             ctx.warn("MU0005", problem.offset, what=problem.what)
     edits: list[Edit] = []
-    for _name, run in PASSES:
+    for name, run in PASSES:
+        ctx.found.current_pass = name
         edits.extend(run(ctx))
     if ctx.protected:
         edits = drop_protected(edits, ctx.protected)
@@ -87,18 +94,19 @@ def migrate_file(job: FileJob, ruleset: RuleSet, options: Options, project: Proj
         if data is None:
             return result, None
         text, bad = _decode(data)
-        new_text, ctx, edits = migrate_text(text, job.rel, ruleset, options, project, job.display)
+        new_text, ctx, edits = migrate_text(text, job.rel, ruleset, options, project, job.display,
+                                            job.abspath)
         if bad:
-            ctx.warn("MU0003", 0, count=bad)
+            ctx.warn("MU0003", 0, origin="decoder", count=bad)
         new = new_text.encode("utf-8", "surrogateescape") if edits else data
-        _fill(result, ctx, edits, text, data)
+        _fill(result, ctx, edits, text, data, ruleset)
         renamed = job.output_rel.rsplit("/", 1)[-1] != job.rel.rsplit("/", 1)[-1]
         result.status = "migrated" if (new != data or renamed) else "unchanged"
         return result, new
     except Exception as exc:  # noqa: BLE001 -- a bug in a pass: report it, keep the file, keep going
         result.status = "failed"
         result.error = f"internal error: {exc.__class__.__name__}: {exc}"
-        result.diagnostics.append(diagnostics.make("MU0001", shown, 1, 1, cause=result.error))
+        result.diagnostics.append(diagnostics.make("MU0001", shown, 1, 1, origin="runner", cause=result.error))
         result.facts["traceback_lines"] = len(traceback.format_exc().splitlines())
         return result, None
     finally:
@@ -122,47 +130,68 @@ def _read(job: FileJob, result: FileResult, shown: str) -> bytes | None:
     except FileNotFoundError as exc:
         result.status = "failed"
         result.error = f"file disappeared: {exc.strerror}"
-        result.diagnostics.append(diagnostics.make("MU0008", shown, 1, 1, cause=exc.strerror))
+        result.diagnostics.append(diagnostics.make("MU0008", shown, 1, 1, origin="reader", cause=exc.strerror))
         return None
     except OSError as exc:
         result.status = "failed"
         result.error = f"cannot read: {exc.strerror or exc}"
-        result.diagnostics.append(diagnostics.make("MU0001", shown, 1, 1, cause=exc.strerror or str(exc)))
+        result.diagnostics.append(diagnostics.make("MU0001", shown, 1, 1, origin="reader", cause=exc.strerror or str(exc)))
         return None
     result.bytes_total = len(data)
     if not data:
-        result.diagnostics.append(diagnostics.make("MU0006", shown, 1, 1))
+        result.diagnostics.append(diagnostics.make("MU0006", shown, 1, 1, origin="reader"))
         return None
     if b"\0" in data[:BINARY_SNIFF]:
         result.status = "skipped"
         head = job.output_rel.rsplit("/", 1)[0] + "/" if "/" in job.output_rel else ""
         result.output_path = head + job.rel.rsplit("/", 1)[-1]  # a binary keeps its name
-        result.diagnostics.append(diagnostics.make("MU0002", shown, 1, 1, cause="contains NUL bytes"))
+        result.diagnostics.append(diagnostics.make("MU0002", shown, 1, 1, origin="reader", cause="contains NUL bytes"))
         return None
     return data
 
 
-def _fill(result: FileResult, ctx: PassContext, edits: list[Edit], text: str, data: bytes) -> None:
+def _fill(result: FileResult, ctx: PassContext, edits: list[Edit], text: str, data: bytes,
+          ruleset: RuleSet) -> None:
     by_lib = Counter(e.library or "unknown" for e in edits)
     by_kind = Counter(e.kind or "unknown" for e in edits)
-    renamed = Counter(e.rule for e in edits)
+    categories = Counter(e.category for e in edits)
+    renamed = Counter(e.rule for e in edits if e.category == "reference" and _converted(ruleset, e.rule))
     line_of = ctx.lines.line_of
     lines_touched = {line_of(e.start) for e in edits}
     if len(data) == len(text):  # ASCII: characters are bytes
         replaced = sum(e.end - e.start for e in edits)
     else:
         replaced = sum(len(text[e.start:e.end].encode("utf-8", "surrogateescape")) for e in edits)
-    unconverted = ctx.unconverted
-    result.edits = len(edits)
+    found = ctx.found
+    result.edit_count = len(edits)
+    result.edits = None if ctx.options.json_lite else [_edit_json(e, text, ctx.lines) for e in edits]
+    result.references = {"converted": sum(renamed.values()), "unconverted": sum(found.unconverted.values())}
+    result.include_rewrites = categories["include"]
+    result.shim_includes = categories["shim-include"]
     result.inferred_edits = sum(1 for e in edits if e.inferred)
     result.edits_by_library = dict(sorted(by_lib.items()))
     result.edits_by_kind = dict(sorted(by_kind.items()))
     result.renamed = dict(sorted(renamed.items()))
-    result.unconverted = dict(sorted(unconverted.items()))
+    result.unconverted = dict(sorted(found.unconverted.items()))
     result.lines_total = ctx.lines.line_count if text else 0
     result.lines_changed = len(lines_touched)
     result.bytes_changed = replaced
-    result.facts = dict(sorted(ctx.facts.items()))
-    result.diagnostics.extend(ctx.diagnostics)
-    result.declared = sorted(ctx.declared)
-    result.pending_unknown = list(ctx.pending_unknown)
+    result.facts = dict(sorted(found.facts.items()))
+    result.diagnostics.extend(found.diagnostics)
+    result.declared = sorted(found.declared)
+    result.pending_unknown = list(found.pending_unknown)
+
+
+def _converted(ruleset: RuleSet, rule_name: str) -> bool:
+    """A reference edit counts as converted by the rule status predicate (names a user table added
+    and the reverse direction's records are all renames)."""
+    rule = ruleset.lookup(rule_name)
+    return rule is None or is_converted(rule)
+
+
+def _edit_json(e: Edit, text: str, lines: LineIndex) -> dict:
+    """One edit as the run record keeps it: where (line, column, 1-based, end exclusive), what
+    was there, what replaced it, and which rule asked for it."""
+    return {"start": list(lines.position(e.start)), "end": list(lines.position(e.end)),
+            "old": text[e.start:e.end], "new": e.replacement, "rule": e.rule, "library": e.library,
+            "kind": e.kind, "category": e.category, "inferred": e.inferred}

@@ -1,7 +1,7 @@
 """The precise-mode pass: with `--semantic -p BUILD_DIR`, keep names that refer to the user's own
 declarations (`ctx.protect` drops the lexical rename) and report macros that expand to CUDA calls.
 
-Off unless `options.extra["semantic"]` is set. Any missing piece gives one MU3001 note and leaves
+Off unless `options.semantic` is set. Any missing piece gives one MU3001 note and leaves
 the file to the lexical engine.
 """
 
@@ -15,8 +15,7 @@ from musify.passes._base import PassContext
 
 
 def run(ctx: PassContext) -> list[Edit]:
-    extra = ctx.options.extra or {}
-    if not extra.get("semantic") or ctx.options.reverse:
+    if not ctx.options.semantic or ctx.options.reverse:
         return []
     from musify.semantic import compdb
     from musify.semantic.resolve import resolve
@@ -25,14 +24,14 @@ def run(ctx: PassContext) -> list[Edit]:
     candidates = [(i.start, i.name) for i in ctx.scan.idents if i.ctx == Ctx.CODE and _renamed(ctx, i.name)]
     try:
         tc = toolchain()
-        build_dir = extra.get("build_dir")
+        build_dir = ctx.options.build_dir
         if not build_dir:
             raise Unavailable("no build directory given (-p BUILD_DIR)")
         try:
             entries = compdb.load(os.path.abspath(build_dir))
         except compdb.CompileDatabaseError as exc:
             raise Unavailable(str(exc)) from None
-        entry = compdb.find(entries, ctx.path, extra.get("abs_path"))
+        entry = compdb.find(entries, ctx.path, ctx.abspath or None)
         if entry is None:
             raise Unavailable("the file has no entry in compile_commands.json")
         cuda_names = {n for n, r in ctx.ruleset.names.items() if r.replacement and n.startswith(("cu", "CU"))}

@@ -1,0 +1,53 @@
+"""The run-level step after every file is migrated: what one file cannot know alone.
+
+A vendor-looking name that no rule knows is only "unrecognised" (MU1001) when no file of the run
+declares it, so that decision waits for all files; `--suppress` applies to every diagnostic,
+including those. Both the migration (`musify.api`) and the musify-text drop-in call `finalise`,
+so they agree; it returns new results and leaves the runner's untouched.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from musify import diagnostics
+from musify.records import FileResult
+
+
+def finalise(files: list[FileResult], suppress: tuple[str, ...] = ()) -> list[FileResult]:
+    """The results with MU1001 resolved across the run and suppressed IDs removed, sorted by place."""
+    declared: set[str] = set()
+    for f in files:
+        declared.update(f.declared)
+    ranges = suppression_ranges(suppress)
+    return [_finalise_one(f, declared, ranges) for f in files]
+
+
+def suppression_ranges(suppress: tuple[str, ...]) -> list[tuple[str, str]]:
+    """`("MU1004", "MU2010-MU2019")` -> inclusive (low, high) ID ranges."""
+    ranges = []
+    for item in suppress:
+        lo, _, hi = item.partition("-")
+        ranges.append((lo.strip().upper(), (hi or lo).strip().upper()))
+    return ranges
+
+
+def _finalise_one(f: FileResult, declared: set[str], ranges: list[tuple[str, str]]) -> FileResult:
+    if not f.pending_unknown and not f.declared and not ranges:
+        return f
+    diags = list(f.diagnostics)
+    unconverted = dict(f.unconverted)
+    unknown = 0
+    for name, line, col in f.pending_unknown:
+        if name not in declared:
+            diags.append(diagnostics.make("MU1001", f.path, line, col, name, end=(line, col + len(name)),
+                                          origin="pass:identifiers"))
+            unconverted[name] = unconverted.get(name, 0) + 1
+            unknown += 1
+    if ranges:
+        diags = [d for d in diags if not any(lo <= d.id <= hi for lo, hi in ranges)]
+    diags.sort(key=lambda d: (d.line, d.column, d.id))
+    references = dict(f.references)
+    references["unconverted"] = references.get("unconverted", 0) + unknown
+    return replace(f, diagnostics=diags, unconverted=dict(sorted(unconverted.items())),
+                   references=references, pending_unknown=[], declared=[])
