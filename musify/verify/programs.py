@@ -24,6 +24,7 @@ from musify.verify.settings import ProgramSpec, Settings
 _COMMENT = re.compile(r"//[^\n]*|/\*.*?\*/", re.DOTALL)
 _MAIN = re.compile(r"(?m)^[ \t]*(?:extern\s+\"C\"\s+)?(?:int|auto|void)\s+main\s*\(")
 _KERNEL = re.compile(r"\b__global__\b")
+_HEADER_SUFFIXES = {".h", ".hh", ".hpp", ".hxx", ".cuh", ".muh", ".inl"}
 _INCLUDE = re.compile(r'(?m)^[ \t]*#[ \t]*include[ \t]*"([^"\n]+)"')
 
 
@@ -106,6 +107,8 @@ def _programs_in(directory: Path, files: list[Path], spec: ProgramSpec, pair: Pa
     info = read_build(directory, build_dir, settings.compile_time_limit, pair.original_root)
     sources = [s for s in info.sources if s in pair.ports] or _own_sources(files)
     mains = [s for s in sources if _MAIN.search(_code(s))]
+    if mains and not info.sources:
+        sources += [s for s in _implementations(sources, pair) if s not in sources]
     if not mains:
         if any(_KERNEL.search(_code(s)) for s in sources) and spec.harness and settings.harness:
             return [_program(spec.name, sources, spec, directory, pair, settings, info, kind="harness")]
@@ -125,6 +128,29 @@ def _program(name: str, sources: list[Path], spec: ProgramSpec, directory: Path,
     missing = [p for p in port_sources if not p.is_file()]
     problem = info.problem or (f"port file missing: {missing[0]}" if missing else "")
     return Program(name, sources, port_sources, spec, directory, info, pair.remap_flags(flags), kind, problem)
+
+
+def _implementations(sources: list[Path], pair: Pairing) -> list[Path]:
+    """Sources elsewhere in the tree that implement a header the program includes: `x.cuh`
+    included means `x.cu` (or `.cpp`, `.cc`) beside it is part of the program (a driver in
+    `driver/` calling the kernels of `csrc/`), unless it has a `main` of its own."""
+    from musify.emu.build import collect_files
+
+    found: list[Path] = []
+    frontier = list(sources)
+    while frontier:
+        new: list[Path] = []
+        for header in collect_files(frontier):
+            if header.suffix not in _HEADER_SUFFIXES:
+                continue
+            for suffix in (".cu", ".cpp", ".cc", ".cxx"):
+                impl = header.with_suffix(suffix)
+                if impl in pair.ports and impl not in sources and impl not in found and impl not in new \
+                        and not _MAIN.search(_code(impl)):
+                    new.append(impl)
+        found += new
+        frontier = new
+    return found
 
 
 def _own_sources(files: list[Path]) -> list[Path]:
