@@ -48,9 +48,8 @@ class Comparer:
         self.ignore = [re.compile(p) for p in ignore]
 
     def first_difference(self, original: Run, port: Run) -> Difference | None:
-        """The first way the port's run differs from the original's, or None when they agree."""
-        if original.exit != port.exit:
-            return Difference("exit status", str(original.exit), str(port.exit), "")
+        """The first way the port's run differs from the original's, or None when they agree: the
+        output first (it says more than a status), then the files, then the exit status."""
         for stream in ("stdout", "stderr"):
             found = self._text(stream, getattr(original, stream), getattr(port, stream))
             if found:
@@ -70,6 +69,8 @@ class Comparer:
                 return Difference(f"file {name} byte {offset}", f"{len(a)} bytes", f"{len(b)} bytes", "")
             if found:
                 return found
+        if original.exit != port.exit:
+            return Difference("exit status", str(original.exit), str(port.exit), "")
         return None
 
     def _text(self, where: str, original: str, port: str) -> Difference | None:

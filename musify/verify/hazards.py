@@ -121,6 +121,9 @@ def _add_outcome_diagnostics(result: dict, by_path: dict[Path, FileResult], port
             _add(main[0], make("MU5003", main[0].path, main[1], 1, arch=arch, reason=reason, origin="verify"))
         elif main and verdict in ("original-fails", "build-fail-original"):
             _add(main[0], make("MU5005", main[0].path, main[1], 1, reason=f"{verdict}: {reason}", origin="verify"))
+            if entry.get("races"):  # the port keeps the code: a hazard where a warp has 128 lanes
+                wide = next((a for a in result["archs"] if emulator_target(a)[2] == 128), "mp_22")
+                _races(entry["races"], wide, by_path, port_to_original, main)
             break
 
 
@@ -130,8 +133,8 @@ def _races(races: list[str], arch: str, by_path, port_to_original, main) -> None
         sites = [(m["path"], int(m["line"])) for m in _RACE_SITE.finditer(race)]
         placed = False
         for path, line in sites[:1]:
-            original = port_to_original.get(Path(path).resolve())
-            target = by_path.get(original) if original else None
+            resolved = Path(path).resolve()
+            target = by_path.get(port_to_original.get(resolved, resolved))
             if target:
                 more = tuple((ln, 1) for _, ln in sites[1:])
                 _add(target, make("MU5010", target.path, line, 1, arch=arch, race=race, width=width,

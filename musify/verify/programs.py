@@ -48,6 +48,7 @@ class Pairing:
     original_root: Path
     port_root: Path
     ports: dict[Path, Path]
+    inputs: tuple[Path, ...] = ()  # the migration's input folders, for program names
 
     def port_of(self, original: Path) -> Path:
         original = original.resolve()
@@ -74,7 +75,8 @@ def pairing(record: RunRecord, port_root: Path) -> Pairing:
         root = Path(os.path.commonpath([str(p) for p in originals]))
     if len(record.inputs) == 1 and Path(record.inputs[0]).is_dir():
         root = Path(record.inputs[0]).resolve()
-    return Pairing(root, port_root.resolve(), ports)
+    inputs = tuple(Path(i).resolve() for i in record.inputs if Path(i).is_dir())
+    return Pairing(root, port_root.resolve(), ports, inputs if len(inputs) > 1 else ())
 
 
 def find_programs(record: RunRecord, pair: Pairing, settings: Settings) -> list[Program]:
@@ -93,7 +95,7 @@ def find_programs(record: RunRecord, pair: Pairing, settings: Settings) -> list[
             directory = sources[0].parent
             programs.append(_program(spec.name, sources, spec, directory, pair, settings, BuildInfo()))
     for directory in sorted(by_dir):
-        name = _rel(directory, pair.original_root)
+        name = _name(directory, pair)
         if name in configured and configured[name].sources or _excluded(name, settings.exclude):
             continue
         spec = configured.get(name, ProgramSpec(name=name))
@@ -168,6 +170,14 @@ def _code(path: Path, strip_comments: bool = True) -> str:
     except OSError:
         return ""
     return _COMMENT.sub(" ", text) if strip_comments else text
+
+
+def _name(directory: Path, pair: Pairing) -> str:
+    """A program's name: its folder relative to the input (input/folder when there are several)."""
+    for top in pair.inputs:
+        if directory == top or top in directory.parents:
+            return f"{top.name}/{_rel(directory, top)}" if directory != top else top.name
+    return _rel(directory, pair.original_root)
 
 
 def _rel(path: Path, root: Path) -> str:

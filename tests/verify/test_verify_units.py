@@ -85,6 +85,7 @@ def test_comparison_tolerates_close_numbers_and_ignores_timing_lines():
     assert c.first_difference(Run(0, "", "error: cudaErrorInvalidValue\n", {}),
                               Run(0, "", "error: musaErrorInvalidValue\n", {})) is None
     assert c.first_difference(Run(0, "", "", {}), Run(1, "", "", {})).where == "exit status"
+    assert c.first_difference(Run(0, "PASS\n", "", {}), Run(1, "FAIL\n", "", {})).where == "stdout line 1"
     assert c.first_difference(Run(0, "", "", {"o.bin": b"\x00\xff"}), Run(0, "", "", {"o.bin": b"\x00\xfe"})).where \
         == "file o.bin byte 1"
     assert c.first_difference(Run(0, "", "", {"o.txt": b"x"}), Run(0, "", "", {})).port == "not written"
