@@ -20,8 +20,9 @@ from musify.verify.settings import DEFAULT_IGNORE, from_table
 
 
 def test_flags_are_honoured_or_listed_with_the_reason():
-    words = ("-I../common -DUSE_X=1 -UOLD -O3 -arch=sm_80 -Xcompiler -fopenmp,-Wall -std=c++14 -c -o a.o "
-             "-lcudart -lm --use_fast_math -gencode arch=compute_80,code=sm_80 -isystem /opt/x --std=c++20 -MD -MF a.d").split()
+    line = ("-I../common -DUSE_X=1 -UOLD -O3 -arch=sm_80 -Xcompiler -fopenmp,-Wall -std=c++14 -c -o a.o "
+            "-lcudart -lm --use_fast_math -gencode arch=compute_80,code=sm_80 -isystem /opt/x --std=c++20 -MD -MF a.d")
+    words = line.split(" ")
     flags = parse_flags(words, "/proj/app")
     assert flags.flags == ["-I/proj/common", "-DUSE_X=1", "-UOLD", "-fopenmp", "-Wall", "-lm", "-I/opt/x", "-std=c++20"]
     ignored = dict(flags.ignored)
