@@ -47,6 +47,23 @@ def split_build_flags(args: list[str]) -> tuple[list[str], list[str]]:
     return flags, rest
 
 
+def _database_flags(build_dir: Path, files: tuple[Path, ...], typed):
+    """The compile database's flags for these files, then the ones typed (a missing entry is an error)."""
+    from musify.verify.buildinfo import from_compile_commands
+
+    db = build_dir / "compile_commands.json"
+    if not db.is_file():
+        raise click.UsageError(f"{db}: no compile_commands.json there")
+    wanted = {f.resolve() for f in files}
+    info = from_compile_commands(db, Path(os.path.commonpath([str(f.parent) for f in wanted])))
+    if info.problem:
+        raise click.UsageError(info.problem)
+    if not wanted & set(info.sources):
+        raise click.UsageError(f"{db}: no entry compiles {', '.join(str(f) for f in files)}")
+    info.flags.merge(typed)
+    return info.flags
+
+
 def report_ignored(ignored: list[tuple[str, str]], who: str) -> None:
     """Say which project flags the emulator build does not honour (never drop them silently)."""
     for flag, why in ignored:
@@ -69,8 +86,11 @@ def report_ignored(ignored: list[tuple[str, str]], who: str) -> None:
               help="Address-space limit of the program in GiB (0: none; --sanitize implies none).")
 @click.option("--compile-timeout", type=float, default=600.0, show_default=True,
               help="Seconds before the compiler is stopped.")
+@click.option("-p", "--build-dir", type=click.Path(exists=True, file_okay=False, path_type=Path), default=None,
+              help="Take the build flags of FILE... from this folder's compile_commands.json.")
 @click.pass_context
-def emu_run(ctx, files, arch, warp, face, arch_macro, sanitize, keep_build, timeout, memory_gib, compile_timeout):
+def emu_run(ctx, files, arch, warp, face, arch_macro, sanitize, keep_build, timeout, memory_gib, compile_timeout,
+            build_dir):
     """Compile FILE... with the emulator headers and run the program with ARGS (after `--`).
 
     Compiler flags -I DIR, -D NAME[=VALUE], -U NAME, -std=c++NN, -fopenmp and -Xcompiler FLAGS are
@@ -79,6 +99,8 @@ def emu_run(ctx, files, arch, warp, face, arch_macro, sanitize, keep_build, time
     not compile.
     """
     flags = parse_flags(ctx.meta.get("build_words", []), os.getcwd())
+    if build_dir is not None:
+        flags = _database_flags(build_dir, files, flags)
     report_ignored(flags.ignored, "emu-run")
     options = BuildOptions(face=face, warp=int(warp) if warp else None, arch=arch, sanitize=sanitize,
                            arch_macro=arch_macro, project_flags=tuple(flags.flags), compile_timeout=compile_timeout)

@@ -110,3 +110,17 @@ def test_a_race_report_becomes_the_original_fails_reason():
     outcome = Outcome(86, "", stderr, "exited", 0.1, "namespaces")
     assert _failure(outcome, None) == "shared-memory race"
     assert _races(stderr) == ["read at dct.cu:88 of a write at dct.cu:80 (block 0, threads 1 and 0)"]
+
+
+def test_emu_run_reads_flags_from_a_compile_database(tmp_path):
+    import click
+
+    from musify.emu.command import _database_flags
+
+    shutil.copytree(PROJECTS / "compdb", tmp_path, dirs_exist_ok=True)
+    flags = _database_flags(tmp_path, (tmp_path / "src" / "main.cu",), parse_flags(["-DEXTRA=1"]))
+    assert "-DMODE=2" in flags.flags and "-DEXTRA=1" in flags.flags and f"-I{tmp_path / 'include'}" in flags.flags
+    with pytest.raises(click.UsageError, match="no entry compiles"):
+        _database_flags(tmp_path, (tmp_path / "include" / "modes.cuh",), parse_flags([]))
+    with pytest.raises(click.UsageError, match="no compile_commands.json there"):
+        _database_flags(tmp_path / "src", (tmp_path / "src" / "main.cu",), parse_flags([]))
