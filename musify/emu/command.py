@@ -114,6 +114,8 @@ def emu_run(ctx, files, arch, warp, face, arch_macro, sanitize, keep_build, time
         raise click.UsageError(str(exc)) from exc
     memory = None if sanitize or memory_gib <= 0 else int(memory_gib * (1 << 30))
     outcome = run(result.executable, ctx.meta.get("program_args", []), limits=Limits(time=timeout, memory=memory))
+    if outcome.lock_failed:
+        click.echo(f"musify emu-run: warning: could not make read-only: {', '.join(outcome.lock_failed)}", err=True)
     click.echo(outcome.stdout, nl=False)
     click.echo(outcome.stderr, err=True, nl=False)
     sys.exit(outcome.returncode)

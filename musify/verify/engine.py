@@ -84,7 +84,9 @@ def verify_program(program: Program, settings: Settings, comparer: Comparer) -> 
                                      "errors": _errors(original[0].log)}
         return result
     runs = [_run(original[0].executable, args, limits, stdin, data, program.spec.outputs) for args in program.spec.args]
-    result["original"].update(build="ok", run_seconds=round(sum(r[1].seconds for r in runs), 3))
+    result["original"].update(build="ok", run_seconds=round(sum(r[1].seconds for r in runs), 3),
+                              isolation=runs[0][1].isolation if runs else "",
+                              **({"lock_failed": list(runs[0][1].lock_failed)} if runs and runs[0][1].lock_failed else {}))
     failing = next((r for r in runs if not _succeeded(r[1], program.spec.exit_code)), None)
     if failing:
         reason = _failure(failing[1], limits)
