@@ -67,7 +67,13 @@ class Pairing:
 
 
 def pairing(record: RunRecord, port_root: Path) -> Pairing:
-    ports = {Path(f.path).resolve(): (port_root / f.output_path).resolve() for f in record.files}
+    """Pairs from the record; PORT may be one file when ORIGINAL is one (`verify a.cu a.mu`)."""
+    single = port_root.is_file()
+    tree = port_root.parent if single else port_root
+    ports = {Path(f.path).resolve(): (tree / f.output_path).resolve() for f in record.files}
+    if single and len(record.inputs) == 1:
+        ports[Path(record.inputs[0]).resolve()] = port_root.resolve()
+        port_root = tree
     originals = [p for p in ports] or [Path(i).resolve() for i in record.inputs]
     if len(originals) == 1:
         root = originals[0].parent
