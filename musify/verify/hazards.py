@@ -111,6 +111,8 @@ def _add_outcome_diagnostics(result: dict, by_path: dict[Path, FileResult], port
                     target, line = main
                     _add(target, make("MU5001", target.path, line, 1, arch=arch, error=f"{err['path']}:{err['line']}: {err['message']}", origin="verify"))
                 elif target is not None:
+                    err["migration"] = [d.console() for d in target.diagnostics
+                                        if d.line == err["line"] and d.origin != "verify"]
                     _add(target, make("MU5001", target.path, err["line"], max(1, err["column"]), arch=arch,
                                       error=err["message"], origin="verify"))
         elif main and verdict == "fail" and entry.get("races"):

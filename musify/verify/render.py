@@ -65,6 +65,8 @@ def _details(console: Console, p: dict, archs: list[str]) -> None:
         console.print(f"  {escape(p['name'])} [{_STYLE.get(e['verdict'], '')}]{arch}[/]: {escape(text)}")
         for err in e.get("errors", [])[:5]:
             console.print(f"    {escape(err['path'])}:{err['line']}: error: {escape(err['message'])}")
+            for said in err.get("migration", []):
+                console.print(f"      migration said here: {escape(said)}")
         for race in e.get("races", [])[:3]:
             console.print(f"    race: {escape(race)}")
         diff = (e.get("first_difference") or {}).get("diff")

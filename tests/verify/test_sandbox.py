@@ -125,3 +125,16 @@ def test_tail_keeps_head_and_tail_and_counts_the_rest():
     assert t.total == 26
     text = t.text()
     assert text.startswith("abcde") and text.endswith("vwxyz") and "16 bytes of output not kept" in text
+
+
+@pytest.mark.skipif(shutil.which("g++") is None, reason="g++ is not installed")
+def test_the_compiler_has_a_time_limit_too(tmp_path):
+    """`#include "fifo.h"` of a FIFO blocks the compiler forever; the build is stopped instead."""
+    from musify.emu.build import BuildError, BuildOptions, build
+
+    os.mkfifo(tmp_path / "fifo.h")
+    (tmp_path / "prog.cpp").write_text('#include "fifo.h"\nint main() { return 0; }\n')
+    t0 = time.monotonic()
+    with pytest.raises(BuildError, match="the compiler did not finish within 2 s"):
+        build([tmp_path / "prog.cpp"], BuildOptions(compile_timeout=2))
+    assert time.monotonic() - t0 < 30

@@ -124,3 +124,23 @@ def test_emu_run_reads_flags_from_a_compile_database(tmp_path):
         _database_flags(tmp_path, (tmp_path / "include" / "modes.cuh",), parse_flags([]))
     with pytest.raises(click.UsageError, match="no compile_commands.json there"):
         _database_flags(tmp_path / "src", (tmp_path / "src" / "main.cu",), parse_flags([]))
+
+
+def test_compiler_errors_land_beside_the_migration_diagnostics_at_their_line(tmp_path):
+    from musify import diagnostics
+    from musify.records import FileResult, RunRecord
+    from musify.verify import hazards
+
+    src = tmp_path / "app.cu"
+    src.write_text("int main() {\n  cudaMemAdvise(p, n, a, 0);\n}\n")
+    port = tmp_path / "port" / "app.mu"
+    f = FileResult(path=str(src), output_path="app.mu", kind="cuda-source", status="migrated")
+    f.diagnostics.append(diagnostics.make("MU1002", str(src), 2, 3, name="cudaMemAdvise", library="cudart"))
+    record = RunRecord("t", "musify migrate", [str(tmp_path)], str(tmp_path / "port"), {}, "x", files=[f])
+    result = {"sources": [str(src)], "archs": {"mp_22": {"verdict": "build-fail-port", "reason": "x", "errors": [
+        {"path": str(port), "line": 2, "column": 3, "message": "'cudaMemAdvise' was not declared in this scope"}]}}}
+    hazards.apply(record, [result], {port.resolve(): src.resolve()})
+    err = result["archs"]["mp_22"]["errors"][0]
+    assert len(err["migration"]) == 1 and "MU1002" in err["migration"][0]
+    added = [d for d in f.diagnostics if d.id == "MU5001"]
+    assert len(added) == 1 and added[0].line == 2 and "not declared" in added[0].message
