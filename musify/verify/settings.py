@@ -8,7 +8,7 @@ silently verifies something else.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 
 from musify.config import ConfigError
 
@@ -56,7 +56,6 @@ class Settings:
     harness_size: int = 1000  # elements per generated input array
     base: str = "."  # the configuration file's directory
     progress: bool = True
-    extra: dict = field(default_factory=dict, compare=False)
 
     def with_(self, **changes) -> Settings:
         return replace(self, **{k: v for k, v in changes.items() if v is not None})
