@@ -31,6 +31,8 @@ CHILD = Path(__file__).with_name("_sandbox_child.py")
 TIMEOUT_EXIT = 124  # as timeout(1)
 _UNSHARE = ("--user", "--map-root-user", "--mount", "--net", "--pid", "--fork", "--kill-child", "--mount-proc")
 _BASE_ENV = {"PATH": "/usr/local/bin:/usr/bin:/bin", "LC_ALL": "C", "LANG": "C"}
+_live: set[int] = set()  # process groups of runs in progress, for kill_all()
+_live_lock = threading.Lock()
 _MEMORY_WORDS = ("std::bad_alloc", "out of memory", "Cannot allocate memory", "cudaErrorMemoryAllocation")
 
 
@@ -200,6 +202,8 @@ def _supervise(cmd: list[str], cwd: Path | None, limits: Limits, stdin: bytes | 
             stdin_file.close()
     if status_pipe:
         os.close(status_pipe[1])
+    with _live_lock:
+        _live.add(proc.pid)
     streams = (_Tail(limits.keep), _Tail(limits.keep))
     over = threading.Event()
     readers = [threading.Thread(target=_pump, args=(pipe, buf, streams, limits.output, over, proc.pid), daemon=True)
@@ -210,10 +214,16 @@ def _supervise(cmd: list[str], cwd: Path | None, limits: Limits, stdin: bytes | 
     waiter = threading.Thread(target=lambda: done.update(zip(("pid", "status", "rusage"), os.wait4(proc.pid, 0))),
                               daemon=True)
     waiter.start()
-    waiter.join(limits.time)
+    try:
+        waiter.join(limits.time)
+    except BaseException:  # Ctrl-C in the thread that waits: the run must not outlive musify
+        _kill_group(proc.pid)
+        raise
     timed_out = waiter.is_alive()
     _kill_group(proc.pid)  # at the limit, and in every case: nothing the program started survives it
     waiter.join()
+    with _live_lock:
+        _live.discard(proc.pid)
     proc.returncode = 0  # reaped by wait4 above; keeps Popen from trying again
     for r in readers:
         r.join(5)
@@ -261,6 +271,14 @@ def _pump(pipe, buf: _Tail, streams: tuple[_Tail, _Tail], limit: int, over: thre
         if streams[0].total + streams[1].total > limit and not over.is_set():
             over.set()
             _kill_group(pid)
+
+
+def kill_all() -> None:
+    """Stop every run in progress (on Ctrl-C: their waits then end at once, nothing is left)."""
+    with _live_lock:
+        groups = list(_live)
+    for pgid in groups:
+        _kill_group(pgid)
 
 
 def _kill_group(pgid: int) -> None:

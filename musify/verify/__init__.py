@@ -33,8 +33,9 @@ def verify_record(record: RunRecord, port_root: Path, settings: Settings,
     pair = pairing(record, Path(port_root))
     programs = find_programs(record, pair, settings)
     with tempfile.TemporaryDirectory(prefix="musify-harness-") as tmp:
-        runnable = [p for p in programs if p.kind == "program"]
-        harnessed, unharnessed = harness_programs([p for p in programs if p.kind == "harness"], Path(tmp), settings)
+        runnable = [p for p in programs if p.kind == "program" or p.problem]  # a missing port is a verdict
+        harnessed, unharnessed = harness_programs([p for p in programs if p.kind == "harness" and not p.problem],
+                                                  Path(tmp), settings)
         runnable += harnessed
         if found:
             found(runnable)

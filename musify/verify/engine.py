@@ -22,7 +22,7 @@ from pathlib import Path
 from musify.arch import emulator_target
 from musify.emu.build import BuildError, BuildOptions, build
 from musify.emu.run import run
-from musify.sandbox import Limits, Outcome, workspace
+from musify.sandbox import Limits, Outcome, kill_all, workspace
 from musify.verify.compare import Comparer, Run
 from musify.verify.programs import Program
 from musify.verify.settings import Settings
@@ -52,8 +52,15 @@ def verify_all(programs: list[Program], settings: Settings,
             done(program, result)
         return result
 
-    with ThreadPoolExecutor(max_workers=max(1, settings.jobs)) as pool:
+    pool = ThreadPoolExecutor(max_workers=max(1, settings.jobs))
+    try:
         return list(pool.map(one, programs))
+    except KeyboardInterrupt:
+        pool.shutdown(wait=False, cancel_futures=True)
+        kill_all()  # the compilers and programs in flight; their threads then finish at once
+        raise
+    finally:
+        pool.shutdown(wait=True)
 
 
 def verify_program(program: Program, settings: Settings, comparer: Comparer) -> dict:

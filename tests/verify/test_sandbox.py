@@ -138,3 +138,22 @@ def test_the_compiler_has_a_time_limit_too(tmp_path):
     with pytest.raises(BuildError, match="the compiler did not finish within 2 s"):
         build([tmp_path / "prog.cpp"], BuildOptions(compile_timeout=2))
     assert time.monotonic() - t0 < 30
+
+
+def test_kill_all_stops_runs_in_progress(hostile):
+    """What Ctrl-C in verify does: every run in flight ends at once, no process is left."""
+    import threading
+
+    from musify.sandbox import kill_all
+
+    results = []
+    with workspace() as work:
+        t = threading.Thread(target=lambda: results.append(run([str(hostile), "fork-wait"], work, Limits(time=60))))
+        t.start()
+        time.sleep(1.0)
+        t0 = time.monotonic()
+        kill_all()
+        t.join(30)
+    assert results and results[0].status == "signal" and time.monotonic() - t0 < 10
+    time.sleep(0.2)
+    assert _survivors(hostile) == []
