@@ -107,6 +107,7 @@ def _with_options(f, arch_names: tuple[str, ...]):
         click.option("--no-racecheck", is_flag=True, help="Build without the shared-memory race check."),
         click.option("--no-harness", is_flag=True, help="Do not generate harnesses for kernels without a main."),
         click.option("--verify-build-dir", "verify_build_dir", type=click.Path(file_okay=False), default=None,
+                     hidden=arch_names == ("--arch",),  # `verify` spells it -p
                      help="Folder of the compile_commands.json to take build flags from."),
     ]
     for option in reversed(options):
