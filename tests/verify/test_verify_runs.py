@@ -9,6 +9,7 @@ import shutil
 
 from verify_support import INPUTS, ported, requires_cxx
 
+from musify.sandbox import namespaces_available
 from musify.verify import verify_record
 from musify.verify.command import load_settings
 
@@ -49,8 +50,11 @@ def test_verdicts_for_good_corrupted_broken_and_misbehaving_programs(tmp_path):
     assert "did not finish within 3 s" in got["misbehave/loop"]["reason"]
     assert got["misbehave/alloc"]["verdict"] == "original-fails"
     assert "memory limit" in got["misbehave/alloc"]["reason"]
-    assert got["misbehave/escape"]["verdict"] == "original-fails"
-    assert "Read-only file system" in got["misbehave/escape"]["reason"] or not shutil.which("unshare")
-    assert not outside.exists()
+    if namespaces_available():  # without them a write outside is not prevented (docs/sandbox.md)
+        assert got["misbehave/escape"]["verdict"] == "original-fails"
+        assert "Read-only file system" in got["misbehave/escape"]["reason"]
+        assert not outside.exists()
     assert section["exit_code"] == 1  # two port failures; the originals that fail are not counted
-    assert section["totals"]["verdicts"] == {"build-fail-port": 1, "fail": 1, "original-fails": 3, "pass": 1}
+    expected = {"build-fail-port": 1, "fail": 1, "original-fails": 3, "pass": 1} if namespaces_available() else \
+        {"build-fail-port": 1, "fail": 1, "original-fails": 2, "pass": 2}
+    assert section["totals"]["verdicts"] == expected
