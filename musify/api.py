@@ -12,9 +12,9 @@ from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, replace
 from datetime import datetime, timezone
 
-from musify import __version__, diagnostics, writers
+from musify import __version__, diagnostics, inplace, lifeline, renames, writers
 from musify.config import find_config
-from musify.discover import SOURCE_KINDS, Found, discover, link_stays_inside
+from musify.discover import SOURCE_KINDS, Found, discover, link_stays_inside, printable
 from musify.finalise import finalise
 from musify.options import Options
 from musify.passes._base import ProjectInfo
@@ -52,10 +52,15 @@ def migrate(inputs: list[str], options: Options | None = None, mode: str = "none
     options = options or Options()
     if mode not in MODES:
         raise UsageError(f"unknown output mode {mode!r}")
+    if mode == "in-place" and inplace.active() is None:  # hold the tree's lock for the whole run
+        with inplace.session(inputs, options.lock_wait):
+            return migrate(inputs, options, mode, out_dir, ruleset, command, collect)
     t0 = time.perf_counter()
     started = datetime.now(timezone.utc).isoformat(timespec="seconds")
     exclude = tuple(options.exclude) + _tree_excludes(inputs)
     found = discover(inputs, exclude, options.respect_gitignore)
+    if mode == "in-place":
+        inplace.clean(found.owned)
     if mode == "out":
         _check_out_dir(out_dir, inputs)
     ruleset = ruleset or load_for(options)
@@ -72,7 +77,9 @@ def migrate(inputs: list[str], options: Options | None = None, mode: str = "none
     for i, (f, job) in enumerate(plan):
         if results[i] is None:
             results[i] = _passthrough(f, job, mode, inputs, prefixes.get(f.root, ""))
-    files = finalise([r for r in results if r is not None], options.suppress)
+    files = [r for r in results if r is not None]
+    files = renames.report_collisions(plan, files, file_direction(options.reverse)[0], options.rename_files)
+    files = finalise(files, options.suppress)
     files, outputs = _write(plan, files, new_bytes, mode, out_dir, collect)
     record = RunRecord(__version__, command, list(inputs), out_dir if mode == "out" else mode,
                        options.to_json(), ruleset.digest, started, time.perf_counter() - t0, files,
@@ -116,10 +123,10 @@ def _display(inputs: list[str], f: Found, roots: dict[str, str] | None = None) -
     roots = roots if roots is not None else _display_roots(inputs)
     given = roots.get(f.root)
     if given is not None:
-        return f"{given.rstrip('/')}/{f.rel}" if given else f.rel
+        return printable(f"{given.rstrip('/')}/{f.rel}" if given else f.rel)
     if f.root == os.getcwd():
-        return f.rel
-    return os.path.join(os.path.relpath(f.root), *f.rel.split("/"))
+        return printable(f.rel)
+    return printable(os.path.join(os.path.relpath(f.root), *f.rel.split("/")))
 
 
 def _out_prefixes(inputs: list[str]) -> dict[str, str]:
@@ -139,18 +146,18 @@ def _plan(files: list[Found], inputs: list[str], options: Options,
           prefixes: dict[str, str]) -> list[tuple[Found, FileJob | None]]:
     """Pair each found file with its job (None for links and missing files); decide renames."""
     existing = {(f.root, f.rel) for f in files}
-    renames, renamed_kinds, _ = file_direction(options.reverse)
+    new_exts, renamed_kinds, _ = file_direction(options.reverse)
     roots = _display_roots(inputs)
     plan = []
     for f in files:
-        if f.symlink is not None or f.kind == "missing":
+        if f.symlink is not None or f.kind in ("missing", "special"):
             plan.append((f, None))
             continue
         out_rel = f.rel
         stem, ext = os.path.splitext(f.rel)
-        if options.rename_files and f.kind in renamed_kinds and ext in renames:
-            target = stem + renames[ext]
-            if (f.root, target) not in existing and not os.path.lexists(os.path.join(f.root, target)):
+        if options.rename_files and f.kind in renamed_kinds and ext in new_exts:
+            target = stem + new_exts[ext]
+            if not renames.target_taken(f, target, existing) and not renames.keeps_name(f):
                 out_rel = target
         plan.append((f, FileJob(f.abspath, f.rel, f.root, f.kind, _join(prefixes.get(f.root, ""), out_rel),
                                 _display(inputs, f, roots))))
@@ -172,6 +179,7 @@ _WORKER: dict = {}
 def _init_worker(options: Options, project: ProjectInfo) -> None:
     """Worker set-up. With the fork start method the parent's RuleSet is inherited (no reload);
     elsewhere each worker loads it from the on-disk cache."""
+    lifeline.die_with_parent()
     if "ruleset" not in _WORKER:
         _WORKER["ruleset"] = load_for(options)
     _WORKER["options"] = options
@@ -208,13 +216,15 @@ def _passthrough(f: Found, job: FileJob | None, mode: str, inputs: list[str], pr
     shown = job.display if job else _display(inputs, f)
     out_rel = job.output_rel if job else _join(prefix, f.rel)
     result = FileResult(shown, out_rel, f.kind, "copied" if mode == "out" else "untouched", rel=f.rel)
-    if f.kind == "missing":
+    if f.kind in ("missing", "special"):
         result.status = "failed"
-        result.error = "no such file or directory"
-        result.diagnostics.append(diagnostics.make("MU0001", shown, 1, 1, origin="discover", cause="no such file or directory"))
+        result.error = f.error or "no such file or directory"
+        diag_id = "MU0012" if f.kind == "special" else "MU0013" if f.error else "MU0001"
+        result.diagnostics.append(diagnostics.make(diag_id, shown, 1, 1, origin="discover", cause=result.error))
     elif f.symlink is not None and not link_stays_inside(f):
         result.status = "skipped"
-        result.diagnostics.append(diagnostics.make("MU0010", shown, 1, 1, origin="discover", target=f.symlink))
+        result.diagnostics.append(diagnostics.make("MU0010", shown, 1, 1, origin="discover",
+                                                   target=printable(f.symlink)))
     return result
 
 
@@ -225,14 +235,14 @@ def _write(plan, files: list[FileResult], new_bytes: list[bytes | None], mode: s
     diff_parts = []
     written = []
     writers.forget_dirs()
+    if mode == "in-place":
+        files = inplace.write(plan, files, new_bytes)
+    renamed = renames.renamed_paths(plan, files) if mode == "out" else {}
     for (f, job), result, data in zip(plan, files, new_bytes):
         written.append(result)
         try:
             if mode == "out":
-                _write_out(f, result, data, out_dir)
-            elif mode == "in-place" and data is not None and result.status == "migrated":
-                new_name = os.path.basename(result.output_path)
-                writers.write_in_place(f.abspath, os.path.join(os.path.dirname(f.abspath), new_name), data)
+                _write_out(f, result, data, out_dir, renamed)
             elif mode == "diff" and data is not None and result.status == "migrated":
                 with open(f.abspath, "rb") as fh:
                     old = fh.read()
@@ -249,13 +259,13 @@ def _write(plan, files: list[FileResult], new_bytes: list[bytes | None], mode: s
     return written, outputs
 
 
-def _write_out(f: Found, result: FileResult, data: bytes | None, out_dir: str) -> None:
-    if f.kind == "missing" or (result.status == "failed" and data is None and f.symlink is None):
+def _write_out(f: Found, result: FileResult, data: bytes | None, out_dir: str, renamed: dict[str, str]) -> None:
+    if f.kind in ("missing", "special") or (result.status == "failed" and data is None and f.symlink is None):
         return
     dst = os.path.join(out_dir, *result.output_path.split("/"))
     if f.symlink is not None:
         if link_stays_inside(f):
-            writers.copy_link(f.symlink, dst)
+            writers.copy_link(renames.link_text_in_port(f, renamed), dst)
         return
     if data is not None:
         writers.atomic_write(dst, data, mode_from=f.abspath, durable=False)

@@ -1,7 +1,8 @@
 """The `musify` command line: a thin click layer over `musify.api`.
 
-Exit codes: 0 success; 1 some file failed or a diagnostic at or above the failure severity was
-raised; 2 a usage error (bad option, output inside input, unreadable rule file).
+Exit codes (docs/cli.md): 0 success; 1 some file failed or a diagnostic at or above the failure
+severity was raised; 2 the run could not start (bad option, output inside input, unreadable rule
+file, tree held by another --in-place run); 3 musify itself failed (musify/failures.py).
 """
 
 from __future__ import annotations
@@ -17,6 +18,8 @@ from musify.arch import ARCHES
 from musify.config import ConfigError, find_config
 from musify.console import print_diagnostics, print_summary
 from musify.diagnostics import CATALOGUE, SEVERITIES
+from musify.discover import printable
+from musify.failures import GuardedGroup
 from musify.options import Options
 from musify.passes.hazards.settings import hazard_settings
 from musify.rules.loader import RuleFileError
@@ -25,7 +28,7 @@ from musify.verify.command import VERIFY_KEYS, verify_options, verify_port
 _CONTEXT = {"help_option_names": ["-h", "--help"]}
 
 
-@click.group(context_settings=_CONTEXT)
+@click.group(cls=GuardedGroup, context_settings=_CONTEXT)
 @click.version_option(__version__, prog_name="musify")
 def main() -> None:
     """Port CUDA code to MUSA, report what could not be ported, and prove ports right."""
@@ -98,7 +101,9 @@ def _write_json(record, path: str | None) -> None:
 @main.command("migrate", context_settings=_CONTEXT)
 @_common
 @click.option("-o", "--output", "out_dir", type=click.Path(file_okay=False), help="Write a complete mirror here.")
-@click.option("--in-place", is_flag=True, help="Rewrite files where they are (atomic per file).")
+@click.option("--in-place", is_flag=True, help="Rewrite files where they are (journaled; see docs/reliability.md).")
+@click.option("--lock-wait", type=float, default=10.0, show_default=True, metavar="SECONDS",
+              help="With --in-place: how long to wait for another run on the same tree.")
 @click.option("--stdout", "to_stdout", is_flag=True, help="Print migrated sources to stdout.")
 @click.option("--diff", "as_diff", is_flag=True, help="Print a unified diff; write nothing.")
 @click.option("--reverse", is_flag=True, help="Port MUSA back to CUDA (.mu -> .cu); see docs/reverse.md.")
@@ -167,9 +172,9 @@ def check_cmd(paths, fail_on, json_path, quiet, **kw) -> None:
     for f in record.files:
         if f.status == "migrated":
             new_name = f.output_path.rsplit("/", 1)[-1]
-            renamed = new_name != f.path.rsplit("/", 1)[-1]
+            renamed = new_name != f.rel.rsplit("/", 1)[-1]
             click.echo(f"{f.path}: would be migrated ({f.edit_count} edits"
-                       + (f", renamed to {new_name}" if renamed else "") + ")", err=True)
+                       + (f", renamed to {printable(new_name)}" if renamed else "") + ")", err=True)
     _finish(record, json_path, quiet)
 
 

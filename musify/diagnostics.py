@@ -88,6 +88,22 @@ _SPECS = [
              "symbolic link points outside the input tree ({target}); not followed"),
     DiagSpec("MU0011", "error", "low", "rename collision",
              "renaming to {target} would overwrite another input file; file left under its old name"),
+    DiagSpec("MU0012", "error", "low", "not a regular file",
+             "{cause}: only regular files are read; left as is"),
+    DiagSpec("MU0013", "error", "medium", "directory cannot be listed",
+             "{cause}; nothing under it was migrated"),
+    DiagSpec("MU0014", "error", "low", "file changed during the run", "{cause}"),
+    DiagSpec("MU0015", "error", "low", "hard-linked file",
+             "{cause}; left as is (migrate it with -o, or break the links first)"),
+    DiagSpec("MU0016", "error", "low", "rename withheld",
+             "left as is: {cause}; the next run retries it"),
+    DiagSpec("MU0017", "note", "none", "symbolic link retargeted",
+             "symbolic link now points at {target}, the file's new name"),
+    DiagSpec("MU0018", "warning", "low", "symbolic link to a renamed file",
+             "symbolic link points at {target}, which is renamed to {new}; not retargeted because the "
+             "link does not end in that file's name: point it at the new name by hand"),
+    DiagSpec("MU0019", "error", "low", "malformed UTF-16/UTF-32 file",
+             "the byte-order mark says {codec} but {cause}; left as is"),
     # --- MU1xxx: name mapping ---------------------------------------------------------------
     DiagSpec("MU1001", "warning", "medium", "unrecognised vendor name",
              "'{name}' looks like a CUDA name but no rule knows it and the project does not declare it; "
@@ -128,13 +144,14 @@ _SPECS = [
              "'{expr}' compares {name} with a CUDA version number ({decoded}){renamed}; MUSA numbers its "
              "versions on its own scale (SDK 5.2 is MUSA_VERSION 50200), so decide by hand which MUSA "
              "version this code needs"),
-    DiagSpec("MU2020", "warning", "low", "32-lane full mask",
-             "full 32-lane mask '{expr}' in {func}(): a warp on {arch} has {width} lanes; write a mask "
-             "for warpSize lanes (e.g. __activemask() where every lane is active)"),
+    DiagSpec("MU2020", "note", "none", "32-bit full lane mask",
+             "full 32-bit mask '{expr}' for {call} in {func}(): MUSA takes it as the whole warp ({width} lanes on "
+             "{arch}), so it works as written; write __activemask() (taken where every lane is active) "
+             "if the code should not depend on that reading"),
     DiagSpec("MU2021", "warning", "low", "lane or warp arithmetic assumes 32 lanes",
              "'{expr}' assumes 32-lane warps (a warp on {arch} has {width} lanes); write {fix}"),
     DiagSpec("MU2022", "warning", "low", "shuffle width 32",
-             "width 32 in {func}() covers a 32-lane warp only (a warp on {arch} has {width} lanes); "
+             "width 32 in {call}() in {func}() covers a 32-lane warp only (a warp on {arch} has {width} lanes); "
              "pass warpSize"),
     DiagSpec("MU2023", "warning", "low", "shuffle loop sized for 32 lanes",
              "'{expr}' walks the offsets of a 32-lane warp (a warp on {arch} has {width} lanes); "
@@ -145,6 +162,10 @@ _SPECS = [
     DiagSpec("MU2025", "warning", "low", "warpSize compared with 32",
              "'{expr}' compares warpSize with 32; on {arch} warpSize is {width}: test the property "
              "the code needs instead"),
+    DiagSpec("MU2041", "warning", "medium", "lane mask treated as 32 bits wide",
+             "'{expr}' in {func}(): a lane mask {how}, which covers 32 lanes, but a warp on {arch} has "
+             "{width}; keep per-lane results in shared memory or count them with a warp reduction "
+             "(e.g. __syncthreads_count, or a shuffle sum over warpSize lanes)"),
     DiagSpec("MU2030", "warning", "high", "cuDNN call needs a muDNN port",
              "'{name}' is cuDNN: muDNN is a C++ API (::musa::dnn::Handle, ...), so cuDNN's C calls are "
              "not renamed; port this use to muDNN by hand (effort: high)"),
@@ -170,10 +191,11 @@ _SPECS = [
              "per cluster or exchange data through global memory (effort: high)"),
     DiagSpec("MU2040", "error", "high", "inline assembly",
              "inline assembly ({name}) is PTX and does not assemble on MUSA; rewrite it with "
-             "builtins or plain code (musify never disables it: torchada PR #87)"),
+             "builtins or plain code; musify leaves it in place, since disabling it would compile but "
+             "compute wrong results"),
     DiagSpec("MU2050", "warning", "low", "self-referential define kept",
-             "'#define {name}' would become '#define {musa} {musa}' after renaming; kept as written "
-             "(MUSA_FACTS section 2, torchada PR #92)"),
+             "'#define {name}' would become '#define {musa} {musa}' after renaming, which breaks every "
+             "use of {musa}; kept as written (the project already maps the name to MUSA)"),
     DiagSpec("MU2060", "note", "low", "call rewritten to a compatibility shim",
              "'{name}' rewritten to '{musa}' from \"{header}\" (musify's shims/compat): put shims/compat "
              "on the include path"),

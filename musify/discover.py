@@ -7,10 +7,12 @@ listed (kind `other`), because an output tree must be a complete mirror that bui
 
 from __future__ import annotations
 
+import errno
 import fnmatch
 import os
 import re
-from dataclasses import dataclass
+import stat
+from dataclasses import dataclass, field
 from pathlib import Path
 
 KINDS = {
@@ -37,8 +39,10 @@ def classify(path: str) -> str:
 class Found:
     root: str  # the input root (a directory, or a file's parent)
     rel: str  # posix path relative to root
-    kind: str
+    kind: str  # a KINDS value, "cpp", "other", "missing" (cannot be read: see `error`) or "special"
     symlink: str | None = None  # link target, for links (never followed)
+    stamp: tuple[int, ...] | None = None  # (size, mtime_ns, ctime_ns, ino, dev, nlink) when listed
+    error: str | None = None  # why a "missing" or "special" entry cannot be migrated
 
     @property
     def abspath(self) -> str:
@@ -48,6 +52,68 @@ class Found:
 @dataclass
 class Discovery:
     files: list[Found]
+    owned: list[str] = field(default_factory=list)  # musify's own lock, journal and temporary files
+
+
+# Names musify itself creates beside the files it writes; never migrated, never copied.
+LOCK_NAME = ".musify.lock"
+JOURNAL_NAME = ".musify-journal.json"
+_TEMP = re.compile(r"\.musify-[A-Za-z0-9_]+\.tmp\Z")
+
+
+def is_owned_name(name: str) -> bool:
+    """True for musify's lock, journal and temporary files (`.musify-*.tmp`)."""
+    return name in (LOCK_NAME, JOURNAL_NAME) or _TEMP.match(name) is not None
+
+
+def stamp_of(st: os.stat_result) -> tuple[int, ...]:
+    """What says a file is still the one that was read: size, times, identity, link count."""
+    return (st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino, st.st_dev, st.st_nlink)
+
+
+def printable(name: str) -> str:
+    """`name` with control characters (and undecodable bytes) escaped, so a file name can never
+    start a new console line or forge a diagnostic: `a\\nb.cu` is shown for a name holding a newline."""
+    if name.isprintable():
+        return name
+    out = []
+    for ch in name:
+        if ch == "\\":
+            out.append("\\\\")
+        elif ch.isprintable():
+            out.append(ch)
+        elif "\udc80" <= ch <= "\udcff":
+            out.append(f"\\x{ord(ch) - 0xdc00:02x}")
+        else:
+            out.append(repr(ch)[1:-1] if ord(ch) < 0x10000 else f"\\U{ord(ch):08x}")
+    return "".join(out)
+
+
+def read_regular(path: str) -> bytes:
+    """The bytes of `path`, refusing anything but a regular file: opened without blocking, so a
+    FIFO that replaced a file after it was listed cannot hang the run."""
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0))
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            raise OSError(errno.EINVAL, f"not a regular file ({special_kind(st.st_mode)})")
+        chunks = []
+        while True:
+            chunk = os.read(fd, max(st.st_size + 1, 65536))
+            if not chunk:
+                break
+            chunks.append(chunk)
+        return b"".join(chunks)
+    finally:
+        os.close(fd)
+
+
+def special_kind(mode: int) -> str:
+    for test, word in ((stat.S_ISFIFO, "a FIFO"), (stat.S_ISSOCK, "a socket"), (stat.S_ISCHR, "a character device"),
+                       (stat.S_ISBLK, "a block device"), (stat.S_ISDIR, "a directory")):
+        if test(mode):
+            return word
+    return "not a regular file"
 
 
 class GitIgnore:
@@ -128,46 +194,74 @@ def excluded(rel: str, patterns: tuple[str, ...] | list[str]) -> bool:
 
 
 def discover(inputs: list[str], exclude: tuple[str, ...] = (), respect_gitignore: bool = True) -> Discovery:
-    """List every file under the inputs (sorted, deterministic), without following links."""
-    files: list[Found] = []
+    """List every file under the inputs (sorted, deterministic), without following links.
+
+    Nothing is skipped silently: a directory that cannot be listed and a FIFO, socket or device
+    are entries of their own (kinds "missing" and "special", with `error`), so the run reports them."""
+    found = Discovery([])
     for item in inputs:
         path = os.path.abspath(item)
         if os.path.isdir(path) and not os.path.islink(path):
-            _walk(path, exclude, respect_gitignore, files)
-        elif os.path.lexists(path):
-            root, name = os.path.split(path)
-            link = os.readlink(path) if os.path.islink(path) else None
-            files.append(Found(root, name, classify(name), link))
-        else:
-            files.append(Found(os.path.dirname(path), os.path.basename(path), "missing"))
-    return Discovery(files)
+            _walk(path, exclude, respect_gitignore, found)
+            continue
+        root, name = os.path.split(path)
+        try:
+            st = os.lstat(path)
+        except FileNotFoundError:
+            found.files.append(Found(root, name, "missing"))
+            continue
+        except OSError as exc:
+            found.files.append(Found(root, name, "missing", error=exc.strerror or str(exc)))
+            continue
+        found.files.append(_entry(root, name, name, st))
+    return found
 
 
-def _walk(root: str, exclude: tuple[str, ...], respect_gitignore: bool, files: list[Found]) -> None:
+def _entry(root: str, rel: str, name: str, st: os.stat_result) -> Found:
+    if stat.S_ISLNK(st.st_mode):
+        full = os.path.join(root, *rel.split("/"))
+        return Found(root, rel, "other" if os.path.isdir(full) else classify(name), os.readlink(full))
+    if not stat.S_ISREG(st.st_mode):
+        return Found(root, rel, "special", error=special_kind(st.st_mode))
+    return Found(root, rel, classify(name), stamp=stamp_of(st))
+
+
+def _walk(root: str, exclude: tuple[str, ...], respect_gitignore: bool, found: Discovery) -> None:
     ignore = GitIgnore()
-    for dirpath, dirnames, filenames in os.walk(root, followlinks=False):
-        rel_dir = os.path.relpath(dirpath, root).replace(os.sep, "/")
-        rel_dir = "" if rel_dir == "." else rel_dir
-        if respect_gitignore and ".gitignore" in filenames:
+    files = found.files
+    todo = [""]
+    while todo:
+        rel_dir = todo.pop()
+        dirpath = os.path.join(root, *rel_dir.split("/")) if rel_dir else root
+        try:
+            with os.scandir(dirpath) as it:
+                entries = sorted(it, key=lambda e: e.name)
+        except OSError as exc:
+            files.append(Found(root, rel_dir or ".", "missing",
+                               error=f"cannot list directory: {exc.strerror or exc}"))
+            continue
+        if respect_gitignore and any(e.name == ".gitignore" for e in entries):
             ignore.add_file(rel_dir, os.path.join(dirpath, ".gitignore"))
-        keep = []
-        for d in sorted(dirnames):
-            rel = f"{rel_dir}/{d}" if rel_dir else d
-            full = os.path.join(dirpath, d)
-            if d == ".git" or excluded(rel, exclude) or (respect_gitignore and ignore.ignored(rel, True)):
+        subdirs = []
+        for e in entries:
+            rel = f"{rel_dir}/{e.name}" if rel_dir else e.name
+            if is_owned_name(e.name):
+                found.owned.append(os.path.join(dirpath, e.name))
                 continue
-            if os.path.islink(full):
-                files.append(Found(root, rel, "other", os.readlink(full)))
+            try:
+                st = e.stat(follow_symlinks=False)
+            except OSError as exc:
+                files.append(Found(root, rel, "missing", error=exc.strerror or str(exc)))
                 continue
-            keep.append(d)
-        dirnames[:] = keep
-        for f in sorted(filenames):
-            rel = f"{rel_dir}/{f}" if rel_dir else f
-            full = os.path.join(dirpath, f)
-            if excluded(rel, exclude) or (respect_gitignore and ignore.ignored(rel, False)):
+            is_dir = stat.S_ISDIR(st.st_mode)
+            if (is_dir and e.name == ".git") or excluded(rel, exclude) \
+                    or (respect_gitignore and ignore.ignored(rel, is_dir)):
                 continue
-            link = os.readlink(full) if os.path.islink(full) else None
-            files.append(Found(root, rel, classify(f), link))
+            if is_dir:
+                subdirs.append(rel)
+            else:
+                files.append(_entry(root, rel, e.name, st))
+        todo.extend(reversed(subdirs))
     files.sort(key=lambda x: (x.root, x.rel))
 
 

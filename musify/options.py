@@ -23,6 +23,7 @@ class Options:
     semantic: bool = False  # precise mode: resolve names with libclang
     build_dir: str | None = None  # the directory holding compile_commands.json, for precise mode
     json_lite: bool = False  # leave the per-edit list out of the run record
+    lock_wait: float = 10.0  # seconds an --in-place run waits for another one on the same tree
 
     def with_(self, **changes) -> Options:
         return replace(self, **changes)

@@ -17,6 +17,7 @@ from collections import Counter
 from dataclasses import dataclass
 
 from musify import diagnostics
+from musify.discover import read_regular
 from musify.engine.edits import Edit, apply, merge
 from musify.frontend.scanner import LineIndex, candidate_prefixes, scan
 from musify.options import Options
@@ -25,6 +26,7 @@ from musify.passes._base import PassContext, ProjectInfo
 from musify.records import FileResult
 from musify.rules.model import RuleSet
 from musify.rules.status import is_converted
+from musify.textcodec import decode_wide, encode_wide, wide_codec
 
 BINARY_SNIFF = 8192
 
@@ -93,16 +95,23 @@ def migrate_file(job: FileJob, ruleset: RuleSet, options: Options, project: Proj
         data = _read(job, result, shown)
         if data is None:
             return result, None
-        text, bad = _decode(data)
+        codec = wide_codec(data)  # UTF-16/32 with a byte-order mark: kept in that encoding
+        text, bad = _decode(data) if codec is None else (decode_wide(data, codec), 0)
         new_text, ctx, edits = migrate_text(text, job.rel, ruleset, options, project, job.display,
                                             job.abspath)
         if bad:
             ctx.warn("MU0003", 0, origin="decoder", count=bad)
-        new = new_text.encode("utf-8", "surrogateescape") if edits else data
+        new = (encode_wide(new_text, codec) if codec else new_text.encode("utf-8", "surrogateescape")) if edits else data
         _fill(result, ctx, edits, text, data, ruleset)
         renamed = job.output_rel.rsplit("/", 1)[-1] != job.rel.rsplit("/", 1)[-1]
         result.status = "migrated" if (new != data or renamed) else "unchanged"
         return result, new
+    except UnicodeDecodeError as exc:  # only a wide codec decodes strictly: its mark lied
+        result.status = "failed"
+        result.error = f"not valid {exc.encoding}: {exc.reason} at byte {exc.start}"
+        result.diagnostics.append(diagnostics.make("MU0019", shown, 1, 1, codec=exc.encoding,
+                                                   cause=f"{exc.reason} at byte {exc.start}"))
+        return result, None
     except Exception as exc:  # noqa: BLE001 -- a bug in a pass: report it, keep the file, keep going
         result.status = "failed"
         result.error = f"internal error: {exc.__class__.__name__}: {exc}"
@@ -125,8 +134,7 @@ def _decode(data: bytes) -> tuple[str, int]:
 
 def _read(job: FileJob, result: FileResult, shown: str) -> bytes | None:
     try:
-        with open(job.abspath, "rb") as fh:
-            data = fh.read()
+        data = read_regular(job.abspath)  # never blocks on a FIFO that replaced a listed file
     except FileNotFoundError as exc:
         result.status = "failed"
         result.error = f"file disappeared: {exc.strerror}"
@@ -141,7 +149,7 @@ def _read(job: FileJob, result: FileResult, shown: str) -> bytes | None:
     if not data:
         result.diagnostics.append(diagnostics.make("MU0006", shown, 1, 1, origin="reader"))
         return None
-    if b"\0" in data[:BINARY_SNIFF]:
+    if b"\0" in data[:BINARY_SNIFF] and wide_codec(data) is None:
         result.status = "skipped"
         head = job.output_rel.rsplit("/", 1)[0] + "/" if "/" in job.output_rel else ""
         result.output_path = head + job.rel.rsplit("/", 1)[-1]  # a binary keeps its name

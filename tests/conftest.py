@@ -46,7 +46,7 @@ def _r(cuda, musa=None, kind="function", library="cudart", status="renamed", **k
 
 
 def small_ruleset() -> RuleSet:
-    rs = RuleSet(digest="test")
+    rs = RuleSet(digest="test", vendor_pattern="cuda|CUDA|cu[A-Z]|CU_")
     for rule in [
         _r("cudaMalloc", "musaMalloc"), _r("cudaFree", "musaFree"), _r("cudaMemcpy", "musaMemcpy"),
         _r("cudaMemcpyHostToDevice", "musaMemcpyHostToDevice", "enumerator"),

@@ -18,6 +18,7 @@ RULES_YAML = """schema: musify-rules/1
 library: cudart
 kind: function
 status: renamed
+vendor_prefixes: [cuda, "cu[A-Z]", CU_]
 rules:
   - {cuda: cudaMalloc, musa: musaMalloc}
   - {cuda: cudaFree, musa: musaFree}

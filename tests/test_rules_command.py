@@ -85,3 +85,25 @@ def test_find_records_qualified_names_with_spaces():
     rs = small_ruleset()
     assert [r.cuda for r in find_records(rs, "thrust :: cuda")] == ["thrust::cuda"]
     assert [r.cuda for r in find_records(rs, "thrust::musa")] == ["thrust::cuda"]
+
+
+def test_show_lists_the_passes_and_agrees_with_a_run() -> None:
+    """`rules show cudaBindTexture` says which passes act on it and which diagnostic they raise;
+    a run raises exactly that, once per use."""
+    import re as _re
+    from pathlib import Path as _Path
+
+    from musify.options import Options
+    from musify.rules import load_ruleset
+    from musify.rules.command import describe, find_records
+    from musify.runner import migrate_text
+
+    rules = load_ruleset(_Path(__file__).resolve().parents[1] / "rules")
+    shown = describe(find_records(rules, "cudaBindTexture")[0], rules)
+    assert "passes:" in shown and "identifiers: renames to musaBindTexture, raises MU2031" in shown
+    said = set(_re.findall(r"raises (MU\d{4})", shown.split("passes:")[1])) - {"MU2050"}
+    _, ctx, _ = migrate_text("void f(float* p) { cudaBindTexture(0, tex, p); }\n", "t.cu", rules, Options())
+    raised = [d.id for d in ctx.diagnostics if d.name == "cudaBindTexture"]
+    assert raised == sorted(said) == ["MU2031"]
+    shfl = describe(find_records(rules, "__shfl_down_sync")[0], rules)
+    assert "warp_size: shuffle-offset" in shfl and "warp_size: lane-mask-arg" in shfl

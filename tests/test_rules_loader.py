@@ -1,4 +1,4 @@
-"""The rule loader: bad records are rejected with `file:line`, later files win, the compiled set
+"""The rule loader: bad records are rejected with `file:line`, an `overrides:` record wins, the compiled set
 is cached by content hash (and the cache is dropped when a file changes), user tables load."""
 
 from __future__ import annotations
@@ -59,10 +59,10 @@ def test_bad_file_header_is_reported(rules_dir: Path) -> None:
         load_ruleset(use_cache=False)
 
 
-def test_later_files_win(rules_dir: Path) -> None:
+def test_the_overriding_record_wins(rules_dir: Path) -> None:
     write(rules_dir / "runtime" / "generated.yaml", "  - {cuda: cudaFoo, musa: musaFooOld}\n"
                                                     "  - {cuda: cudaBar, musa: musaBar}\n")
-    write(rules_dir / "runtime" / "overrides.yaml", "  - {cuda: cudaFoo, musa: musaFooNew, note: fixed}\n")
+    write(rules_dir / "runtime" / "overrides.yaml", "  - {cuda: cudaFoo, musa: musaFooNew, overrides: \"the SDK spells it musaFooNew\", note: fixed}\n")
     ruleset = load_ruleset(use_cache=False)
     assert ruleset.lookup("cudaFoo").musa == "musaFooNew"
     assert ruleset.lookup("cudaFoo").origin == "rules/runtime/overrides.yaml:6"
@@ -107,3 +107,78 @@ def test_missing_rule_database_is_a_clear_error(tmp_path, monkeypatch):
     monkeypatch.setenv("MUSIFY_RULES_DIR", str(tmp_path / "nowhere"))
     with pytest.raises(RuleFileError, match="rule database is not there"):
         load_ruleset()
+
+
+# --- one definition per name: duplicates need `overrides:` ------------------------------------
+
+def _two_files(tmp_path, second: str):
+    from musify.rules.loader import load_ruleset  # noqa: F401  (imported for the caller)
+
+    d = tmp_path / "rules"
+    (d / "a").mkdir(parents=True)
+    (d / "b").mkdir()
+    (d / "a" / "generated.yaml").write_text(
+        "schema: musify-rules/1\nlibrary: cudart\nkind: function\nstatus: renamed\nrules:\n"
+        "  - {cuda: cudaFoo, musa: musaFoo}\n  - {cuda: cudaBar, musa: musaBar}\n")
+    (d / "b" / "overrides.yaml").write_text(
+        "schema: musify-rules/1\nlibrary: cudart\nkind: function\nstatus: renamed\nrules:\n" + second)
+    return d
+
+
+def test_an_unmarked_duplicate_is_rejected_with_both_places(tmp_path):
+    import pytest
+
+    from musify.rules.loader import RuleFileError, load_ruleset
+
+    d = _two_files(tmp_path, "  - {cuda: cudaFoo, musa: musaFooV2}\n")
+    with pytest.raises(RuleFileError) as err:
+        load_ruleset(d, use_cache=False)
+    text = str(err.value)
+    assert "cudaFoo is defined 2 times" in text
+    assert "a/generated.yaml:6" in text and "b/overrides.yaml:6" in text and "overrides:" in text
+
+
+def test_a_marked_override_wins_whatever_the_order_and_is_listed(tmp_path):
+    from musify.rules.command import describe
+    from musify.rules.loader import load_ruleset
+
+    d = _two_files(tmp_path, '  - {cuda: cudaFoo, musa: musaFooV2, overrides: "the SDK spells it musaFooV2"}\n')
+    (d / "b" / "overrides.yaml").rename(d / "0_first.yaml")  # sorts before a/: order must not matter
+    rs = load_ruleset(d, use_cache=False)
+    assert rs.lookup("cudaFoo").musa == "musaFooV2"
+    shown = describe(rs.lookup("cudaFoo"), rs)
+    assert "overrides: the SDK spells it musaFooV2" in shown
+    assert "overridden: cudaFoo -> musaFoo at rules/a/generated.yaml:6" in shown
+
+
+def test_overrides_needs_a_reason_and_something_to_override(tmp_path):
+    import pytest
+
+    from musify.rules.loader import RuleFileError, load_ruleset
+
+    d = _two_files(tmp_path, "  - {cuda: cudaFoo, musa: musaFooV2, overrides: yes}\n")
+    with pytest.raises(RuleFileError, match="needs a reason"):
+        load_ruleset(d, use_cache=False)
+    d2 = _two_files(tmp_path / "x", '  - {cuda: cudaNew, musa: musaNew, overrides: "nothing to replace here"}\n')
+    with pytest.raises(RuleFileError, match="no other rule file defines"):
+        load_ruleset(d2, use_cache=False)
+
+
+def test_the_built_in_rules_define_each_name_once_or_say_why():
+    from musify.rules import load_ruleset
+
+    rs = load_ruleset()
+    assert rs.overridden, "the hand-written overrides are listed"
+    for key, replaced in rs.overridden.items():
+        winner = rs.find(replaced[0])
+        assert winner is not None and winner.overrides and len(winner.overrides.split()) >= 3, key
+
+
+def test_hazard_tags_are_validated(tmp_path):
+    import pytest
+
+    from musify.rules.loader import RuleFileError, load_ruleset
+
+    d = _two_files(tmp_path, "  - {cuda: cudaBaz, musa: musaBaz, hazard: shufle}\n")
+    with pytest.raises(RuleFileError, match="hazard 'shufle' is not one of"):
+        load_ruleset(d, use_cache=False)

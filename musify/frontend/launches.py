@@ -53,10 +53,14 @@ def _skip_ws_back(text: str, i: int) -> int:
     return i
 
 
+_BACK_LIMIT = 4096  # template arguments of a launched kernel never run longer; keeps the scan linear
+
+
 def _match_angle_back(text: str, i: int) -> int:
     """text[i] == '>': index of the matching '<' (nesting counted), or -1."""
     depth = 0
-    while i >= 0:
+    floor = max(-1, i - _BACK_LIMIT)
+    while i > floor:
         c = text[i]
         if c == ">":
             depth += 1
@@ -129,12 +133,62 @@ def _match_forward(text: str, i: int, codemap: CodeMap, stop: str) -> tuple[int,
         i += 1
 
 
+_TOKENS = re.compile(r"<<<|>>>|[()\[\]{};]")
+
+
+@dataclass
+class _Structure:
+    closer: dict[int, int]  # opening bracket -> its closing bracket (-1: never closed)
+    semicolon: set[int]  # opening brackets with a ';' directly inside (not inside a nested bracket)
+    config_end: dict[int, int]  # '<<<' -> the '>>>' ending it at the same depth (-1: ';' or a closer first)
+
+
+def _structure(text: str, codemap: CodeMap) -> _Structure:
+    """One pass over the brackets, ';', '<<<' and '>>>' in code. Every question launch detection
+    asks ("where does this launch configuration end?", "where do these arguments end?") is then
+    a dictionary look-up, so a file of unclosed `<<<` costs one pass, not one pass per `<<<`."""
+    out = _Structure({}, set(), {})
+    stack: list[tuple[int, list[int]]] = []
+    pending: list[int] = []  # '<<<' at the current depth still looking for their '>>>'
+    spans = codemap.spans()  # comments and literals, in order: tokens starting in one are skipped
+    j = 0
+    for m in _TOKENS.finditer(text):
+        i = m.start()
+        while j < len(spans) and spans[j][1] <= i:
+            j += 1
+        if j < len(spans) and spans[j][0] <= i:
+            continue
+        tok = m.group()
+        if tok == "<<<":
+            pending.append(i)
+        elif tok == ">>>" or tok == ";" or tok in _CLOSE:
+            for lt in pending:
+                out.config_end[lt] = i if tok == ">>>" else -1
+            pending = []
+            if tok == ";" and stack:
+                out.semicolon.add(stack[-1][0])
+            elif tok in _CLOSE and stack:
+                opener, pending = stack.pop()
+                out.closer[opener] = i
+        else:  # an opening bracket
+            stack.append((i, pending))
+            pending = []
+    for lt in pending:
+        out.config_end[lt] = -1
+    for opener, outer in stack:
+        out.closer[opener] = -1
+        for lt in outer:
+            out.config_end[lt] = -1
+    return out
+
+
 def find_launches(text: str, codemap: CodeMap | None = None, lines: LineIndex | None = None) -> list[Launch]:
     """Every `kernel<<<config>>>(args)` in code (macro bodies included), in order."""
     if "<<<" not in text:
         return []
     codemap = codemap or scan(text).code_map()
     lines = lines or LineIndex(text)
+    shape = _structure(text, codemap)
     out: list[Launch] = []
     pos = 0
     while True:
@@ -142,20 +196,19 @@ def find_launches(text: str, codemap: CodeMap | None = None, lines: LineIndex | 
         if lt < 0:
             break
         pos = lt + 3
-        if not codemap.is_code(lt):
-            continue
-        start = _kernel_start(text, lt)
-        gt, parts = _match_forward(text, lt + 3, codemap, ">>>")
-        if start < 0 or gt < 0:
+        gt = shape.config_end.get(lt, -1)  # absent: not in code, or inside another '<<<'
+        if gt < 0:
             continue
         a = gt + 3
         while a < len(text) and text[a] in " \t\r\n\\":
             a += 1
-        if a >= len(text) or text[a] != "(":
+        close = shape.closer.get(a, -1) if a < len(text) and text[a] == "(" else -1
+        if close < 0 or a in shape.semicolon:
             continue
-        close, _ = _match_forward(text, a + 1, codemap, ")")
-        if close < 0:
+        start = _kernel_start(text, lt)
+        if start < 0:
             continue
+        _, parts = _match_forward(text, lt + 3, codemap, ">>>")
         config = [text[s:e].strip() for s, e in parts]
         kernel = re.sub(r"\s+", " ", text[start:lt]).strip()
         out.append(Launch(start, kernel, lt, gt + 3, config, a, close + 1, lines.line_of(start)))

@@ -115,6 +115,11 @@ class CodeMap:
                 return e
         return None
 
+    def spans(self) -> list[tuple[int, int, Ctx]]:
+        """The comment and literal spans in order (launch detection walks them alongside its
+        own token pass, which is cheaper than a bisection per token)."""
+        return self._spans
+
 
 # Vendor-looking identifiers are always candidates, rule or no rule: the unknown-name pass needs them.
 VENDOR_PREFIXES = ("cu", "CU", "__cu", "__CU", "nv", "NV", "__nv", "__NV", "nccl", "NCCL", "npp", "NPP")

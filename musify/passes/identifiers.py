@@ -8,6 +8,7 @@ comments and string literals only on request.
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 from musify.engine.edits import Edit
 from musify.frontend.scanner import Ctx, identifiers_in
@@ -16,12 +17,14 @@ from musify.rules.model import Rule
 
 _MIGRATED = frozenset({Ctx.CODE, Ctx.DIRECTIVE, Ctx.MACRO, Ctx.MACRO_NAME})
 
-# What "looks like a CUDA vendor name" for MU1001 (MUSA_FACTS §1 prefixes).
-VENDOR_NAME = re.compile(
-    r"(?:cuda|CUDA|__cuda|__CUDA|cu[A-Z]|CU_|CU[A-Z][a-z]|cublas|CUBLAS|curand|CURAND|cufft|CUFFT|cusparse|"
-    r"CUSPARSE|cusolver|CUSOLVER|cudnn|CUDNN|cupti|CUPTI|nccl|NCCL|nvtx|NVTX|nvrtc|NVRTC|__nv_|__NV_|"
-    r"nvjpeg|NVJPEG|npp[a-z]|NPP_|cutlass|CUTLASS)"
-)
+# what a kind of record is called in a message ("call of 'cudaBindTexture'")
+_WHAT = {"function": "call of"}
+
+
+@lru_cache(maxsize=8)
+def vendor_name(pattern: str) -> re.Pattern[str] | None:
+    """What "looks like a CUDA vendor name" for MU1001: the rules' `vendor_prefixes`."""
+    return re.compile(f"(?:{pattern})") if pattern else None
 _WORD = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_")
 # identifiers before a name that mean the name is being used, not declared
 _USE_KEYWORDS = frozenset({
@@ -44,6 +47,9 @@ def run(ctx: PassContext) -> list[Edit]:
         rule = names.get(name)
         if name in qualified:
             rule = _qualified_rule(text, ident.start, qualified[name]) or rule
+        if rule is not None and rule.hazard and "template-only" in rule.hazard \
+                and not _template_use(text, ident.end):
+            continue  # `surface` the variable, not `surface<...>` the template
         if rule is None:
             _maybe_unknown(ctx, ident.start, name, ident.ctx)
             continue
@@ -58,20 +64,29 @@ def _use_rule(ctx: PassContext, rule: Rule, start: int, end: int, edits: list[Ed
     if rule.status == "unsupported":
         ctx.unconverted[rule.cuda] += 1
         ctx.warn(rule.diag or "MU1002", start, rule.cuda, library=rule.library,
-                 note=f": {rule.note}" if rule.note else "")
+                 note=f": {rule.note}" if rule.note else "", what=_WHAT.get(rule.kind, "use of"),
+                 origin=f"rule:{rule.cuda}")
         return
     replacement = rule.replacement
     if replacement is None:
         if rule.diag:
-            ctx.warn(rule.diag, start, rule.cuda)
+            ctx.warn(rule.diag, start, rule.cuda, what=_WHAT.get(rule.kind, "use of"), origin=f"rule:{rule.cuda}")
         return
     last = replacement.rsplit("::", 1)[-1] if "::" in rule.cuda else replacement
     edits.append(Edit(start, end, last, rule.cuda, rule.library, rule.kind, rule.inferred))
     if rule.diag:
-        ctx.warn(rule.diag, start, rule.cuda)
+        ctx.warn(rule.diag, start, rule.cuda, what=_WHAT.get(rule.kind, "use of"), origin=f"rule:{rule.cuda}")
     if rule.inferred and rule.cuda not in inferred_seen:
         inferred_seen.add(rule.cuda)
         ctx.warn("MU1004", start, rule.cuda, musa=replacement)
+
+
+def _template_use(text: str, end: int) -> bool:
+    """The name ending at `end` is followed by `<` (template arguments)."""
+    j = end
+    while j < len(text) and text[j] in " \t":
+        j += 1
+    return j < len(text) and text[j] == "<"
 
 
 def _qualified_rule(text: str, start: int, entries: list) -> Rule | None:
@@ -92,7 +107,8 @@ def _qualified_rule(text: str, start: int, entries: list) -> Rule | None:
 
 def _maybe_unknown(ctx: PassContext, start: int, name: str, where: Ctx) -> None:
     """Record a vendor-looking name no rule knows, unless this file declares it."""
-    if not VENDOR_NAME.match(name):
+    pattern = vendor_name(ctx.ruleset.vendor_pattern)
+    if pattern is None or not pattern.match(name):
         return
     if where == Ctx.MACRO_NAME or is_declaration(ctx.text, start):
         ctx.declared.add(name)

@@ -14,7 +14,7 @@ import click
 
 from musify.rules.docs_tables import STATUS_ORDER, all_stats, stale_tables, write_tables
 from musify.rules.loader import RuleFileError, default_rules_dir, load_ruleset
-from musify.rules.model import Rule, RuleSet
+from musify.rules.model import HAZARDS, Rule, RuleSet, rule_key
 from musify.rules.status import is_edit
 
 _CONTEXT = {"help_option_names": ["-h", "--help"]}
@@ -70,19 +70,53 @@ def find_records(ruleset: RuleSet, query: str) -> list[Rule]:
     return sorted(hits, key=lambda r: (r.cuda != q, r.cuda, r.kind))
 
 
-def describe(rule: Rule) -> str:
+def acting_passes(rule: Rule) -> list[str]:
+    """Every pass that acts on a use of this name, and what it does: what `show` prints, so the
+    listing agrees with what a run raises."""
+    out = []
+    diag = rule.diag or ("MU1002" if rule.status == "unsupported" and rule.kind != "header" else None)
+    if rule.kind == "header":
+        diag = rule.diag or ("MU1005" if rule.status == "unsupported" else None)
+        out.append("includes: " + (f"rewrites the include to <{rule.musa}>" if is_edit(rule) else "keeps the include")
+                   + (f", raises {diag}" if diag else ""))
+    else:
+        does = f"renames to {rule.musa}" if is_edit(rule) else "keeps the name"
+        inferred = ", raises MU1004 at its first use in a file" if rule.inferred and is_edit(rule) else ""
+        out.append(f"identifiers: {does}" + (f", raises {diag} at each use" if diag else "") + inferred)
+    if is_edit(rule) and rule.kind != "header":
+        out.append(f"self_defines: keeps a '#define' that renaming would turn into '#define {rule.musa} "
+                   f"{rule.musa}' (MU2050)")
+    if rule.status == "shim":
+        out.append(f"shims: includes \"{rule.header}\" (with --no-shims: keeps the name, raises MU2061)")
+    for tag in rule.hazard:
+        pass_name, meaning = HAZARDS[tag]
+        out.append(f"{pass_name}: {tag} ({meaning})")
+    return out
+
+
+def describe(rule: Rule, ruleset: RuleSet | None = None) -> str:
     arrow = f"{rule.cuda} -> {rule.musa}" if is_edit(rule) else rule.cuda
     fields = [
         ("kind", rule.kind), ("library", rule.library), ("status", rule.status),
         ("section", rule.section or "-"), ("diag", rule.diag or ("MU1002" if rule.status == "unsupported" else "-")),
         ("inferred", "yes" if rule.inferred else "no"), ("reverse", "yes" if rule.reverse else "no"),
     ]
+    if rule.hazard:
+        fields.append(("hazard", ", ".join(rule.hazard)))
     if rule.header:
         fields.append(("shim header", rule.header))
     lines = [arrow] + [f"  {k}: {v}" for k, v in fields]
     if rule.note:
         lines.append(f"  note: {rule.note}")
     lines.append(f"  origin: {rule.origin or '-'}")
+    lines.append("  passes:")
+    lines += [f"    {p}" for p in acting_passes(rule)]
+    replaced = ruleset.overridden.get(rule_key(rule), []) if ruleset is not None else []
+    if rule.overrides:
+        lines.append(f"  overrides: {rule.overrides}")
+    for old in replaced:
+        was = f"{old.cuda} -> {old.musa}" if is_edit(old) else f"{old.cuda} ({old.status})"
+        lines.append(f"  overridden: {was} at {old.origin}")
     return "\n".join(lines)
 
 
@@ -92,11 +126,12 @@ def describe(rule: Rule) -> str:
               help="Also load this user table (as migrate does).")
 def show_cmd(name: str, rule_files: tuple[str, ...]) -> None:
     """The record(s) for NAME: a CUDA name, a MUSA name or a header path."""
-    hits = find_records(_load(rule_files), name)
+    ruleset = _load(rule_files)
+    hits = find_records(ruleset, name)
     if not hits:
         click.echo(f"musify: no rule knows '{name}' (neither as a CUDA nor as a MUSA spelling)", err=True)
         sys.exit(1)
-    click.echo("\n\n".join(describe(r) for r in hits))
+    click.echo("\n\n".join(describe(r, ruleset) for r in hits))
 
 
 @rules_cmd.command("stats", context_settings=_CONTEXT)

@@ -16,14 +16,15 @@ from pathlib import Path
 import yaml
 
 from musify.diagnostics import CATALOGUE
-from musify.rules.model import KINDS, STATUSES, Rule, RuleSet
+from musify.rules.model import HAZARDS, KINDS, STATUSES, Rule, RuleSet, rule_key
 
 SCHEMA = "musify-rules/1"
-LOADER_VERSION = "4"  # bump when Rule or RuleSet change shape, to invalidate caches
+LOADER_VERSION = "5"  # bump when Rule or RuleSet change shape, to invalidate caches
 RECORD_KEYS = frozenset(
-    {"cuda", "musa", "kind", "library", "status", "diag", "note", "inferred", "section", "header", "reverse"}
+    {"cuda", "musa", "kind", "library", "status", "diag", "note", "inferred", "section", "header", "reverse",
+     "hazard", "overrides"}
 )
-FILE_KEYS = frozenset({"schema", "library", "kind", "status", "source", "rules", "section"})
+FILE_KEYS = frozenset({"schema", "library", "kind", "status", "source", "rules", "section", "vendor_prefixes"})
 _RECORD_LINE = re.compile(r"^\s*-\s", re.MULTILINE)
 
 
@@ -67,9 +68,13 @@ def load_ruleset(rules_dir: Path | None = None, extra: list[Path] | None = None,
     ruleset = _read_cache(digest) if use_cache else None
     if ruleset is None:
         ruleset = RuleSet(digest=digest)
+        rules: list[Rule] = []
+        prefixes: list[str] = []
         for path, data in blobs:
-            for rule in parse_rule_file(path, data, rel_to=rules_dir.parent):
-                ruleset.add(rule)
+            rules.extend(parse_rule_file(path, data, rel_to=rules_dir.parent, prefixes=prefixes))
+        for rule in resolve_duplicates(rules, ruleset.overridden):
+            ruleset.add(rule)
+        ruleset.vendor_pattern = "|".join(sorted(set(prefixes), key=lambda p: (-len(p), p)))
         if use_cache:
             _write_cache(digest, ruleset)
     for path in extra or []:
@@ -77,6 +82,34 @@ def load_ruleset(rules_dir: Path | None = None, extra: list[Path] | None = None,
             ruleset.add(rule)
         ruleset.digest += "+" + hashlib.sha256(Path(path).read_bytes()).hexdigest()[:8]
     return ruleset
+
+
+def resolve_duplicates(rules: list[Rule], overridden: dict) -> list[Rule]:
+    """One record per name. A name defined twice is an error unless exactly one of its records
+    says `overrides: REASON`; that one wins, whatever the file order, and the records it replaces
+    are kept in `overridden` for `musify rules show`. So no definition wins silently by path order."""
+    groups: dict[tuple[bool, str], list[Rule]] = {}
+    for rule in rules:
+        groups.setdefault(rule_key(rule), []).append(rule)
+    out = []
+    for key, group in groups.items():
+        if len(group) == 1:
+            if group[0].overrides:
+                raise RuleFileError(f"{group[0].origin}: {group[0].cuda}: says 'overrides' but no other "
+                                    "rule file defines this name; remove the key")
+            out.append(group[0])
+            continue
+        winners = [r for r in group if r.overrides]
+        if len(winners) != 1:
+            shown = ", ".join(r.origin for r in group)
+            why = ("none says 'overrides: REASON'" if not winners else
+                   "more than one says 'overrides'")
+            raise RuleFileError(f"{group[-1].origin}: {group[-1].cuda} is defined {len(group)} times ({shown}) "
+                                f"and {why}; keep one definition, or mark the one that wins with "
+                                "'overrides: <why it replaces the other>'")
+        overridden[key] = [r for r in group if r is not winners[0]]
+        out.append(winners[0])
+    return out
 
 
 def _read_cache(digest: str) -> RuleSet | None:
@@ -101,8 +134,9 @@ def _write_cache(digest: str, ruleset: RuleSet) -> None:
         pass  # a read-only home still works, just without the cache
 
 
-def parse_rule_file(path: Path, data: bytes | None = None, rel_to: Path | None = None) -> list[Rule]:
-    """Validate and type one musify rule file."""
+def parse_rule_file(path: Path, data: bytes | None = None, rel_to: Path | None = None,
+                    prefixes: list[str] | None = None) -> list[Rule]:
+    """Validate and type one musify rule file; its `vendor_prefixes` are appended to `prefixes`."""
     text = (data if data is not None else path.read_bytes()).decode("utf-8")
     shown = str(path.relative_to(rel_to)) if rel_to and path.is_relative_to(rel_to) else str(path)
     try:
@@ -121,7 +155,21 @@ def parse_rule_file(path: Path, data: bytes | None = None, rel_to: Path | None =
     records = doc.get("rules") or []
     if not isinstance(records, list):
         raise RuleFileError(f"{shown}:1: 'rules' must be a list")
-    lines = [text.count("\n", 0, m.start()) + 1 for m in _RECORD_LINE.finditer(text)]
+    vendor = doc.get("vendor_prefixes") or []
+    if not isinstance(vendor, list) or not all(isinstance(v, str) and v for v in vendor):
+        raise RuleFileError(f"{shown}:1: 'vendor_prefixes' must be a list of regular expressions")
+    for v in vendor:
+        try:
+            re.compile(v)
+        except re.error as exc:
+            raise RuleFileError(f"{shown}:1: vendor prefix {v!r} is not a regular expression: {exc}") from None
+    if prefixes is not None:
+        prefixes.extend(vendor)
+    lines, seen, at = [], 0, 0
+    for m in _RECORD_LINE.finditer(text):  # line numbers counted forward once, not from 0 each time
+        seen += text.count("\n", at, m.start())
+        at = m.start()
+        lines.append(seen + 1)
     defaults = {k: doc[k] for k in ("library", "kind", "status", "section") if k in doc}
     out = []
     for i, rec in enumerate(records):
@@ -160,6 +208,17 @@ def _make_rule(rec: object, defaults: dict, where: str) -> Rule:
         raise RuleFileError(f"{where}: {cuda}: diag {diag!r} is not in the diagnostic catalogue")
     if status == "shim" and not merged.get("header"):
         raise RuleFileError(f"{where}: {cuda}: a shim record needs its 'header'")
+    hazard = merged.get("hazard") or ()
+    hazard = (hazard,) if isinstance(hazard, str) else hazard
+    if not isinstance(hazard, (list, tuple)) or not all(isinstance(h, str) for h in hazard):
+        raise RuleFileError(f"{where}: {cuda}: 'hazard' is a tag or a list of tags")
+    for tag in hazard:
+        if tag not in HAZARDS:
+            raise RuleFileError(f"{where}: {cuda}: hazard {tag!r} is not one of {sorted(HAZARDS)}")
+    overrides = merged.get("overrides")
+    if overrides is not None and (not isinstance(overrides, str) or len(overrides.split()) < 3):
+        raise RuleFileError(f"{where}: {cuda}: 'overrides' needs a reason (a few words on why this "
+                            "record replaces the other)")
     return Rule(
         cuda=cuda,
         musa=musa if status != "unchanged" else cuda,
@@ -173,6 +232,8 @@ def _make_rule(rec: object, defaults: dict, where: str) -> Rule:
         header=merged.get("header"),
         reverse=bool(merged.get("reverse", True)),
         origin=where,
+        hazard=tuple(hazard),
+        overrides=overrides,
     )
 
 

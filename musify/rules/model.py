@@ -13,6 +13,28 @@ KINDS = frozenset(
 )
 STATUSES = frozenset({"renamed", "unchanged", "unsupported", "shim"})
 
+# What is special about a name, for the passes that act on it (`hazard:` in a record). A pass
+# finds its names through these tags, never by spelling, so the vocabulary of CUDA lives in
+# rules/ alone. Each tag names the pass that reads it (shown by `musify rules show`).
+HAZARDS: dict[str, tuple[str, str]] = {
+    "arch-macro": ("arch_guards", "the compiler's architecture number; numeric comparisons get a MUSA threshold"),
+    "version-release": ("version_macros", "a CUDA version number (major*1000 + minor*10); comparisons are reported"),
+    "version-major": ("version_macros", "a CUDA major version number; comparisons are reported"),
+    "version-minor": ("version_macros", "a CUDA minor version number; comparisons are reported"),
+    "version-other": ("version_macros", "a CUDA compiler version number; comparisons are reported"),
+    "lane-mask-arg": ("warp_size", "the first argument is a mask of warp lanes"),
+    "lane-mask-result": ("warp_size", "returns a mask of warp lanes (one bit per lane)"),
+    "shuffle": ("warp_size", "a warp shuffle: its width argument is a lane count"),
+    "shuffle-offset": ("warp_size", "a warp shuffle whose offset argument is a lane distance"),
+    "popcount": ("warp_size", "counts the bits of a 32-bit word (a lane mask counted with it assumes 32 lanes)"),
+    "warp-size": ("warp_size", "the number of lanes in a warp"),
+    "thread-index": ("warp_size", "a thread index or block size, from which lane and warp numbers are computed"),
+    "kernel-qualifier": ("hazards", "marks a kernel definition (a function body device-side checks look into)"),
+    "device-qualifier": ("hazards", "marks a device function definition (a body device-side checks look into)"),
+    "device-sync": ("features", "a device-wide synchronisation; inside device code it is dynamic parallelism"),
+    "template-only": ("identifiers", "a class template whose bare name is an ordinary word: only `NAME<` is this name"),
+}
+
 
 @dataclass(frozen=True)
 class Rule:  # no __slots__: slotted dataclasses unpickle ~10x slower, and the cache is a pickle
@@ -28,6 +50,8 @@ class Rule:  # no __slots__: slotted dataclasses unpickle ~10x slower, and the c
     header: str | None = None
     reverse: bool = True
     origin: str = ""  # "rules/runtime/functions.yaml:12"
+    hazard: tuple[str, ...] = ()  # tags from HAZARDS
+    overrides: str | None = None  # why this record replaces another file's record of the same name
 
     @property
     def replacement(self) -> str | None:
@@ -35,6 +59,12 @@ class Rule:  # no __slots__: slotted dataclasses unpickle ~10x slower, and the c
         if self.status in ("renamed", "shim") and self.musa and self.musa != self.cuda:
             return self.musa
         return None
+
+
+def rule_key(rule: Rule) -> tuple[bool, str]:
+    """What two records must share to define the same name: headers apart, `a :: b` as `a::b`."""
+    cuda = "::".join(p.strip() for p in rule.cuda.split("::")) if "::" in rule.cuda else rule.cuda
+    return rule.kind == "header", cuda
 
 
 @dataclass
@@ -46,8 +76,36 @@ class RuleSet:
     # last component of a qualified name -> [(qualifier parts, rule)]
     qualified: dict[str, list[tuple[tuple[str, ...], Rule]]] = field(default_factory=dict)
     digest: str = ""
+    # hazard tag -> the CUDA names that carry it
+    by_hazard: dict[str, frozenset[str]] = field(default_factory=dict)
+    # the records an `overrides:` record replaced: winner's key -> the replaced records
+    overridden: dict[tuple[bool, str], list[Rule]] = field(default_factory=dict)
+    # spellings that look like a CUDA vendor name (`cuda`, `cu[A-Z]`, ...): a regex alternation
+    vendor_pattern: str = ""
 
     def add(self, rule: Rule) -> None:
+        old = self.find(rule)
+        if old is not None:
+            for tag in old.hazard:
+                self.by_hazard[tag] = self.by_hazard[tag] - {old.cuda}
+        for tag in rule.hazard:
+            self.by_hazard[tag] = self.by_hazard.get(tag, frozenset()) | {rule.cuda}
+        self._store(rule)
+
+    def find(self, rule: Rule) -> Rule | None:
+        """The record now stored under `rule`'s spelling (header, qualified or plain name)."""
+        if rule.kind == "header":
+            return self.headers.get(rule.cuda)
+        if "::" in rule.cuda:
+            parts = tuple(p.strip() for p in rule.cuda.split("::"))
+            return next((r for q, r in self.qualified.get(parts[-1], ()) if q == parts[:-1]), None)
+        return self.names.get(rule.cuda)
+
+    def tagged(self, tag: str) -> frozenset[str]:
+        """The names whose record carries hazard tag `tag`."""
+        return self.by_hazard.get(tag, frozenset())
+
+    def _store(self, rule: Rule) -> None:
         if rule.kind == "header":
             self.headers[rule.cuda] = rule
         elif "::" in rule.cuda:

@@ -4,7 +4,9 @@ In a case file, `// CHECK: <line>` gives the expected output of the next code li
 `// DIAG: MU2xxx[:severity][, ...]` the diagnostics expected on it; a first-line `// flags: ...`
 sets options (`--arch mp_31`, `--arch-map 80=210`, `--no-shims`). The annotation lines are
 removed before migrating, and every MU2xxx diagnostic raised must be expected: a line without
-`// DIAG:` must raise none (the negatives).
+`// DIAG:` must raise none (the negatives). Positions are compared, not sets: each site of a
+grouped finding counts on its own line, and an ID listed once must be raised once there, so two
+diagnostics of one cause at one place fail the test.
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ from __future__ import annotations
 import difflib
 import re
 import shlex
+from collections import Counter
 from pathlib import Path
 
 import pytest
@@ -24,10 +27,10 @@ CASES = sorted((Path(__file__).parent / "cases").glob("*.cu"))
 _NOTE = re.compile(r"^\s*//\s*(CHECK|DIAG|flags):\s?(.*)$")
 
 
-def parse_case(text: str) -> tuple[list[str], dict[int, str], dict[int, set[str]], list[str]]:
+def parse_case(text: str) -> tuple[list[str], dict[int, str], dict[int, list[str]], list[str]]:
     """(input lines, line -> expected output, line -> expected diagnostics, flags); lines 1-based."""
     lines, checks, diags, flags = [], {}, {}, []
-    pending_check, pending_diag = None, set()
+    pending_check, pending_diag = None, []
     for raw in text.splitlines():
         m = _NOTE.match(raw)
         if m:
@@ -35,7 +38,7 @@ def parse_case(text: str) -> tuple[list[str], dict[int, str], dict[int, set[str]
             if kind == "CHECK":
                 pending_check = value
             elif kind == "DIAG":
-                pending_diag |= {d.strip() for d in value.split(",") if d.strip()}
+                pending_diag += [d.strip() for d in value.split(",") if d.strip()]
             else:
                 flags = shlex.split(value)
             continue
@@ -44,7 +47,7 @@ def parse_case(text: str) -> tuple[list[str], dict[int, str], dict[int, set[str]
             checks[len(lines)] = pending_check
         if pending_diag:
             diags[len(lines)] = pending_diag
-        pending_check, pending_diag = None, set()
+        pending_check, pending_diag = None, []
     return lines, checks, diags, flags
 
 
@@ -83,13 +86,14 @@ def test_golden(case: Path, ruleset) -> None:
     for line, expected in checks.items():
         got = out_lines[where[line] - 1] if line in where else "<line not found in output>"
         assert got.strip() == expected.strip(), f"{case.name}:{line}: expected {expected!r}, got {got!r}"
-    raised: dict[int, set[str]] = {}
+    raised: Counter = Counter()
     for d in ctx.diagnostics:
         if d.id[:3] in ("MU2", "MU3"):
-            wanted = diags.get(d.line, set())
-            key = f"{d.id}:{d.severity}" if f"{d.id}:{d.severity}" in wanted else d.id
-            raised.setdefault(d.line, set()).add(key)
+            for line in [d.line, *(site[0] for site in d.sites)]:
+                wanted = diags.get(line, [])
+                raised[line, f"{d.id}:{d.severity}" if f"{d.id}:{d.severity}" in wanted else d.id] += 1
+    expected = Counter((line, d) for line, ids in diags.items() for d in ids)
     messages = "\n".join(d.console() for d in ctx.diagnostics)
-    assert raised == diags, f"{case.name}: diagnostics differ\n{messages}"
+    assert raised == expected, f"{case.name}: diagnostics differ\n{messages}"
     _, _, edits2 = migrate_text(new, case.name, ruleset, options_from(flags))
     assert not edits2, f"{case.name}: migrating the output again changed it: {edits2}"

@@ -11,12 +11,13 @@ from musify.options import Options
 from musify.runner import migrate_text
 
 CORPORA = Path(__file__).resolve().parents[2] / "corpora"
-WARP_IDS = ("MU2020", "MU2021", "MU2022", "MU2023", "MU2024", "MU2025")
+WARP_IDS = ("MU2020", "MU2021", "MU2022", "MU2023", "MU2024", "MU2025", "MU2041")
 
 
 def _warp_lines(path: Path, ruleset) -> set[int]:
+    """Every line a warp-size finding names: its first site and the grouped other sites."""
     _, ctx, _ = migrate_text(path.read_text(encoding="utf-8"), path.name, ruleset, Options())
-    return {d.line for d in ctx.diagnostics if d.id in WARP_IDS}
+    return {line for d in ctx.diagnostics if d.id in WARP_IDS for line in (d.line, *(s[0] for s in d.sites))}
 
 
 def test_warp32_marked_lines_exactly(ruleset) -> None:

@@ -36,6 +36,8 @@ class Record:
     section: str | None = None
     note: str | None = None
     library: str | None = None  # only when it differs from the file's default
+    diag: str | None = None  # the diagnostic each use raises (tools/gen_rules/traits.py)
+    hazard: tuple[str, ...] = ()  # hazard tags for the passes (tools/gen_rules/traits.py)
 
 
 @dataclass(frozen=True)
@@ -92,9 +94,15 @@ def render_record(rec: Record, library: str = "") -> str:
         fields.append(("inferred", True))
     if rec.section:
         fields.append(("section", rec.section))
+    if rec.diag:
+        fields.append(("diag", rec.diag))
     if rec.note:
         fields.append(("note", rec.note))
-    return "  - {" + ", ".join(f"{k}: {_scalar(v)}" for k, v in fields) + "}"
+    parts = [f"{k}: {_scalar(v)}" for k, v in fields]
+    if rec.hazard:
+        tags = ", ".join(rec.hazard)
+        parts.append(f"hazard: {tags}" if len(rec.hazard) == 1 else f"hazard: [{tags}]")
+    return "  - {" + ", ".join(parts) + "}"
 
 
 def render_rule_file(records: Iterable[Record], *, library: str, cuda_version: str,

@@ -17,6 +17,7 @@ import sys
 from pathlib import Path
 
 from tools.gen_rules import Oracle, Record, cudart, device, driver, fp, render_rule_file
+from tools.gen_rules.traits import with_traits
 
 REPO = Path(__file__).resolve().parents[2]
 DEFAULT_TABLES = [REPO.parent / "shared" / "reference" / "musify" / n for n in ("general.json", "include.json")]
@@ -62,7 +63,7 @@ def generate(include: Path, oracle: Oracle) -> dict[str, str]:
     for emitter in (driver, cudart, device, fp):
         _, recs = emitter.records(include, oracle, claimed)
         for rec in recs:
-            by_library[rec.library or defaults[emitter]].append(rec)
+            by_library[rec.library or defaults[emitter]].append(with_traits(rec))
     files = {}
     for library, (path, what) in OUTPUTS.items():
         recs = by_library[library]

@@ -52,7 +52,7 @@ _NVVM = re.compile(r"\b__nvvm_\w+")
 _KEPT_KINDS = {"function", "type", "variable", "enum", "enumerator"}
 # C runtime internals the math headers re-declare for MSVC/libc++ (`_FCosh`, `_alloca`, `__func__`)
 _CRT_INTERNAL = re.compile(r"^_[A-Za-z]|^__libcpp_|^__func__$")
-_NOTE_HOPPER = "Hopper/Blackwell-only intrinsic; no MUSA counterpart (MUSA_FACTS section 2)"
+_NOTE_HOPPER = "Hopper/Blackwell-only intrinsic (clusters, 128-bit atomics, ...); no public MUSA counterpart"
 _NOTE_FP128 = "quad-precision device math; no public MUSA source provides it"
 
 

@@ -28,6 +28,8 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
 from pathlib import Path
 
+import yaml
+
 REPO = Path(__file__).resolve().parents[2]
 DEFAULT_ATTESTED = [REPO.parent / "shared" / "reference" / "musify" / n
                     for n in ("general.json", "include.json")]
@@ -207,13 +209,31 @@ def all_emitters() -> list[Emitter]:
     return out
 
 
+def core_names(rules_dir: Path) -> set[tuple[bool, str]]:
+    """(is header, CUDA spelling) of every record `python -m tools.gen_rules` writes: those files
+    own the toolkit's own names, so a library header that re-declares one (libdevice's copies of
+    the device intrinsics, CUPTI's copies of driver structs) must not define it a second time --
+    the rule loader rejects a name defined in two files."""
+    from tools.gen_rules.__main__ import OUTPUTS
+
+    names: set[tuple[bool, str]] = set()
+    for rel, _ in OUTPUTS.values():
+        path = rules_dir / rel
+        if path.is_file():
+            doc = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+            names.update((r.get("kind") == "header", r["cuda"]) for r in doc.get("rules") or [])
+    return names
+
+
 def generate(emitter: Emitter, dirs: list[Path], attested: dict[str, str], attested_from: str,
              rules_dir: Path) -> Path | None:
     """Write one generated file; None when no include folder has the emitter's marker."""
     root = find_root(dirs, emitter.marker)
     if root is None:
         return None
-    records = dedupe(attest(emitter.build(root), attested, "musify's table"))
+    core = core_names(rules_dir)
+    records = [r for r in dedupe(attest(emitter.build(root), attested, "musify's table"))
+               if (r.kind == "header", r.cuda) not in core]
     out = rules_dir / emitter.directory / emitter.filename
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(render(emitter, root, records, attested_from), encoding="utf-8")

@@ -33,7 +33,7 @@ __global__ void block_stats(const float* x, int n, float threshold, float* sums,
     }
     if (lane == 0) {
         partial_sum[warp] = v;
-        partial_count[warp] = __popc(above);
+        partial_count[warp] = __popc(above);  // WARP32
     }
     __syncthreads();
     if (threadIdx.x < 32) {  // WARP32

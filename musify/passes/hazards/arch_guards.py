@@ -1,7 +1,8 @@
-"""Arch guards: numeric comparisons of `__CUDA_ARCH__` get a MUSA threshold.
+"""Arch guards: numeric comparisons of the architecture macro get a MUSA threshold.
 
-`#ifdef __CUDA_ARCH__` and `defined(__CUDA_ARCH__)` need nothing here: the identifier pass renames
-the name (rules/runtime/overrides.yaml). A comparison like `__CUDA_ARCH__ >= 800`, renamed alone,
+The macro is whatever name the rules tag `hazard: arch-macro` (`__CUDA_ARCH__`,
+rules/runtime/overrides.yaml). `#ifdef` and `defined(...)` need nothing here: the identifier pass
+renames the name. A comparison like `__CUDA_ARCH__ >= 800`, renamed alone,
 is false on every MUSA GPU, so this pass rewrites only the NUMBER through the visible policy in
 `arch_policy` (the two edits never overlap) and says so at the line, showing the original
 expression. Comparisons with something other than a number, and arithmetic on the value, are
@@ -17,20 +18,21 @@ from musify.passes._base import PassContext
 from musify.passes.hazards.common import comparison_at, line_end, operator_next_to
 from musify.passes.hazards.file_facts import directive_at
 
-NAME = "__CUDA_ARCH__"
 _LOOKED_AT = frozenset({Ctx.CODE, Ctx.DIRECTIVE, Ctx.MACRO})
 
 
 def run(ctx: PassContext) -> list[Edit]:
     text = ctx.text
-    if NAME not in text or ctx.options.reverse:
+    macros = [name for name in ctx.ruleset.tagged("arch-macro") if name in text]
+    if not macros or ctx.options.reverse:
         return []
-    rule = ctx.ruleset.lookup(NAME)
-    renamed = rule is not None and rule.replacement is not None
     edits: list[Edit] = []
     for ident in ctx.scan.idents:
-        if ident.name != NAME or ident.ctx not in _LOOKED_AT:
+        if ident.name not in macros or ident.ctx not in _LOOKED_AT:
             continue
+        name = ident.name
+        rule = ctx.ruleset.lookup(name)
+        renamed = rule is not None and rule.replacement is not None
         directive = directive_at(ctx, ident.start) if ident.ctx != Ctx.CODE else None
         limit = directive.end if directive is not None else line_end(text, ident.end)
         cmp = comparison_at(text, ident.start, ident.end, limit)
@@ -38,19 +40,19 @@ def run(ctx: PassContext) -> list[Edit]:
             expr = " ".join(text[cmp.expr_start:cmp.expr_end].split())
             tr = translate(cmp.value, ctx.options.arch_map)
             if tr is None:
-                ctx.warn("MU2002", ident.start, NAME, expr=expr, why=f"{cmp.value} is not an arch number")
+                ctx.warn("MU2002", ident.start, name, expr=expr, why=f"{cmp.value} is not an arch number")
             elif not renamed:
-                ctx.warn("MU2002", ident.start, NAME, expr=expr, why="no rule renames __CUDA_ARCH__")
+                ctx.warn("MU2002", ident.start, name, expr=expr, why=f"no rule renames {name}")
             else:
-                edits.append(Edit(cmp.num_start, cmp.num_end, str(tr.musa), "arch-guard", "cuda-device",
+                edits.append(Edit(cmp.num_start, cmp.num_end, str(tr.musa), "arch-guard", rule.library,
                                   "arch-threshold", category="arch-guard"))
-                ctx.warn("MU2001", ident.start, NAME, "note" if tr.exact else "warning", expr=expr,
+                ctx.warn("MU2001", ident.start, name, "note" if tr.exact else "warning", expr=expr,
                          musa_value=tr.musa, policy=tr.policy)
             continue
         op = operator_next_to(text, ident.start, ident.end, limit)
         if op is not None:
             expr = " ".join(text[max(0, ident.start - 12):min(limit, ident.end + 12)].split())
-            ctx.warn("MU2002", ident.start, NAME, expr=expr, why=f"operator '{op}' with a non-number")
+            ctx.warn("MU2002", ident.start, name, expr=expr, why=f"operator '{op}' with a non-number")
         elif ident.ctx == Ctx.CODE:
-            ctx.warn("MU2003", ident.start, NAME)
+            ctx.warn("MU2003", ident.start, name)
     return edits

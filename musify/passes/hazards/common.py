@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 
 from musify.arch import WARP_WIDTH
 from musify.frontend.scanner import CodeMap
@@ -90,18 +91,26 @@ class DeviceFunction:
     is_kernel: bool
 
 
-_QUALIFIER = re.compile(r"__(?:global|device)__(?!\w)")  # literal prefix: fast; the left edge is checked below
 _NAME_BEFORE_PAREN = re.compile(r"([A-Za-z_]\w*)\s*(?:<[^;{()]*>\s*)?$")
 
 
-def device_functions(text: str, codemap: CodeMap) -> list[DeviceFunction]:
-    """`__global__` and `__device__` function definitions (not declarations or variables), in order."""
-    if "__global__" not in text and "__device__" not in text:
+@lru_cache(maxsize=8)
+def _qualifier_pattern(words: frozenset[str]) -> re.Pattern[str]:
+    return re.compile("|".join(re.escape(w) for w in sorted(words, key=lambda w: (-len(w), w))) + r"(?!\w)")
+
+
+def device_functions(text: str, codemap: CodeMap, kernel_words: frozenset[str],
+                     device_words: frozenset[str]) -> list[DeviceFunction]:
+    """Function definitions (not declarations or variables) qualified with one of the words the
+    rules tag `kernel-qualifier` or `device-qualifier`, in order."""
+    words = kernel_words | device_words
+    if not words or not any(w in text for w in words):
         return []
+    qualifier = _qualifier_pattern(frozenset(words))
     out: list[DeviceFunction] = []
     pos = 0
     while True:
-        m = _QUALIFIER.search(text, pos)
+        m = qualifier.search(text, pos)
         if m is None:
             break
         pos = m.end()
@@ -115,7 +124,8 @@ def device_functions(text: str, codemap: CodeMap) -> list[DeviceFunction]:
         paren, brace, close = found
         name_m = _NAME_BEFORE_PAREN.search(text, m.end(), paren)
         name = name_m.group(1) if name_m else "?"
-        out.append(DeviceFunction(m.start(), brace, close, name, "__global__" in text[m.start():paren]))
+        head = text[m.start():paren]
+        out.append(DeviceFunction(m.start(), brace, close, name, any(w in head for w in kernel_words)))
         pos = close
     return out
 

@@ -17,7 +17,9 @@ def device_functions_of(ctx: PassContext) -> list[DeviceFunction]:
     """The file's `__global__`/`__device__` function definitions."""
     found = ctx.scratch.get(_FUNCTIONS)
     if found is None:
-        found = device_functions(ctx.text, ctx.scan.code_map())
+        tagged = ctx.ruleset.tagged
+        found = device_functions(ctx.text, ctx.scan.code_map(), tagged("kernel-qualifier"),
+                                 tagged("device-qualifier"))
         ctx.scratch[_FUNCTIONS] = found
     return found
 

@@ -1,10 +1,16 @@
 """Warp-size hazards: code that hard-codes 32-lane warps, found on the syntax tree.
 
-A warp has 128 lanes on mp_21/mp_22 and 32 on mp_31 (MUSA_FACTS section 2). Only the bodies of
-`__global__`/`__device__` functions that contain a trigger (a full mask, 31, 32, `>> 5`, `warpSize`,
-a shuffle) are parsed, so a `32` in host code costs nothing and raises nothing. On the tree a 32
-counts only where it means "a warp": a mask argument of a `*_sync` call, lane/warp arithmetic on a
-thread index, a shuffle width, a shuffle offset loop, a first-warp test, `warpSize == 32`.
+A warp has 128 lanes on mp_21/mp_22 and 32 on mp_31. Only the bodies of device functions that
+contain a trigger (a full mask, 31, 32, `>> 5`, a shuffle or a lane-mask result) are parsed, so a
+`32` in host code costs nothing and raises nothing. On the tree a 32 counts only where it means
+"a warp": lane/warp arithmetic on a thread index, a shuffle width, a shuffle offset loop, a
+first-warp test, a warp-size comparison, and a lane mask the code treats as 32 bits wide (kept in
+a 32-bit integer, counted with a 32-bit popcount, compared with the full 32-bit mask). A full
+32-bit mask passed to a `*_sync` call is only a note: MUSA accepts it for the whole warp.
+
+Which calls are shuffles, take or return lane masks, or count bits is the rules' `hazard` tags;
+this module never spells an intrinsic. Findings are grouped: one diagnostic per cause (ID) per
+function, at its first site, with every other site in the diagnostic's `sites`.
 
 `__shared__ T x[32]` indexed by a warp id is deliberately not reported: wider warps mean fewer
 warps per block, so 32 slots still suffice (corpora/warp32_only says the same); the lane-indexed
@@ -13,7 +19,9 @@ reads of such arrays sit behind a first-warp test, which is reported.
 
 from __future__ import annotations
 
+import bisect
 import re
+from dataclasses import dataclass
 
 from musify.arch import WARP_WIDTH
 from musify.engine.edits import Edit
@@ -22,85 +30,138 @@ from musify.passes._base import PassContext
 from musify.passes.hazards.common import DeviceFunction, int_value, warp_severity
 from musify.passes.hazards.file_facts import device_functions_of
 
-# Only text that some check below can report: full masks, 31/32, `>> 5`; and 16 (an offset loop or
-# a shuffle offset) only where the body shuffles. A body that merely uses warpSize or shuffles
-# with computed offsets is warp-size agnostic and is not parsed at all.
+# Only text that some check below can report: full masks, 31/32, `>> 5`; 16 (an offset loop or a
+# shuffle offset) only where the body shuffles; a lane-mask result anywhere. A body that merely
+# uses warpSize or shuffles with computed offsets is warp-size agnostic and is not parsed at all.
 _TRIGGER = re.compile(r"0[xX][fF]{8}|~\s*0|(?<![\w.])3[12](?![\w.])|>>\s*5(?!\w)")
 _SIXTEEN = re.compile(r"(?<![\w.])16(?![\w.])")
-_SYNC_CALL = re.compile(r"__\w+_sync|__syncwarp")
 _THREAD_NAME = re.compile(r"(?i)(tid|tx|ltid|lane\w*|\w*_lane|thread_?id\w*|thread_?idx|local_?id|warp_?id\w*)")
-_THREAD_BUILTIN = re.compile(r"\b(threadIdx|blockDim)\b")
 _INTEGRAL = re.compile(r"\b(int|unsigned|long|short|size_t|uint32_t|int32_t|uint64_t|int64_t|auto|char)\b")
+# integer types exactly 32 bits wide on every MUSA and CUDA target
+_INT32 = re.compile(r"^(?:const\s+)?(?:unsigned|signed|unsigned\s+int|signed\s+int|int|uint32_t|int32_t|"
+                    r"std::uint32_t|std::int32_t|unsigned\s+long|long)(?:\s+const)?$")
 FULL_MASK = 0xFFFFFFFF
-# (operator, literal) pairs that take a lane or a warp number from a thread index, and what to write
-_LANE_ARITH = {("&", 31): "% warpSize (or & (warpSize - 1))", ("%", 32): "% warpSize",
-               (">>", 5): "/ warpSize", ("/", 32): "/ warpSize"}
+# (operator, literal) pairs that take a lane or a warp number from a thread index, and what to
+# write instead, with W the name the rules tag `warp-size`
+_LANE_ARITH = {("&", 31): "% W (or & (W - 1))", ("%", 32): "% W", (">>", 5): "/ W", ("/", 32): "/ W"}
+
+
+@dataclass(frozen=True)
+class _Names:
+    """The names the rules tag for this pass (`hazard:` in rules/)."""
+
+    mask_arg: frozenset[str]
+    mask_result: frozenset[str]
+    shuffle: frozenset[str]
+    shuffle_offset: frozenset[str]
+    popcount: frozenset[str]
+    warp_size: frozenset[str]
+    thread_index: frozenset[str]
+
+
+def _names(ctx: PassContext) -> _Names:
+    t = ctx.ruleset.tagged
+    return _Names(t("lane-mask-arg"), t("lane-mask-result"), t("shuffle"), t("shuffle-offset"), t("popcount"),
+                  t("warp-size"), t("thread-index"))
 
 
 def run(ctx: PassContext) -> list[Edit]:
+    functions = device_functions_of(ctx)
+    if not functions:
+        return []
+    names = _names(ctx)
     text = ctx.text
-    for fn in device_functions_of(ctx):
-        if _TRIGGER.search(text, fn.body_start, fn.end) or (
-                _SIXTEEN.search(text, fn.body_start, fn.end) and text.find("__shfl", fn.body_start, fn.end) >= 0):
-            _check_function(ctx, fn)
+    shuffles = [i.start for i in ctx.scan.idents if i.name in names.shuffle]
+    results = [i.start for i in ctx.scan.idents if i.name in names.mask_result]
+    for fn in functions:
+        if _TRIGGER.search(text, fn.body_start, fn.end) or _any_in(results, fn) or (
+                _any_in(shuffles, fn) and _SIXTEEN.search(text, fn.body_start, fn.end)):
+            _check_function(ctx, fn, names)
     return []
 
 
-def _check_function(ctx: PassContext, fn: DeviceFunction) -> None:
+def _any_in(offsets: list[int], fn: DeviceFunction) -> bool:
+    """Some offset lies inside the body of `fn` (offsets are sorted)."""
+    i = bisect.bisect_left(offsets, fn.body_start)
+    return i < len(offsets) and offsets[i] < fn.end
+
+
+def _check_function(ctx: PassContext, fn: DeviceFunction, names: _Names) -> None:
     snippet = ctx.text[fn.start:fn.end]
     tree = syntax.parse_toplevel(snippet)
     to_char = _offset_converter(snippet)
     arch = ctx.options.arch
     common = {"arch": arch, "width": WARP_WIDTH.get(arch, 128), "func": fn.name}
     severity = warp_severity(arch)
-    seen: set[tuple[int, str]] = set()
+    found: dict[str, list[tuple[int, object, dict]]] = {}
 
     def report(node, diag: str, **args) -> None:
         offset = fn.start + to_char(node.start_byte)
-        if (offset, diag) in seen:
-            return
-        seen.add((offset, diag))
-        ctx.warn(diag, offset, _text(node), severity, **{**common, **args})
+        sites = found.setdefault(diag, [])
+        if all(offset != at for at, _, _ in sites):
+            sites.append((offset, node, args))
 
     captures = _query_nodes(tree.root)
-    derived = _thread_variables(captures)
+    derived = _thread_variables(captures, names)
+    masks = _mask_variables(captures, names)
+    bit_used = _used_as_bits(tree.root, masks, names) if masks else set()
     nodes = sorted((n for kind in ("call", "bin", "init", "for") for n in captures.get(kind, ())),
                    key=lambda n: (n.start_byte, -n.end_byte))
     for node in nodes:
         kind = node.type
         if kind == "call_expression":
-            _check_call(node, report)
+            _check_call(node, names, masks, report)
         elif kind == "binary_expression":
-            _check_binary(node, derived, report)
+            _check_binary(node, names, derived, masks, report)
         elif kind == "init_declarator":
-            name, value = node.child_by_field_name("declarator"), node.child_by_field_name("value")
-            if name is not None and value is not None and "mask" in _text(name).lower() and _is_full_mask(value):
-                report(value, "MU2020", expr=_text(value))
-        elif kind == "for_statement" and _is_warp_offset_loop(node):
+            _check_init(node, names, bit_used, report)
+        elif kind == "for_statement" and _is_warp_offset_loop(node, names):
             header = _text(node).split(")", 1)[0] + ")"
             report(node, "MU2023", expr=" ".join(header.split()))
+    for diag, sites in sorted(found.items(), key=lambda kv: kv[1][0][0]):
+        offset, node, args = sites[0]
+        where = tuple(ctx.lines.position(at) for at, _, _ in sites[1:])
+        level = "note" if diag == "MU2020" else severity
+        ctx.warn(diag, offset, _text(node), level, end=offset + len(_text(node)), origin="pass:warp_size",
+                 sites=where, **{**common, "count": len(sites), **args})
 
 
-def _check_call(node, report) -> None:
+def _check_init(node, names: _Names, bit_used: set[str], report) -> None:
+    name, value = node.child_by_field_name("declarator"), node.child_by_field_name("value")
+    if name is None or value is None:
+        return
+    if "mask" in _text(name).lower() and _is_full_mask(value):
+        report(value, "MU2020", expr=_text(value), call=f"the lane mask {_text(name)}")
+        return
+    if _calls(value, names.mask_result) and _text(name) in bit_used:
+        decl = node.parent
+        type_node = decl.child_by_field_name("type") if decl is not None else None
+        if type_node is not None and _INT32.match(" ".join(_text(type_node).split())):
+            report(value, "MU2041", expr=" ".join(_text(node).split()),
+                   how=f"kept in a 32-bit '{' '.join(_text(type_node).split())}' and used as lane bits")
+
+
+def _check_call(node, names: _Names, masks: set[str], report) -> None:
     fn = node.child_by_field_name("function")
     args = node.child_by_field_name("arguments")
     if fn is None or args is None:
         return
     name = _text(fn)
     values = [c for c in args.named_children if c.type != "comment"]
-    if _SYNC_CALL.fullmatch(name) and values and _is_full_mask(values[0]):
-        report(values[0], "MU2020", expr=_text(values[0]), func=name)
-    if name.startswith("__shfl"):
-        width_at = 3 if name.endswith("_sync") else 2
+    if name in names.mask_arg and values and _is_full_mask(values[0]):
+        report(values[0], "MU2020", expr=_text(values[0]), call=f"{name}()")
+    if name in names.popcount and values and (_calls(values[0], names.mask_result) or _text(values[0]) in masks):
+        report(node, "MU2041", expr=" ".join(_text(node).split()), how=f"counted with {name}()")
+    if name in names.shuffle:
+        width_at = 3 if name in names.mask_arg else 2
         if len(values) > width_at and int_value(_text(values[width_at])) == 32:
-            report(values[width_at], "MU2022", func=name)
+            report(values[width_at], "MU2022", call=name)
         offset_at = width_at - 1
-        if ("down" in name or "xor" in name) and len(values) > offset_at \
-                and int_value(_text(values[offset_at])) == 16:
+        if name in names.shuffle_offset and len(values) > offset_at and int_value(_text(values[offset_at])) == 16:
             report(values[offset_at], "MU2023", expr=f"{name}(..., 16)")
 
 
-def _check_binary(node, derived: set[str], report) -> None:
+def _check_binary(node, names: _Names, derived: set[str], masks: set[str], report) -> None:
     op = node.child_by_field_name("operator")
     left, right = node.child_by_field_name("left"), node.child_by_field_name("right")
     if op is None or left is None or right is None:
@@ -108,25 +169,41 @@ def _check_binary(node, derived: set[str], report) -> None:
     op_text = _text(op)
     lval, rval = int_value(_text(left)), int_value(_text(right))
     expr = " ".join(_text(node).split())
-    if "warpSize" in (_text(left), _text(right)) and 32 in (lval, rval) and op_text in _COMPARISONS:
+    if op_text in ("==", "!="):
+        for mask_side, other in ((left, right), (right, left)):
+            if _is_full_mask(other) and (_text(mask_side) in masks or _calls(mask_side, names.mask_result)):
+                report(node, "MU2041", expr=expr, how="compared with the full 32-bit mask")
+                return
+    if (_text(left) in names.warp_size or _text(right) in names.warp_size) and 32 in (lval, rval) \
+            and op_text in _COMPARISONS:
         report(node, "MU2025", expr=expr)
         return
     fix = _LANE_ARITH.get((op_text, rval))
-    if fix is not None and _is_thread_expr(left, derived):
-        report(node, "MU2021", expr=expr, fix=fix)
-    elif (op_text, rval) in (("<", 32), ("<=", 31), (">=", 32), (">", 31)) and _is_thread_expr(left, derived):
+    if fix is not None and _is_thread_expr(left, derived, names):
+        report(node, "MU2021", expr=expr, fix=fix.replace("W", min(names.warp_size, default="the warp size")))
+    elif (op_text, rval) in (("<", 32), ("<=", 31), (">=", 32), (">", 31)) and _is_thread_expr(left, derived, names):
         report(node, "MU2024", expr=expr)
+
+
+def _calls(node, wanted: frozenset[str]) -> bool:
+    """`node` calls one of `wanted` (anywhere inside it)."""
+    for n in _walk(node):
+        if n.type == "call_expression":
+            fn = n.child_by_field_name("function")
+            if fn is not None and _text(fn) in wanted:
+                return True
+    return False
 
 
 _COMPARISONS = frozenset({"==", "!=", "<", ">", "<=", ">="})
 
 
-def _is_warp_offset_loop(node) -> bool:
+def _is_warp_offset_loop(node, names: _Names) -> bool:
     """`for (o = 16; o > 0; o >>= 1)` or `for (o = 1; o < 32; o <<= 1)` around a shuffle."""
     init = node.child_by_field_name("initializer")
     cond = node.child_by_field_name("condition")
     body = node.child_by_field_name("body")
-    if init is None or cond is None or body is None or "__shfl" not in _text(body):
+    if init is None or cond is None or body is None or not _calls(body, names.shuffle):
         return False
     init_values = {int_value(_text(n)) for n in _walk(init) if n.type == "number_literal"}
     cond_values = {int_value(_text(n)) for n in _walk(cond) if n.type == "number_literal"}
@@ -142,9 +219,40 @@ def _query_nodes(root) -> dict[str, list]:
     return syntax.captures(root, _QUERY)
 
 
-def _thread_variables(captures: dict[str, list]) -> set[str]:
-    """Integer variables computed from threadIdx/blockDim (or from each other), plus tid-like names."""
+def _mask_variables(captures: dict[str, list], names: _Names) -> set[str]:
+    """Variables initialised from a lane-mask result (`m = __ballot_sync(...)`), whatever their type."""
+    out = set()
+    for node in captures.get("init", ()):
+        name, value = node.child_by_field_name("declarator"), node.child_by_field_name("value")
+        if name is not None and value is not None and _calls(value, names.mask_result):
+            out.add(_text(name))
+    return out
+
+
+def _used_as_bits(root, masks: set[str], names: _Names) -> set[str]:
+    """The mask variables the code reads as bits: any use but passing the mask on as a call
+    argument (to a `*_sync` call or a helper), which is how warp-agnostic code carries it."""
+    out = set()
+    for n in _walk(root):
+        if n.type != "identifier" or _text(n) not in masks or _text(n) in out:
+            continue
+        parent = n.parent
+        if parent is None or parent.type in ("init_declarator", "declaration"):
+            continue
+        if parent.type == "argument_list":
+            call = parent.parent
+            fn = call.child_by_field_name("function") if call is not None else None
+            if fn is None or _text(fn) not in names.popcount:
+                continue
+        out.add(_text(n))
+    return out
+
+
+def _thread_variables(captures: dict[str, list], names: _Names) -> set[str]:
+    """Integer variables computed from a thread index or block size (or from each other), plus
+    tid-like names."""
     decls = []
+    derived: set[str] = set()
     for node in list(captures.get("init", ())) + list(captures.get("param", ())):
         if node.type == "init_declarator":
             decl = node.parent
@@ -157,24 +265,23 @@ def _thread_variables(captures: dict[str, list]) -> set[str]:
         elif node.type in ("parameter_declaration",):
             name = node.child_by_field_name("declarator")
             if name is not None and _THREAD_NAME.fullmatch(_text(name)):
-                decls.append((_text(name), "threadIdx"))
-    derived: set[str] = set()
+                derived.add(_text(name))
     for _ in range(3):  # a short chain (tid -> lane -> ...) is enough
         for name, value in decls:
-            if name not in derived and (_THREAD_BUILTIN.search(value) or _mentions(value, derived)):
+            if name not in derived and (_mentions(value, names.thread_index) or _mentions(value, derived)):
                 derived.add(name)
     return derived
 
 
-def _mentions(value: str, names: set[str]) -> bool:
-    return any(re.search(rf"\b{re.escape(n)}\b", value) for n in names)
+def _mentions(value: str, names) -> bool:
+    return any(re.search(rf"\b{re.escape(n)}\b", value) for n in names if n in value)
 
 
-def _is_thread_expr(node, derived: set[str]) -> bool:
+def _is_thread_expr(node, derived: set[str], names: _Names) -> bool:
     for n in _walk(node):
         if n.type == "identifier":
             t = _text(n)
-            if t in ("threadIdx", "blockDim") or t in derived or _THREAD_NAME.fullmatch(t):
+            if t in names.thread_index or t in derived or _THREAD_NAME.fullmatch(t):
                 return True
     return False
 

@@ -7,7 +7,7 @@
 // DIAG: MU2010
 #if defined(CUDART_VERSION) && CUDART_VERSION < 11000
 #endif
-// DIAG: MU2010
+// DIAG: MU2010, MU2010
 #if __CUDACC_VER_MAJOR__ >= 12 && __CUDACC_VER_MINOR__ >= 2
 #endif
 // DIAG: MU2010

@@ -2,7 +2,7 @@
 __device__ float warp_sum(float v) {
   // DIAG: MU2023
   for (int offset = 16; offset > 0; offset >>= 1) {
-    // DIAG: MU2020
+    // DIAG: MU2020:note
     v += __shfl_xor_sync(0xFFFFFFFF, v, offset);
   }
   // DIAG: MU2020, MU2022
@@ -22,7 +22,7 @@ __global__ void kernel(const float* x, float* out, int n) {
   // DIAG: MU2020
   unsigned full_mask = 0xffffffff;
   float v = x[blockIdx.x * blockDim.x + tid];
-  // DIAG: MU2020
+  // DIAG: MU2020:note, MU2041
   unsigned vote = __ballot_sync(~0, v > 0.0f);
   // DIAG: MU2024
   if (tid < 32) {
@@ -44,6 +44,21 @@ __global__ void kernel(const float* x, float* out, int n) {
     v += __shfl_xor_sync(__activemask(), v, o, warpSize);
   }
   out[0] = local[0] + v;
+}
+
+// A ballot counted or compared as 32 bits: one finding (MU2041) for the function, each site listed.
+__device__ int votes(float v, int* all) {
+  // DIAG: MU2041
+  int n = __popc(__ballot_sync(__activemask(), v > 0.0f));
+  unsigned long long wide = __ballot_sync(__activemask(), v < 0.0f);
+  // DIAG: MU2041
+  if (__ballot_sync(__activemask(), v != 0.0f) == 0xffffffff) {
+    *all = 1;
+  }
+  // Negative: a mask taken while every lane is active and passed on, never read as bits.
+  unsigned int active = __activemask();
+  v = __shfl_sync(active, v, 0);
+  return n + (int)(wide & 1) + (int)v;
 }
 
 // Negative: host code with 32 everywhere.

@@ -1,0 +1,137 @@
+"""The in-place run's lock and journal, one of each per input root.
+
+The lock (`.musify.lock`, an `flock` that the kernel drops when its process dies, even by
+SIGKILL) keeps a second `--in-place` run off a tree another run is writing. The journal
+(`.musify-journal.json`) lists the renames a run is about to make before it touches the tree;
+a run that finds one knows which `x.cu`/`x.mu` pairs are its own unfinished work rather than a
+user's collision, and finishes them. docs/reliability.md states what this guarantees.
+"""
+
+from __future__ import annotations
+
+import errno
+import json
+import os
+import time
+from dataclasses import dataclass, field
+
+from musify.discover import JOURNAL_NAME, LOCK_NAME
+from musify.writers import atomic_write, sync_dirs
+
+SCHEMA = "musify-journal/1"
+
+
+class TreeBusy(RuntimeError):
+    """Another in-place run holds the tree, or an interrupted one must be finished first."""
+
+
+@dataclass
+class RootLock:
+    root: str
+    fd: int
+    pairs: set[tuple[str, str]] = field(default_factory=set)  # (old rel, new rel) left by a killed run
+
+    @property
+    def journal_path(self) -> str:
+        return os.path.join(self.root, JOURNAL_NAME)
+
+
+def acquire(root: str, wait_s: float) -> RootLock:
+    """Take the root's lock, waiting up to `wait_s` seconds for a run that holds it."""
+    import fcntl
+
+    path = os.path.join(root, LOCK_NAME)
+    deadline = time.monotonic() + max(0.0, wait_s)
+    while True:
+        fd = os.open(path, os.O_RDWR | os.O_CREAT | getattr(os, "O_CLOEXEC", 0), 0o644)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError as exc:
+            os.close(fd)
+            if exc.errno not in (errno.EAGAIN, errno.EACCES):
+                raise
+            if time.monotonic() >= deadline:
+                raise TreeBusy(f"{root}: another musify --in-place run is writing this tree"
+                               f"{_holder(path)}; try again when it has finished") from None
+            time.sleep(0.05)
+            continue
+        try:
+            same = os.fstat(fd).st_ino == os.stat(path).st_ino
+        except FileNotFoundError:
+            same = False
+        if same:  # not a lock file the previous holder had just removed
+            break
+        os.close(fd)
+    os.ftruncate(fd, 0)
+    os.write(fd, f"{os.getpid()}\n".encode())
+    lock = RootLock(root, fd)
+    lock.pairs = read_pairs(lock.journal_path)
+    return lock
+
+
+def release(lock: RootLock) -> None:
+    """Remove the lock file while still holding it, then let go."""
+    try:
+        os.unlink(os.path.join(lock.root, LOCK_NAME))
+    except OSError:
+        pass
+    os.close(lock.fd)
+
+
+def _holder(path: str) -> str:
+    try:
+        with open(path, encoding="ascii", errors="replace") as fh:
+            pid = fh.read().strip()
+    except OSError:
+        return ""
+    return f" (process {pid})" if pid.isdigit() else ""
+
+
+def read_pairs(path: str) -> set[tuple[str, str]]:
+    """The renames an interrupted run had planned. A journal that cannot be read is an error,
+    not an empty plan: guessing could take a half-renamed pair for a user's collision."""
+    try:
+        with open(path, encoding="utf-8") as fh:
+            data = json.load(fh)
+    except FileNotFoundError:
+        return set()
+    except (OSError, ValueError) as exc:
+        raise TreeBusy(f"{path}: the journal of an interrupted run cannot be read ({exc}); "
+                       "check the files it names, then remove it") from None
+    if data.get("schema") != SCHEMA:
+        raise TreeBusy(f"{path}: journal written by another musify version ({data.get('schema')!r}); "
+                       "finish that run with the same version, or remove the journal")
+    return {(old, new) for old, new in data.get("renames", [])}
+
+
+def write(lock: RootLock, renames: list[tuple[str, str]], rewrites: list[str], links: list[str]) -> None:
+    """Record the plan durably before the first change to the tree."""
+    doc = {"schema": SCHEMA, "pid": os.getpid(), "renames": sorted(renames), "rewrites": sorted(rewrites),
+           "links": sorted(links)}
+    atomic_write(lock.journal_path, (json.dumps(doc, indent=1) + "\n").encode(), durable=True)
+    sync_dirs([lock.root])
+
+
+def finish(lock: RootLock, unfinished: list[tuple[str, str]]) -> None:
+    """Drop the journal, or keep only the pairs that still exist under both names."""
+    if unfinished:
+        write(lock, unfinished, [], [])
+        return
+    try:
+        os.unlink(lock.journal_path)
+    except FileNotFoundError:
+        return
+    sync_dirs([lock.root])
+
+
+def interrupted_ancestor(root: str) -> str | None:
+    """An enclosing directory holding an interrupted run's journal: that run must be finished on
+    its own root first (a run on a part of it would take its pairs for collisions)."""
+    d = os.path.dirname(root)
+    while True:
+        if os.path.exists(os.path.join(d, JOURNAL_NAME)):
+            return d
+        parent = os.path.dirname(d)
+        if parent == d:
+            return None
+        d = parent

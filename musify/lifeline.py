@@ -1,0 +1,29 @@
+"""Worker processes die with the run that started them.
+
+A pool worker blocks reading its task queue; when its parent is killed (SIGKILL cannot be
+caught) nothing tells it, and it would wait forever. On Linux the kernel can send it a signal
+when the parent dies (PR_SET_PDEATHSIG); elsewhere the executor's own shutdown is all there is.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import sys
+
+PARENT = os.getpid()  # in a forked worker: the pid of the process that imported musify
+_PR_SET_PDEATHSIG = 1
+
+
+def die_with_parent() -> None:
+    """Call in a freshly started worker."""
+    if not sys.platform.startswith("linux"):
+        return
+    try:
+        import ctypes
+
+        ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_PDEATHSIG, int(signal.SIGKILL), 0, 0, 0)
+    except (OSError, AttributeError):
+        return
+    if PARENT != os.getpid() and os.getppid() != PARENT:
+        os._exit(1)  # the parent died before the request took effect

@@ -1,0 +1,86 @@
+"""The file-rename decision (`.cu` -> `.mu`, `.cuh` -> `.muh`), made once, before any file is
+migrated, so that `-o`, `--in-place` and `check` agree and includes are rewritten only for files
+that really are renamed.
+
+A file keeps its name when it is binary (a NUL byte in its first 8 KB and no UTF-16/32 byte-order
+mark: it is copied, not migrated) or when the new name is taken (MU0011). An empty file is a
+source file like any other and is renamed. During an in-place run that finishes an interrupted
+one, a target listed in the journal is that run's own and does not count as taken.
+"""
+
+from __future__ import annotations
+
+import os
+import posixpath
+from dataclasses import replace
+
+from musify import diagnostics, inplace
+from musify.discover import Found, printable
+from musify.records import FileResult
+from musify.textcodec import wide_codec
+
+SNIFF = 8192  # the same window the runner uses to call a file binary
+
+
+def keeps_name(f: Found) -> bool:
+    """True for a binary file (copied under its own name in every mode)."""
+    try:
+        with open(f.abspath, "rb") as fh:
+            head = fh.read(SNIFF)
+    except OSError:
+        return False  # the runner reports why it cannot be read
+    return b"\0" in head and wide_codec(head) is None
+
+
+def target_taken(f: Found, target: str, existing: set[tuple[str, str]]) -> bool:
+    """Is the new name already someone else's file?"""
+    sess = inplace.active()
+    if sess is not None and sess.own(f.root, f.rel, target):
+        return False
+    return (f.root, target) in existing or os.path.lexists(os.path.join(f.root, *target.split("/")))
+
+
+def report_collisions(plan, files: list[FileResult], renames: dict[str, str], rename_files: bool) -> list[FileResult]:
+    """The results, with MU0011 (an error) on each file that keeps its old name because the new
+    one is taken."""
+    if not rename_files:
+        return files
+    out = []
+    for (f, job), result in zip(plan, files):
+        stem, ext = posixpath.splitext(f.rel)
+        if job is not None and result.status not in ("skipped", "failed") and ext in renames \
+                and posixpath.basename(job.output_rel) == posixpath.basename(f.rel):
+            target = posixpath.basename(stem + renames[ext])
+            clash = diagnostics.make("MU0011", result.path, 1, 1, origin="plan", target=printable(target))
+            result = replace(result, diagnostics=[*result.diagnostics, clash])
+        out.append(result)
+    return out
+
+
+def renamed_paths(plan, files: list[FileResult]) -> dict[str, str]:
+    """Real path of each file renamed by this run -> its new basename (for links that name it)."""
+    out = {}
+    for (f, job), result in zip(plan, files):
+        if job is not None and result.status not in ("failed", "skipped"):
+            new = posixpath.basename(result.output_path)
+            if new != posixpath.basename(f.rel):
+                out[os.path.realpath(f.abspath)] = new
+    return out
+
+
+def link_names(f: Found) -> str:
+    """The file a symbolic link names directly: its directories resolved, its last component
+    not (a link to a link is retargeted hop by hop, each hop by its own link)."""
+    text = f.symlink or ""
+    where = os.path.join(os.path.dirname(f.abspath), text)
+    return os.path.join(os.path.realpath(os.path.dirname(where)), os.path.basename(where))
+
+
+def link_text_in_port(f: Found, renamed: dict[str, str]) -> str:
+    """A symbolic link's text in the output tree: retargeted when it names a renamed file."""
+    new = renamed.get(link_names(f))
+    if new is None or f.symlink is None:
+        return f.symlink or ""
+    from musify.writers import retarget_link
+
+    return retarget_link(f.symlink, os.path.basename(link_names(f)), new) or f.symlink
