@@ -8,11 +8,11 @@ from __future__ import annotations
 import os
 import posixpath
 import time
-from concurrent.futures import ProcessPoolExecutor
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from datetime import datetime, timezone
 
-from musify import __version__, diagnostics, inplace, lifeline, renames, writers
+from musify import __version__, cache, diagnostics, inplace, lifeline, renames, writers
 from musify.config import find_config
 from musify.discover import SOURCE_KINDS, Found, discover, link_stays_inside, printable
 from musify.finalise import finalise
@@ -43,12 +43,14 @@ class Outputs:
 def migrate(inputs: list[str], options: Options | None = None, mode: str = "none",
             out_dir: str | None = None, ruleset: RuleSet | None = None,
             command: str = "musify migrate", collect: bool = False, fail_on: str = "error",
-            fail_on_change: bool = False) -> tuple[RunRecord, Outputs]:
+            fail_on_change: bool = False,
+            progress: Callable[[FileResult, int, int], None] | None = None) -> tuple[RunRecord, Outputs]:
     """Migrate `inputs` (files and directories) and write results according to `mode`.
 
     `fail_on` is the lowest diagnostic severity that makes the run fail; `fail_on_change` makes a
     file that would change fail it too (`musify check`). The record's exit code comes from
-    `Report`, the one place that decides it."""
+    `Report`, the one place that decides it. `progress(result, done, total)` is called as each
+    file is done."""
     options = options or Options()
     if mode not in MODES:
         raise UsageError(f"unknown output mode {mode!r}")
@@ -63,7 +65,7 @@ def migrate(inputs: list[str], options: Options | None = None, mode: str = "none
         inplace.clean(found.owned)
     if mode == "out":
         _check_out_dir(out_dir, inputs)
-    ruleset = ruleset or load_for(options)
+    rules = cache.Rules(options, ruleset)  # loaded only if some file misses the incremental cache
     prefixes = _out_prefixes(inputs)
     plan = _plan(found.files, inputs, options, prefixes)
     results: list[FileResult | None] = [None] * len(plan)
@@ -71,9 +73,11 @@ def migrate(inputs: list[str], options: Options | None = None, mode: str = "none
     migrated_kinds = file_direction(options.reverse)[2]
     todo = [(i, job) for i, (f, job) in enumerate(plan) if job is not None and f.kind in migrated_kinds]
     project = _project(plan, options)
-    for i, result, data in _run_jobs(todo, ruleset, options, project):
+    for done, (i, result, data) in enumerate(cache.run_cached(todo, rules, options, project, _run_jobs), 1):
         results[i] = result
         new_bytes[i] = data
+        if progress:
+            progress(result, done, len(todo))
     for i, (f, job) in enumerate(plan):
         if results[i] is None:
             results[i] = _passthrough(f, job, mode, inputs, prefixes.get(f.root, ""))
@@ -82,7 +86,7 @@ def migrate(inputs: list[str], options: Options | None = None, mode: str = "none
     files = finalise(files, options.suppress)
     files, outputs = _write(plan, files, new_bytes, mode, out_dir, collect)
     record = RunRecord(__version__, command, list(inputs), out_dir if mode == "out" else mode,
-                       options.to_json(), ruleset.digest, started, time.perf_counter() - t0, files,
+                       options.to_json(), rules.digest, started, time.perf_counter() - t0, files,
                        fail_on=fail_on, fail_on_change=fail_on_change)
     record.exit_code = Report(record).exit_code
     return record, outputs
@@ -199,6 +203,7 @@ def _run_jobs(todo, ruleset: RuleSet, options: Options, project: ProjectInfo):
             yield i, result, data
         return
     import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
 
     method = "fork" if "fork" in multiprocessing.get_all_start_methods() else None
     context = multiprocessing.get_context(method)

@@ -3,6 +3,9 @@
 Exit codes (docs/cli.md): 0 success; 1 some file failed or a diagnostic at or above the failure
 severity was raised; 2 the run could not start (bad option, output inside input, unreadable rule
 file, tree held by another --in-place run); 3 musify itself failed (musify/failures.py).
+
+Start-up is part of the interface (a pre-commit hook pays it on every commit): the engine, the
+rules, rich and jinja2 are imported inside the commands that need them, never at module level.
 """
 
 from __future__ import annotations
@@ -13,22 +16,40 @@ import sys
 import click
 
 from musify import __version__
-from musify.api import UsageError, migrate
 from musify.arch import ARCHES
 from musify.config import ConfigError, find_config
-from musify.console import print_diagnostics, print_summary
-from musify.diagnostics import CATALOGUE, SEVERITIES
-from musify.discover import printable
+from musify.diagnostics import SEVERITIES
 from musify.failures import GuardedGroup
 from musify.options import Options
-from musify.passes.hazards.settings import hazard_settings
-from musify.rules.loader import RuleFileError
-from musify.verify.command import VERIFY_KEYS, verify_options, verify_port
+from musify.report import FORMATS as REPORT_FORMATS
+from musify.report import format_for
+from musify.verify.options import VERIFY_KEYS, verify_options
 
 _CONTEXT = {"help_option_names": ["-h", "--help"]}
 
 
-@click.group(cls=GuardedGroup, context_settings=_CONTEXT)
+class _Group(GuardedGroup):
+    """Commands from other packages are imported only when one of them (or the list) is asked for."""
+
+    def get_command(self, ctx: click.Context, name: str) -> click.Command | None:
+        if name not in self.commands:
+            _register_optional_commands()
+        return super().get_command(ctx, name)
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        _register_optional_commands()
+        return super().list_commands(ctx)
+
+
+def _errors() -> tuple[type[Exception], ...]:
+    """What a command reports as a usage error (exit 2); imported when a command runs."""
+    from musify.api import UsageError
+    from musify.rules.loader import RuleFileError
+
+    return UsageError, ConfigError, RuleFileError
+
+
+@click.group(cls=_Group, context_settings=_CONTEXT)
 @click.version_option(__version__, prog_name="musify")
 def main() -> None:
     """Port CUDA code to MUSA, report what could not be ported, and prove ports right."""
@@ -37,7 +58,7 @@ def main() -> None:
 def _common(f):
     options = [
         click.argument("paths", nargs=-1, required=True, type=click.Path()),
-        click.option("-j", "--jobs", type=int, default=1, show_default=True, help="Worker processes."),
+        click.option("-j", "--jobs", type=int, default=None, help="Worker processes (default 1)."),
         click.option("--exclude", multiple=True, metavar="GLOB", help="Skip paths matching GLOB (repeatable)."),
         click.option("--no-gitignore", is_flag=True, help="Do not honour .gitignore files."),
         click.option("--rules", "rule_files", multiple=True, type=click.Path(exists=True, dir_okay=False),
@@ -57,7 +78,9 @@ def _common(f):
                      help="Build directory holding compile_commands.json, for --semantic."),
         click.option("--json", "json_path", type=click.Path(dir_okay=False), help="Write the run record here."),
         click.option("--json-lite", is_flag=True, help="Leave the per-edit list out of the run record."),
-        click.option("-q", "--quiet", is_flag=True, help="No summary; diagnostics only."),
+        click.option("-q", "--quiet", is_flag=True, help="No progress and no summary; diagnostics only."),
+        click.option("-v", "--verbose", is_flag=True, help="One line per file as it is done."),
+        click.option("--no-cache", is_flag=True, help="Migrate every file afresh (ignore the incremental cache)."),
     ]
     for option in reversed(options):
         f = option(f)
@@ -66,13 +89,16 @@ def _common(f):
 
 def build_options(paths, jobs, exclude, no_gitignore, rule_files, rewrite_comments, rewrite_strings,
                   no_rename, suppress, arch=None, arch_map=None, no_shims=False, semantic=False,
-                  build_dir=None, json_lite=False, **flags) -> Options:
+                  build_dir=None, json_lite=False, no_cache=False, **flags) -> Options:
     """Command-line flags over the nearest configuration file over the defaults."""
+    from musify.passes.hazards.settings import hazard_settings
+
     found = find_config(paths[0]) if paths else None
     cfg = found[1] if found else {}
     sup = [s for item in (list(cfg.get("suppress", [])) + list(suppress)) for s in item.split(",") if s.strip()]
     return Options(
-        jobs=max(1, jobs),
+        jobs=max(1, jobs if jobs is not None else cfg.get("jobs", 1)),
+        cache=not no_cache and cfg.get("cache", True),
         exclude=tuple(exclude),
         respect_gitignore=not no_gitignore and cfg.get("respect_gitignore", True),
         rules=tuple(cfg.get("rules", [])) + tuple(rule_files),
@@ -110,24 +136,32 @@ def _write_json(record, path: str | None) -> None:
 @click.option("--fail-on", type=click.Choice(SEVERITIES), default=None,
               help="Exit 1 when a diagnostic at or above this severity is raised (default: error).")
 @click.option("--report", "report_path", type=click.Path(dir_okay=False), help="Also write the HTML report here.")
+@click.option("--sarif", "sarif_path", type=click.Path(dir_okay=False), help="Also write SARIF 2.1.0 here.")
+@click.option("--analyze", is_flag=True, help="Write nothing; report how much would port and the work left.")
 @click.option("--verify", "verify_after", is_flag=True, help="Then verify the port on the emulator (docs/verify.md; needs -o).")
 @verify_options("--verify-arch")
-def migrate_cmd(paths, out_dir, in_place, to_stdout, as_diff, json_path, quiet, fail_on, report_path, verify_after,
-                **kw) -> None:
+def migrate_cmd(paths, out_dir, in_place, to_stdout, as_diff, json_path, quiet, verbose, fail_on, report_path,
+                sarif_path, analyze, verify_after, **kw) -> None:
     """Migrate CUDA sources under PATHS to MUSA."""
     verify_kw = {k: kw.pop(k) for k in VERIFY_KEYS}
     if verify_after and not out_dir:
         _fail("--verify needs -o DIR (the port is verified where it was written)")
-    chosen = [m for m, on in (("out", out_dir), ("in-place", in_place), ("stdout", to_stdout), ("diff", as_diff)) if on]
+    from musify.api import migrate
+    from musify.progress import progress_for
+
+    chosen = [m for m, on in (("out", out_dir), ("in-place", in_place), ("stdout", to_stdout), ("diff", as_diff),
+                              ("none", analyze)) if on]
     if len(chosen) != 1:
-        _fail("choose exactly one of -o DIR, --in-place, --stdout, --diff")
+        _fail("choose exactly one of -o DIR, --in-place, --stdout, --diff, --analyze")
     mode = chosen[0]
     try:
         options = build_options(paths, **kw)
         fail_on = fail_on or (find_config(paths[0]) or (None, {}))[1].get("fail_on") or "error"
-        record, outputs = migrate(list(paths), options, mode, out_dir, collect=mode == "stdout",
-                                  command="musify migrate " + " ".join(sys.argv[2:]), fail_on=fail_on)
-    except (UsageError, ConfigError, RuleFileError) as exc:
+        with progress_for(quiet, verbose) as progress:
+            record, outputs = migrate(list(paths), options, mode, out_dir, collect=mode == "stdout",
+                                      command="musify migrate " + " ".join(sys.argv[2:]), fail_on=fail_on,
+                                      progress=progress)
+    except _errors() as exc:
         _fail(str(exc))
     if mode == "stdout":
         from musify.writers import write_stdout
@@ -136,24 +170,37 @@ def migrate_cmd(paths, out_dir, in_place, to_stdout, as_diff, json_path, quiet, 
             write_stdout(data)
     elif mode == "diff":
         sys.stdout.write(outputs.diff)
+    if analyze:
+        from musify.report.analysis import compute_analysis
+
+        record.analysis = compute_analysis(record)
     if verify_after:
-        verify_port(record, paths[0], out_dir, kw["jobs"], quiet, verify_kw)
         from musify.report.summary import Report
+        from musify.verify.command import verify_port
 
+        verify_port(record, paths[0], out_dir, kw["jobs"] or 1, quiet, verify_kw)
         record.exit_code = Report(record).exit_code
-    _finish(record, json_path, quiet, report_path)
+    _finish(record, json_path, quiet, report_path, sarif_path)
 
 
-def _finish(record, json_path: str | None, quiet: bool, report_path: str | None = None) -> None:
+def _finish(record, json_path: str | None, quiet: bool, report_path: str | None = None,
+            sarif_path: str | None = None) -> None:
     """Print, write the record and reports, exit with the record's code (set once, by `Report`)."""
+    from musify.console import print_diagnostics, print_summary
+
     print_diagnostics(record)
     _write_json(record, json_path)
-    if report_path:
-        from musify.writers import atomic_write
+    from musify import report
 
-        atomic_write(report_path, render_report(record, "html").encode("utf-8"), durable=False)
+    for fmt, path in (("html", report_path), ("sarif", sarif_path)):
+        if path:
+            report.write(record, fmt, path)
     if not quiet:
         print_summary(record)
+    if record.analysis:
+        from musify.report.analysis import format_analysis
+
+        click.echo(format_analysis(record.analysis), nl=False)
     sys.exit(record.exit_code)
 
 
@@ -161,13 +208,19 @@ def _finish(record, json_path: str | None, quiet: bool, report_path: str | None 
 @_common
 @click.option("--fail-on", type=click.Choice(SEVERITIES), default="warning", show_default=True,
               help="Fail when a diagnostic at or above this severity is raised.")
-def check_cmd(paths, fail_on, json_path, quiet, **kw) -> None:
+@click.option("--sarif", "sarif_path", type=click.Path(dir_okay=False), help="Also write SARIF 2.1.0 here.")
+def check_cmd(paths, fail_on, json_path, quiet, verbose, sarif_path, **kw) -> None:
     """For pre-commit and CI: fail when a migration would change a file or raise a diagnostic."""
+    from musify.api import migrate
+    from musify.discover import printable
+    from musify.progress import progress_for
+
     try:
         options = build_options(paths, **kw)
-        record, _ = migrate(list(paths), options, "none", command="musify check " + " ".join(sys.argv[2:]),
-                            fail_on=fail_on, fail_on_change=True)
-    except (UsageError, ConfigError, RuleFileError) as exc:
+        with progress_for(quiet, verbose) as progress:
+            record, _ = migrate(list(paths), options, "none", command="musify check " + " ".join(sys.argv[2:]),
+                                fail_on=fail_on, fail_on_change=True, progress=progress)
+    except _errors() as exc:
         _fail(str(exc))
     for f in record.files:
         if f.status == "migrated":
@@ -175,13 +228,15 @@ def check_cmd(paths, fail_on, json_path, quiet, **kw) -> None:
             renamed = new_name != f.rel.rsplit("/", 1)[-1]
             click.echo(f"{f.path}: would be migrated ({f.edit_count} edits"
                        + (f", renamed to {printable(new_name)}" if renamed else "") + ")", err=True)
-    _finish(record, json_path, quiet)
+    _finish(record, json_path, quiet, sarif_path=sarif_path)
 
 
 @main.command("explain", context_settings=_CONTEXT)
 @click.argument("diag_id")
 def explain_cmd(diag_id: str) -> None:
     """Show the documentation page of a diagnostic ID (e.g. MU1001)."""
+    from musify.diagnostics import CATALOGUE
+
     diag_id = diag_id.upper()
     spec = CATALOGUE.get(diag_id)
     if spec is None:
@@ -197,11 +252,12 @@ def explain_cmd(diag_id: str) -> None:
 
 @main.command("report", context_settings=_CONTEXT)
 @click.argument("record_path", type=click.Path(exists=True, dir_okay=False))
-@click.option("--format", "fmt", type=click.Choice(["summary", "json", "csv", "html"]), default=None,
-              help="Output format (default: html with -o FILE.html, else summary).")
+@click.option("--format", "fmt", type=click.Choice(REPORT_FORMATS), default=None,
+              help="Output format (default: from the -o suffix: .html, .sarif, .md, .csv; else summary).")
 @click.option("-o", "--output", "out_file", type=click.Path(dir_okay=False), help="Write the report here.")
 def report_cmd(record_path: str, fmt: str | None, out_file: str | None) -> None:
     """Re-render a run record (from --json) without migrating again."""
+    from musify.console import print_diagnostics, print_summary
     from musify.records import RunRecord
 
     try:
@@ -209,7 +265,7 @@ def report_cmd(record_path: str, fmt: str | None, out_file: str | None) -> None:
             record = RunRecord.from_json(json.load(fh))
     except (ValueError, KeyError, TypeError) as exc:
         _fail(f"{record_path}: not a readable run record: {exc}")
-    fmt = fmt or ("html" if out_file and out_file.endswith((".html", ".htm")) else "summary")
+    fmt = fmt or format_for(out_file)
     if fmt == "summary":
         print_diagnostics(record, sys.stdout)
         print_summary(record, sys.stdout)
@@ -228,20 +284,17 @@ def report_cmd(record_path: str, fmt: str | None, out_file: str | None) -> None:
 
 
 def render_report(record, fmt: str) -> str:
-    """The record in one of the file formats (json totals, csv, html)."""
-    if fmt == "json":
-        return json.dumps(record.totals, indent=2) + "\n"
-    if fmt == "csv":
-        from musify.report.csv_report import render_csv
+    """The record in one of the file formats (musify.report.FORMATS)."""
+    from musify.report import render
 
-        return render_csv(record)
-    from musify.report.html import render_html
-
-    return render_html(record)
+    return render(record, fmt)
 
 
 def _register_optional_commands() -> None:
-    """Commands that live in their own packages register here (one line each)."""
+    """Commands that live in their own packages register here (one line each); run on first need."""
+    if _OPTIONAL_LOADED:
+        return
+    _OPTIONAL_LOADED.append(True)
     for module, attr in (("musify.emu.command", "emu_run"), ("musify.rules.command", "rules_cmd"),
                          ("musify.verify.command", "verify_cmd")):
         try:
@@ -253,4 +306,4 @@ def _register_optional_commands() -> None:
         main.add_command(getattr(mod, attr))
 
 
-_register_optional_commands()
+_OPTIONAL_LOADED: list[bool] = []

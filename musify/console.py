@@ -8,9 +8,6 @@ from __future__ import annotations
 
 import sys
 
-from rich.console import Console
-from rich.table import Table
-
 from musify.diagnostics import at_least
 from musify.records import RunRecord
 from musify.report.summary import Report
@@ -25,6 +22,9 @@ def print_diagnostics(record: RunRecord, stream=None, min_severity: str = "note"
 
 
 def print_summary(record: RunRecord, stream=None) -> None:
+    from rich.console import Console  # here: `-q` runs and diagnostics alone never need rich
+    from rich.table import Table
+
     console = Console(file=stream or sys.stderr, highlight=False, soft_wrap=True)
     report = Report(record)
     t = report.totals

@@ -24,6 +24,7 @@ class Options:
     build_dir: str | None = None  # the directory holding compile_commands.json, for precise mode
     json_lite: bool = False  # leave the per-edit list out of the run record
     lock_wait: float = 10.0  # seconds an --in-place run waits for another one on the same tree
+    cache: bool = True  # reuse unchanged files' results from the incremental cache (musify/cache.py)
 
     def with_(self, **changes) -> Options:
         return replace(self, **changes)

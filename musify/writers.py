@@ -22,7 +22,11 @@ def atomic_write(path: str, data: bytes, mode_from: str | None = None, durable: 
 
     `durable` adds an fsync before the rename, so even a power cut leaves the old or the new
     file: needed when replacing a user's source in place, not when filling a fresh output tree
-    (where it costs more than the migration itself)."""
+    (where it costs more than the migration itself). There, a file that already holds exactly
+    `data` with the right permissions is left alone, so re-running into the same output tree
+    (an incremental run) rewrites only what changed."""
+    if not durable and _holds(path, data, mode_from):
+        return
     tmp = write_temp(path, data, mode_from, durable)
     try:
         os.replace(tmp, path)
@@ -153,7 +157,28 @@ def _umask() -> int:
     return mask
 
 
+def _holds(path: str, data: bytes, mode_from: str | None) -> bool:
+    """Whether `path` is a regular file with exactly `data` and `mode_from`'s permission bits."""
+    try:
+        st = os.lstat(path)
+        if not stat.S_ISREG(st.st_mode) or st.st_size != len(data):
+            return False
+        if mode_from and stat.S_IMODE(os.stat(mode_from).st_mode) != stat.S_IMODE(st.st_mode):
+            return False
+        with open(path, "rb") as fh:
+            return fh.read() == data
+    except OSError:
+        return False
+
+
 def copy_file(src: str, dst: str) -> None:
+    """copy2 (bytes, permissions, times), skipped when `dst` is already such a copy of `src`."""
+    try:
+        s, d = os.stat(src), os.lstat(dst)
+        if stat.S_ISREG(d.st_mode) and (s.st_size, s.st_mtime_ns, s.st_mode) == (d.st_size, d.st_mtime_ns, d.st_mode):
+            return
+    except OSError:
+        pass
     ensure_dir(os.path.dirname(dst) or ".")
     shutil.copy2(src, dst, follow_symlinks=False)
 

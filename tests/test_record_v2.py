@@ -128,7 +128,8 @@ def test_csv_and_html_reproduce_the_console_totals(corpus_run, tmp_path):
     assert int(total["errors"]) == shown["errors"] and int(total["warnings"]) == shown["warnings"]
     html = CliRunner().invoke(main, ["report", str(path), "--format", "html"])
     assert html.exit_code == 0
-    assert f"<b>{shown['edits']}</b>" in html.output
+    assert f"<b>{shown['lines_changed']}</b>lines changed" in html.output
+    assert f"of {shown['converted'] + shown['unconverted']} CUDA references converted" in html.output
     again = CliRunner().invoke(main, ["report", str(path)])
     assert _console_totals(again.output) == shown
 

@@ -4,7 +4,7 @@ The sources and the project headers they include with quotes are rewritten (rewr
 build folder that mirrors their layout, so relative includes find the rewritten copies. The face
 is chosen by extension (.mu/.muh: MUSA, anything else: CUDA) unless given. A build is keyed by a
 hash of every rewritten file, the flags, the emulator headers and the compiler, and kept under
-$MUSIFY_CACHE_DIR or ~/.cache/musify/emu, so rebuilding an unchanged program costs one hash.
+musify's cache root (`emu/`), so rebuilding an unchanged program costs one hash.
 
 Most of a fresh build is g++ parsing the emulator headers, so with g++ the face header every
 device file includes implicitly is precompiled once per face and flag set (kept in the cache
@@ -30,11 +30,12 @@ except ImportError:  # not POSIX: builds still work, concurrent PCH builds just 
     fcntl = None
 from pathlib import Path
 
+from musify import resources
 from musify.arch import emulator_target
 from musify.emu.rewrite import rewrite
 from musify.sandbox import run_tool
 
-EMU_ROOT = Path(__file__).resolve().parents[2] / "shims" / "emu"
+EMU_ROOT = resources.data_dir("shims/emu")
 DEVICE_EXTENSIONS = {".cu", ".cuh", ".mu", ".muh"}
 _QUOTED_INCLUDE = re.compile(r'^[ \t]*#[ \t]*include[ \t]*"([^"\n]+)"', re.MULTILINE)
 _RUNTIME_HEADER = {"cuda": "cuda_runtime.h", "musa": "musa_runtime.h"}
@@ -78,8 +79,8 @@ class Build:
 
 
 def cache_root() -> Path:
-    env = os.environ.get("MUSIFY_CACHE_DIR")
-    return Path(env) / "emu" if env else Path.home() / ".cache" / "musify" / "emu"
+    """The emulator's build cache, under musify's one cache root (musify.resources)."""
+    return resources.cache_dir("emu")
 
 
 @lru_cache(maxsize=4)

@@ -10,9 +10,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import TYPE_CHECKING
 
-import tree_sitter
-import tree_sitter_cuda
+if TYPE_CHECKING:  # imported when the first snippet is parsed: most runs never need a tree
+    import tree_sitter
 
 _WRAP_PREFIX = b"void __musify_snippet__() {\n"
 _WRAP_SUFFIX = b"\n}\n"
@@ -20,6 +21,9 @@ _WRAP_SUFFIX = b"\n}\n"
 
 @lru_cache(maxsize=1)
 def parser() -> tree_sitter.Parser:
+    import tree_sitter
+    import tree_sitter_cuda
+
     return tree_sitter.Parser(tree_sitter.Language(tree_sitter_cuda.language()))
 
 
@@ -51,11 +55,15 @@ def parse_toplevel(snippet: str) -> SnippetParse:
 @lru_cache(maxsize=32)
 def query(source: str) -> tree_sitter.Query:
     """A compiled tree-sitter query (compiling one costs tens of milliseconds: do it once)."""
+    import tree_sitter
+
     return tree_sitter.Query(parser().language, source)
 
 
 def captures(node: tree_sitter.Node, source: str) -> dict[str, list[tree_sitter.Node]]:
     """The nodes under `node` that a query captures, by capture name (matched in C, no Python walk)."""
+    import tree_sitter
+
     return tree_sitter.QueryCursor(query(source)).captures(node)
 
 

@@ -11,10 +11,11 @@ import json
 import os
 import pickle
 import re
+import sys
+import time
 from pathlib import Path
 
-import yaml
-
+from musify import resources
 from musify.diagnostics import CATALOGUE
 from musify.rules.model import HAZARDS, KINDS, STATUSES, Rule, RuleSet, rule_key
 
@@ -25,6 +26,7 @@ RECORD_KEYS = frozenset(
      "hazard", "overrides"}
 )
 FILE_KEYS = frozenset({"schema", "library", "kind", "status", "source", "rules", "section", "vendor_prefixes"})
+ANNOUNCE_BYTES = 1 << 20  # a database this big takes over a second to compile: say so
 _RECORD_LINE = re.compile(r"^\s*-\s", re.MULTILINE)
 
 
@@ -36,7 +38,7 @@ def default_rules_dir() -> Path:
     env = os.environ.get("MUSIFY_RULES_DIR")
     if env:
         return Path(env)
-    return Path(__file__).resolve().parents[2] / "rules"
+    return resources.data_dir("rules")
 
 
 def rule_files(rules_dir: Path) -> list[Path]:
@@ -44,10 +46,12 @@ def rule_files(rules_dir: Path) -> list[Path]:
 
 
 def _cache_dir() -> Path:
-    base = os.environ.get("MUSIFY_CACHE_DIR") or os.path.join(
-        os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), "musify"
-    )
-    return Path(base)
+    return resources.cache_dir("rules")
+
+
+def compiled_name(digest: str) -> str:
+    """The file name of a compiled RuleSet (the per-user cache and the copy a wheel ships)."""
+    return f"ruleset-{digest}.pickle"
 
 
 def load_ruleset(rules_dir: Path | None = None, extra: list[Path] | None = None,
@@ -55,32 +59,62 @@ def load_ruleset(rules_dir: Path | None = None, extra: list[Path] | None = None,
     """The built-in rules (cached by content hash), then each `extra` user table in order."""
     rules_dir = rules_dir or default_rules_dir()
     if not rules_dir.is_dir():
-        raise RuleFileError(f"{rules_dir}:1: the rule database is not there; install musify from a checkout "
-                            "(pip install -e .) or point MUSIFY_RULES_DIR at its rules/ folder")
-    files = rule_files(rules_dir)
-    h = hashlib.sha256(LOADER_VERSION.encode())
-    blobs = []
-    for path in files:
-        data = path.read_bytes()
-        blobs.append((path, data))
-        h.update(str(path.relative_to(rules_dir)).encode() + b"\0" + data + b"\0")
-    digest = h.hexdigest()[:20]
+        raise RuleFileError(f"{rules_dir}:1: the rule database is not there; reinstall musify "
+                            "(pip install musify, or pip install -e . in a checkout) or point "
+                            "MUSIFY_RULES_DIR at a rules/ folder")
+    blobs = [(path, path.read_bytes()) for path in rule_files(rules_dir)]
+    digest = rules_digest(blobs, rules_dir)
     ruleset = _read_cache(digest) if use_cache else None
     if ruleset is None:
-        ruleset = RuleSet(digest=digest)
-        rules: list[Rule] = []
-        prefixes: list[str] = []
-        for path, data in blobs:
-            rules.extend(parse_rule_file(path, data, rel_to=rules_dir.parent, prefixes=prefixes))
-        for rule in resolve_duplicates(rules, ruleset.overridden):
-            ruleset.add(rule)
-        ruleset.vendor_pattern = "|".join(sorted(set(prefixes), key=lambda p: (-len(p), p)))
+        big = sum(len(data) for _, data in blobs) > ANNOUNCE_BYTES
+        ruleset = compile_rules(blobs, rules_dir, digest, announce=use_cache and big)
         if use_cache:
             _write_cache(digest, ruleset)
     for path in extra or []:
         for rule in parse_user_table(Path(path)):
             ruleset.add(rule)
-        ruleset.digest += "+" + hashlib.sha256(Path(path).read_bytes()).hexdigest()[:8]
+        ruleset.digest += _user_suffix(Path(path))
+    return ruleset
+
+
+def ruleset_digest(rules_dir: Path | None = None, extra: list[Path] | None = None) -> str:
+    """The digest `load_ruleset` would give, without compiling or unpickling anything (the
+    incremental cache keys on it, so a fully cached run never loads the rules)."""
+    rules_dir = rules_dir or default_rules_dir()
+    blobs = [(path, path.read_bytes()) for path in rule_files(rules_dir)]
+    return rules_digest(blobs, rules_dir) + "".join(_user_suffix(Path(p)) for p in extra or [])
+
+
+def _user_suffix(path: Path) -> str:
+    return "+" + hashlib.sha256(path.read_bytes()).hexdigest()[:8]
+
+
+def rules_digest(blobs: list[tuple[Path, bytes]], rules_dir: Path) -> str:
+    """Content hash of the rule files (names and bytes) and the loader's shape version."""
+    h = hashlib.sha256(LOADER_VERSION.encode())
+    for path, data in blobs:
+        h.update(path.relative_to(rules_dir).as_posix().encode() + b"\0" + data + b"\0")
+    return h.hexdigest()[:20]
+
+
+def compile_rules(blobs: list[tuple[Path, bytes]], rules_dir: Path, digest: str,
+                  announce: bool = False) -> RuleSet:
+    """Parse and validate every rule file into one RuleSet. A first run (nothing cached, nothing
+    shipped) takes seconds, so with `announce` it says on stderr what it is doing."""
+    t0 = time.perf_counter()
+    if announce:
+        print(f"musify: compiling the rule database ({len(blobs)} files) into "
+              f"{_cache_dir()} (once per rules version)...", file=sys.stderr, flush=True)
+    ruleset = RuleSet(digest=digest)
+    rules: list[Rule] = []
+    prefixes: list[str] = []
+    for path, data in blobs:
+        rules.extend(parse_rule_file(path, data, rel_to=rules_dir.parent, prefixes=prefixes))
+    for rule in resolve_duplicates(rules, ruleset.overridden):
+        ruleset.add(rule)
+    ruleset.vendor_pattern = "|".join(sorted(set(prefixes), key=lambda p: (-len(p), p)))
+    if announce:
+        print(f"musify: rule database compiled in {time.perf_counter() - t0:.1f} s", file=sys.stderr, flush=True)
     return ruleset
 
 
@@ -113,23 +147,31 @@ def resolve_duplicates(rules: list[Rule], overridden: dict) -> list[Rule]:
 
 
 def _read_cache(digest: str) -> RuleSet | None:
-    path = _cache_dir() / f"ruleset-{digest}.pickle"
-    try:
-        with open(path, "rb") as fh:
-            obj = pickle.load(fh)
-        return obj if isinstance(obj, RuleSet) else None
-    except (OSError, pickle.UnpicklingError, EOFError, AttributeError, ImportError):
-        return None
+    """The compiled RuleSet for `digest`: the copy shipped in the package, else the user cache."""
+    shipped = resources.packaged_file(compiled_name(digest))
+    for path in ([shipped] if shipped else []) + [_cache_dir() / compiled_name(digest)]:
+        try:
+            with open(path, "rb") as fh:
+                obj = pickle.load(fh)
+        except (OSError, pickle.UnpicklingError, EOFError, AttributeError, ImportError):
+            continue
+        if isinstance(obj, RuleSet):
+            return obj
+    return None
+
+
+def save_compiled(ruleset: RuleSet, path: Path) -> None:
+    """Write a compiled RuleSet atomically (a concurrent reader sees the old file or the new)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.parent / f".{path.name}.{os.getpid()}.tmp"
+    with open(tmp, "wb") as fh:
+        pickle.dump(ruleset, fh, protocol=pickle.HIGHEST_PROTOCOL)
+    os.replace(tmp, path)
 
 
 def _write_cache(digest: str, ruleset: RuleSet) -> None:
-    directory = _cache_dir()
     try:
-        directory.mkdir(parents=True, exist_ok=True)
-        tmp = directory / f".ruleset-{digest}.{os.getpid()}.tmp"
-        with open(tmp, "wb") as fh:
-            pickle.dump(ruleset, fh, protocol=pickle.HIGHEST_PROTOCOL)
-        os.replace(tmp, directory / f"ruleset-{digest}.pickle")
+        save_compiled(ruleset, _cache_dir() / compiled_name(digest))
     except OSError:
         pass  # a read-only home still works, just without the cache
 
@@ -139,6 +181,8 @@ def parse_rule_file(path: Path, data: bytes | None = None, rel_to: Path | None =
     """Validate and type one musify rule file; its `vendor_prefixes` are appended to `prefixes`."""
     text = (data if data is not None else path.read_bytes()).decode("utf-8")
     shown = str(path.relative_to(rel_to)) if rel_to and path.is_relative_to(rel_to) else str(path)
+    import yaml  # here, not at the top: a run with compiled rules never parses YAML
+
     try:
         doc = yaml.load(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
     except yaml.YAMLError as exc:

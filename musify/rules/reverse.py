@@ -19,11 +19,12 @@ from dataclasses import replace
 
 from musify.discover import RENAMES, SOURCE_KINDS
 from musify.options import Options
-from musify.rules.loader import load_ruleset
+from musify.rules.loader import load_ruleset, ruleset_digest
 from musify.rules.model import Rule, RuleSet
 from musify.rules.status import is_reversible
 
 REVERSE_RENAMES = {musa: cuda for cuda, musa in RENAMES.items()}
+REVERSE_SUFFIX = "+reverse"  # on the digest of a reversed RuleSet
 _REVERSE_KINDS = frozenset({"musa", "cpp"})
 
 
@@ -44,7 +45,7 @@ def _winner_order(rule: Rule) -> tuple[bool, str]:
 def reverse_ruleset(forward: RuleSet) -> RuleSet:
     """A RuleSet mapping MUSA spellings back to CUDA ones; `reverse_choices` lists the
     many-to-one MUSA names (winner first) for MU1003."""
-    out = RuleSet(digest=forward.digest + "+reverse")
+    out = RuleSet(digest=forward.digest + REVERSE_SUFFIX)
     groups: dict[tuple[bool, str], list[Rule]] = {}
     for rule in forward.all_rules():
         # CUDA spellings stay known (and untouched) in the reverse direction
@@ -74,3 +75,8 @@ def load_for(options: Options) -> RuleSet:
     """The built-in rules plus the user's tables, reversed when `options.reverse` is set."""
     ruleset = load_ruleset(extra=list(options.rules))
     return reverse_ruleset(ruleset) if options.reverse else ruleset
+
+
+def digest_for(options: Options) -> str:
+    """`load_for(options).digest`, computed from the files alone (nothing loaded)."""
+    return ruleset_digest(extra=list(options.rules)) + (REVERSE_SUFFIX if options.reverse else "")

@@ -9,11 +9,11 @@ from pathlib import Path
 
 import click
 
-from musify.arch import ARCHES
 from musify.config import ConfigError, find_config
 from musify.emu.command import _SplitAtDashes, report_ignored
 from musify.emu.flags import parse_flags
 from musify.records import RunRecord
+from musify.verify.options import verify_options
 from musify.verify.settings import Settings, from_table
 
 
@@ -44,7 +44,7 @@ def backend_problem(backend: str) -> str:
 
 def run_verify(record: RunRecord, port_root: Path, settings: Settings, quiet: bool = False) -> dict:
     """Verify with progress on stderr, then print the section; returns it."""
-    from musify.verify import verify_record
+    from musify.verify.flow import verify_record
     from musify.verify.render import print_verify
 
     progress = _Progress(enabled=not quiet and settings.progress)
@@ -88,33 +88,6 @@ class _Progress:
             self.bar.stop()
 
 
-def verify_options(*arch_names: str):
-    """The options `verify` and `migrate --verify` share (`migrate` has an `--arch` of its own)."""
-    return lambda f: _with_options(f, arch_names)
-
-
-def _with_options(f, arch_names: tuple[str, ...]):
-    options = [
-        click.option(*arch_names, "archs", multiple=True, type=click.Choice(ARCHES),
-                     help="MUSA arch(s) to verify the port on (default: mp_22 at warp 128 and mp_31 at warp 32)."),
-        click.option("--backend", type=click.Choice(["emu", "mcc", "cuda"]), default="emu", show_default=True,
-                     help="Where to build and run: the CPU emulator, mcc, or nvcc with an NVIDIA GPU."),
-        click.option("--time-limit", type=float, default=None, help="Seconds each run may take (default 60)."),
-        click.option("--memory", "memory_gib", type=float, default=None, help="Address-space limit per run in GiB (default 8)."),
-        click.option("--rtol", type=float, default=None, help="Relative tolerance for numbers (default 1e-5)."),
-        click.option("--atol", type=float, default=None, help="Absolute tolerance for numbers (default 1e-8)."),
-        click.option("--ignore", multiple=True, metavar="REGEX", help="Output lines to leave out of the comparison (replaces the default timing pattern)."),
-        click.option("--no-racecheck", is_flag=True, help="Build without the shared-memory race check."),
-        click.option("--no-harness", is_flag=True, help="Do not generate harnesses for kernels without a main."),
-        click.option("--verify-build-dir", "verify_build_dir", type=click.Path(file_okay=False), default=None,
-                     hidden=arch_names == ("--arch",),  # `verify` spells it -p
-                     help="Folder of the compile_commands.json to take build flags from."),
-    ]
-    for option in reversed(options):
-        f = option(f)
-    return f
-
-
 def settings_from_cli(original: str, ctx: click.Context, archs, time_limit, memory_gib, rtol, atol, ignore,
                       no_racecheck, no_harness, verify_build_dir, jobs: int = 1) -> Settings:
     flags = parse_flags(ctx.meta.get("build_words", []), ".")
@@ -130,10 +103,6 @@ def settings_from_cli(original: str, ctx: click.Context, archs, time_limit, memo
     if no_harness:
         settings = settings.with_(harness=False)
     return settings
-
-
-VERIFY_KEYS = ("archs", "backend", "time_limit", "memory_gib", "rtol", "atol", "ignore", "no_racecheck",
-               "no_harness", "verify_build_dir")
 
 
 def verify_port(record: RunRecord, original: str, out_dir: str, jobs: int, quiet: bool, verify_kw: dict) -> dict:

@@ -15,25 +15,8 @@ import re
 from pathlib import Path
 
 from musify.arch import emulator_target
-from musify.diagnostics import Diagnostic, DiagSpec, make, register, with_changes
+from musify.diagnostics import Diagnostic, make, with_changes
 from musify.records import FileResult, RunRecord
-
-register(
-    DiagSpec("MU5001", "error", "medium", "port does not compile",
-             "the port does not compile on the emulator's MUSA face ({arch}): {error}"),
-    DiagSpec("MU5002", "error", "high", "port computes something else",
-             "verify ({arch}): the port's run differs from the original's: {difference}"),
-    DiagSpec("MU5003", "error", "medium", "port does not finish",
-             "verify ({arch}): {reason}"),
-    DiagSpec("MU5004", "note", "none", "kernel not harnessed",
-             "kernel '{name}' has no main to run it and no harness could be generated: {reason}"),
-    DiagSpec("MU5005", "note", "none", "original not verifiable here",
-             "verify: the original cannot be verified on the emulator ({reason}); the port is not judged"),
-    DiagSpec("MU5010", "warning", "medium", "shared-memory race (implicit warp-synchronous code)",
-             "verify ({arch}): a thread reads shared memory another thread wrote with no barrier between "
-             "({race}); this relies on warp-synchronous execution, which a {width}-lane warp does not give "
-             "the same way: add __syncwarp() or __syncthreads() between the write and the read"),
-)
 
 WARP_SIZE_IDS = frozenset(f"MU20{n}" for n in range(20, 30))
 _RACE_SITE = re.compile(r"(?P<path>[^\s:()]+\.(?:cu|cuh|mu|muh|cpp|h|hpp)):(?P<line>\d+)")

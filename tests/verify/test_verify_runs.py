@@ -10,8 +10,8 @@ import shutil
 from verify_support import INPUTS, ported, requires_cxx
 
 from musify.sandbox import namespaces_available
-from musify.verify import verify_record
 from musify.verify.command import load_settings
+from musify.verify.flow import verify_record
 
 pytestmark = requires_cxx
 

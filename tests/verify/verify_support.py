@@ -9,7 +9,7 @@ import pytest
 
 from musify.api import migrate
 from musify.options import Options
-from musify.verify import verify_record
+from musify.verify.flow import verify_record
 from musify.verify.settings import Settings
 
 HERE = Path(__file__).resolve().parent
