@@ -13,15 +13,19 @@ import shutil
 import sys
 from pathlib import Path
 
-from setuptools import setup
+from setuptools import Extension, setup
 from setuptools.command.build_py import build_py
 
 ROOT = Path(__file__).resolve().parent
 DATA = ("rules", "shims", "docs")  # top-level folders copied to musify/data/
 DATA_SKIP = ("coverage",)  # docs/coverage: generated tables for maintainers, not read at run time
 
-# Compiled extensions (optional, each with a pure-Python fallback) are listed here.
-EXT_MODULES: list = []
+# Compiled extensions, each optional with a pure-Python fallback: without a C compiler (or
+# Python's headers) the build only warns; `musify.frontend.scanner.SCANNER` says which one runs.
+EXT_MODULES = [
+    Extension("musify.frontend._cscan", ["musify/frontend/_cscan.c", "musify/frontend/_cscan_ident.c"],
+              depends=["musify/frontend/_cscan.h"], optional=True, extra_compile_args=["-O2"]),
+]
 
 
 class BuildPyWithData(build_py):

@@ -6,16 +6,21 @@ then runs `musify migrate CORPUS -o OUT --json run.json` as a user would, with -
 prints MB/s (wall clock, start-up included) and the peak RSS of the process tree.
 
     python benchmarks/bench_migrate.py --mb 10
+    python benchmarks/bench_migrate.py --tree /usr/local/cuda/include --jobs 1 2
+
+Peak RSS is shown two ways: the largest single process (ru_maxrss) and, sampled every 50 ms
+from /proc, the whole process tree at once (the parent and its -j workers together).
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import re
-import resource
 import shutil
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -53,19 +58,54 @@ def build_corpus(corpora: Path, dest: Path, megabytes: float) -> int:
     return total
 
 
-def run(corpus: Path, out: Path, jobs: int) -> tuple[float, float]:
+def _tree_rss_kb(root: int) -> int:
+    """Resident memory of `root` and its descendants now, in KiB (Linux /proc)."""
+    children: dict[int, list[int]] = {}
+    rss: dict[int, int] = {}
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat", encoding="ascii", errors="replace") as fh:
+                fields = fh.read().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        pid = int(entry)
+        children.setdefault(int(fields[1]), []).append(pid)
+        rss[pid] = int(fields[21]) * (os.sysconf("SC_PAGE_SIZE") // 1024)
+    total, todo = 0, [root]
+    while todo:
+        pid = todo.pop()
+        total += rss.get(pid, 0)
+        todo.extend(children.get(pid, ()))
+    return total
+
+
+def run(corpus: Path, out: Path, jobs: int) -> tuple[float, float, float]:
+    """Wall seconds, peak RSS of the largest process and of the whole tree (MB)."""
     if out.exists():
         shutil.rmtree(out)
     cmd = [sys.executable, "-m", "musify", "migrate", str(corpus), "-o", str(out), "-j", str(jobs),
            "--json", str(out.with_suffix(".json")), "-q", "--no-cache"]  # throughput, not cache hits
-    before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
     t0 = time.perf_counter()
-    proc = subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, check=False)
+    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd=REPO)
+    peak_tree = [0]
+    done = threading.Event()
+
+    def sample() -> None:
+        while not done.wait(0.05):
+            peak_tree[0] = max(peak_tree[0], _tree_rss_kb(proc.pid))
+
+    sampler = threading.Thread(target=sample, daemon=True)
+    if os.path.isdir("/proc"):
+        sampler.start()
+    _, status, usage = os.wait4(proc.pid, 0)
     wall = time.perf_counter() - t0
-    if proc.returncode not in (0, 1):
-        sys.exit(f"migrate failed ({proc.returncode}): {proc.stderr[-2000:]}")
-    peak_kb = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
-    return wall, max(peak_kb, before) / 1024
+    done.set()
+    code = os.waitstatus_to_exitcode(status)
+    if code not in (0, 1):
+        sys.exit(f"migrate failed ({code})")
+    return wall, usage.ru_maxrss / 1024, peak_tree[0] / 1024
 
 
 def main() -> None:
@@ -74,17 +114,28 @@ def main() -> None:
     ap.add_argument("--corpora", type=Path, default=REPO / "corpora")
     ap.add_argument("--work", type=Path, default=REPO / "benchmarks" / "out")
     ap.add_argument("--jobs", type=int, nargs="+", default=[1, 2])
+    ap.add_argument("--tree", type=Path, help="migrate this tree as it is instead of building a corpus")
     args = ap.parse_args()
-    corpus = args.work / "corpus"
-    size = build_corpus(args.corpora, corpus, args.mb)
+    args.work = args.work.resolve()  # the runs start in the repository root
+    if args.tree:
+        corpus = args.tree.resolve()
+        size = sum(p.stat().st_size for p in corpus.rglob("*") if p.is_file() and not p.is_symlink())
+    else:
+        corpus = args.work / "corpus"
+        size = build_corpus(args.corpora, corpus, args.mb)
     nfiles = sum(1 for p in corpus.rglob("*") if p.is_file())
-    print(f"corpus: {size / 1e6:.1f} MB in {nfiles} files (from {args.corpora})")
+    print(f"corpus: {size / 1e6:.1f} MB in {nfiles} files ({corpus}); load average {os.getloadavg()[0]:.1f}",
+          flush=True)
     # one warm-up so the rules cache exists, as for any user after the first run
     run(corpus, args.work / "warmup", 1)
+    shutil.rmtree(args.work / "warmup", ignore_errors=True)
     for jobs in args.jobs:
-        wall, rss = run(corpus, args.work / f"out-j{jobs}", jobs)
+        wall, rss, tree_rss = run(corpus, args.work / f"out-j{jobs}", jobs)
         print(f"-j{jobs}: {wall:.2f} s wall, {size / 1e6 / wall:.1f} MB/s, "
-              f"{size / 1e6 / wall / jobs:.1f} MB/s per core, peak RSS {rss:.0f} MB (largest process)")
+              f"{size / 1e6 / wall / jobs:.1f} MB/s per core, peak RSS {rss:.0f} MB (largest process), "
+              f"{tree_rss:.0f} MB (all processes)", flush=True)
+        shutil.rmtree(args.work / f"out-j{jobs}", ignore_errors=True)
+    print(f"load average {os.getloadavg()[0]:.1f} at the end")
 
 
 if __name__ == "__main__":

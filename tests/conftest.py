@@ -80,3 +80,10 @@ def install_rules(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, yaml_text: st
     monkeypatch.setenv("MUSIFY_RULES_DIR", str(tmp_path / "rules"))
     monkeypatch.setenv("MUSIFY_CACHE_DIR", str(tmp_path / "cache"))
     return tmp_path / "rules"
+
+
+def pytest_report_header() -> str:
+    """Say which scanner the run tests: the compiled one, or the pure-Python fallback."""
+    from musify.frontend.scanner import SCANNER
+
+    return f"musify scanner: {SCANNER} ({'compiled _cscan' if SCANNER == 'c' else 'pure Python'})"

@@ -57,6 +57,7 @@ class BuildOptions:
     sanitize: bool = False
     optimize: int = 2  # -O level; sanitizer builds use -O1 whatever this says
     arch_macro: bool = False  # define __CUDA_ARCH__/__MUSA_ARCH__ (docs/emulator.md)
+    racecheck: bool = False  # report shared-memory races (exit status 86; docs/emulator.md)
     extra_flags: tuple[str, ...] = field(default_factory=tuple)  # g++ flags, also used for the precompiled header
     # the project's flags (-I, -D, -std=, -fopenmp, -l; musify/emu/flags.py sorts them): on the program's
     # command line only, so every project shares one precompiled header (g++ checks that it still applies)
@@ -134,6 +135,23 @@ def collect_files(sources: list[Path]) -> list[Path]:
     return list(seen)
 
 
+def drop_included_sources(sources: list[Path]) -> list[Path]:
+    """The sources less those another source reaches through a quoted include.
+
+    Some programs `#include "kernels.cu"` into main.cu; a build system that lists both would
+    define everything in kernels.cu twice, so such a source is compiled only where it is included.
+    Order is kept; of sources that include each other, the first listed stays.
+    """
+    resolved = [Path(s).resolve() for s in sources]
+    dropped: set[Path] = set()
+    for path in resolved:
+        if path in dropped:
+            continue
+        reached = set(collect_files([path])) - {path}
+        dropped |= {other for other in resolved if other in reached and other != path}
+    return [s for s, r in zip(sources, resolved) if r not in dropped]
+
+
 def _is_device_file(path: Path) -> bool:
     return path.suffix in DEVICE_EXTENSIONS
 
@@ -154,11 +172,18 @@ def _base_flags(options: BuildOptions, face: str, warp: int, arch: int) -> list[
     """Flags shared by every translation unit of a build (and its precompiled face header)."""
     level = 1 if options.sanitize else max(0, min(3, options.optimize))
     flags = ["-std=c++17", f"-O{level}", "-pthread", f"-DEMU_WARP_SIZE={warp}", f"-DEMU_ARCH={arch}",
-             "-I", str(EMU_ROOT / face)]
+             "-I", str(EMU_ROOT / face), "-I", str(EMU_ROOT / "libs" / face)]
     if options.arch_macro:
         flags.append("-DEMU_DEFINE_ARCH_MACRO")
     if options.sanitize:
         flags += ["-fsanitize=address", "-fno-omit-frame-pointer", "-g"]  # -g: reports name lines
+    if options.racecheck:
+        if options.sanitize:
+            raise ValueError("--racecheck and --sanitize cannot be combined (g++ has one instrumentation at a time)")
+        # ThreadSanitizer's instrumentation calls emu/racecheck.hpp (its runtime is never linked);
+        # -g1: line tables, so that a race names its source lines
+        flags += ["-DMUSIFY_EMU_RACECHECK=1", "-fsanitize=thread", "--param=tsan-instrument-func-entry-exit=0",
+                  "-g1"]
     return flags + list(options.extra_flags)
 
 
@@ -167,8 +192,11 @@ def _is_link_flag(flag: str) -> bool:
 
 
 def compile_command(sources: list[Path], output: Path, options: BuildOptions, include_dirs: list[Path],
-                    prelude: Path | None = None) -> list[str]:
-    """The compiler command line; device files include `prelude` (a precompiled face header) if given."""
+                    prelude: Path | None = None, compile_only: bool = False) -> list[str]:
+    """The compiler command line; device files include `prelude` (a precompiled face header) if given.
+
+    `compile_only`: one source to one object file (-c), for builds linked in a separate step.
+    """
     face, warp, arch = options.resolved(sources)
     cmd = [os.environ.get("CXX", "g++"), *_base_flags(options, face, warp, arch),
            *(f for f in options.project_flags if not _is_link_flag(f))]
@@ -179,7 +207,28 @@ def compile_command(sources: list[Path], output: Path, options: BuildOptions, in
             cmd += ["-x", "c++", "-include", str(prelude or _RUNTIME_HEADER[face]), str(src), "-x", "none"]
         else:
             cmd.append(str(src))
-    return cmd + ["-o", str(output)] + [f for f in options.project_flags if _is_link_flag(f)]
+    return cmd + (["-c"] if compile_only else []) + ["-o", str(output)] + \
+        ([] if compile_only else [f for f in options.project_flags if _is_link_flag(f)])
+
+
+def _compile(copies: list[Path], out: Path, options: BuildOptions, include_dirs: list[Path],
+             prelude: Path | None):
+    """Run the compiler (under the compile time limit); a race-check build compiles each source
+    apart and links without the instrumentation's runtime (the emulator defines its entry points)."""
+    if not options.racecheck:
+        cmd = compile_command(copies, out, options, include_dirs, prelude)
+        return cmd, run_tool(cmd, time_limit=options.compile_timeout)
+    objects = []
+    for i, src in enumerate(copies):
+        obj = out.parent / f"obj{i}.o"
+        cmd = compile_command([src], obj, options, include_dirs, prelude, compile_only=True)
+        proc = run_tool(cmd, time_limit=options.compile_timeout)
+        if proc.returncode != 0:
+            return cmd, proc
+        objects.append(str(obj))
+    cmd = [os.environ.get("CXX", "g++"), "-pthread", *objects, *options.extra_flags, "-o", str(out),
+           *(f for f in options.project_flags if _is_link_flag(f))]
+    return cmd, run_tool(cmd, time_limit=options.compile_timeout)
 
 
 def _uses_gcc_pch(cxx: str) -> bool:
@@ -230,7 +279,7 @@ def precompiled_prelude(options: BuildOptions, sources: list[Path]) -> Path | No
 
 def build(sources: list[Path], options: BuildOptions = BuildOptions(), keep_dir: Path | None = None) -> Build:
     """Compile (or find in the cache) the program made of `sources`; raise BuildError on failure."""
-    sources = [Path(s) for s in sources]
+    sources = drop_included_sources([Path(s) for s in sources])
     if not sources:
         raise ValueError("no sources to build")
     for src in sources:
@@ -259,8 +308,7 @@ def build(sources: list[Path], options: BuildOptions = BuildOptions(), keep_dir:
             return Build(exe, probe, True)
         out = Path(tmp) / "prog"
         prelude = precompiled_prelude(options, sources) if any(map(_is_device_file, copies)) else None
-        cmd = compile_command(copies, out, options, include_dirs, prelude)
-        proc = run_tool(cmd, time_limit=options.compile_timeout)
+        cmd, proc = _compile(copies, out, options, include_dirs, prelude)
         if proc.timed_out:
             raise BuildError(f"the compiler did not finish within {options.compile_timeout:g} s "
                              f"({' '.join(str(s) for s in sources)})", proc.stderr)

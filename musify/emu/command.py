@@ -79,6 +79,8 @@ def report_ignored(ignored: list[tuple[str, str]], who: str) -> None:
               help="Header set; default: musa for .mu files, cuda otherwise.")
 @click.option("--arch-macro", is_flag=True, help="Define __CUDA_ARCH__/__MUSA_ARCH__ (see docs/emulator.md).")
 @click.option("--sanitize", is_flag=True, help="Build with AddressSanitizer.")
+@click.option("--racecheck", is_flag=True,
+              help="Report a __shared__ read or write racing another thread's since the last barrier (exit 86).")
 @click.option("--keep-build", type=click.Path(file_okay=False, path_type=Path), default=None,
               help="Keep the rewritten sources and the executable in this folder.")
 @click.option("--timeout", type=float, default=60.0, show_default=True, help="Seconds before the program is stopped.")
@@ -89,8 +91,8 @@ def report_ignored(ignored: list[tuple[str, str]], who: str) -> None:
 @click.option("-p", "--build-dir", type=click.Path(exists=True, file_okay=False, path_type=Path), default=None,
               help="Take the build flags of FILE... from this folder's compile_commands.json.")
 @click.pass_context
-def emu_run(ctx, files, arch, warp, face, arch_macro, sanitize, keep_build, timeout, memory_gib, compile_timeout,
-            build_dir):
+def emu_run(ctx, files, arch, warp, face, arch_macro, sanitize, racecheck, keep_build, timeout, memory_gib,
+            compile_timeout, build_dir):
     """Compile FILE... with the emulator headers and run the program with ARGS (after `--`).
 
     Compiler flags -I DIR, -D NAME[=VALUE], -U NAME, -std=c++NN, -fopenmp and -Xcompiler FLAGS are
@@ -103,7 +105,8 @@ def emu_run(ctx, files, arch, warp, face, arch_macro, sanitize, keep_build, time
         flags = _database_flags(build_dir, files, flags)
     report_ignored(flags.ignored, "emu-run")
     options = BuildOptions(face=face, warp=int(warp) if warp else None, arch=arch, sanitize=sanitize,
-                           arch_macro=arch_macro, project_flags=tuple(flags.flags), compile_timeout=compile_timeout)
+                           arch_macro=arch_macro, racecheck=racecheck, project_flags=tuple(flags.flags),
+                           compile_timeout=compile_timeout)
     try:
         result = build(list(files), options, keep_dir=keep_build)
     except BuildError as exc:

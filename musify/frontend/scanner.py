@@ -5,15 +5,19 @@ string or character literal, `#include` path, preprocessor condition, macro body
 never rewrites a comment or a string by accident, and it records where comments and literals are,
 so structural passes (launch detection, hazards) can ask "is this offset code?".
 
-Speed matters: this is the hot path. One compiled regex skips, in C, everything that cannot be a
-candidate (ordinary identifiers, numbers, punctuation); Python only sees comments, literals,
-directives and identifiers that start like a vendor name. The candidate prefixes come from the
-rule set (see `candidate_prefixes`), so the scanner itself knows no CUDA name.
+Speed matters: this is the hot path. `_cscan.c` does the same two passes in C (built at install
+time as an optional extension); this module's Python code is the reference it is tested against
+(tests/test_cscan_equivalence.py) and the fallback where no compiler was available, or when
+MUSIFY_PURE_PYTHON=1 asks for it. In the Python path one compiled regex skips everything that
+cannot be a candidate (ordinary identifiers, numbers, punctuation); Python only sees comments,
+literals, directives and identifiers that start like a vendor name. The candidate prefixes come
+from the rule set (see `candidate_prefixes`), so the scanner itself knows no CUDA name.
 """
 
 from __future__ import annotations
 
 import bisect
+import os
 import re
 from dataclasses import dataclass, field
 from enum import IntEnum
@@ -71,9 +75,13 @@ class Scan:
     # (start, end, ctx) of every comment and literal, in order; the complement is code
     spans: list[tuple[int, int, Ctx]] = field(default_factory=list)
     problems: list[Problem] = field(default_factory=list)
+    _codemap: CodeMap | None = field(default=None, repr=False, compare=False)
 
     def code_map(self) -> CodeMap:
-        return CodeMap(self.spans)
+        """The code map of these spans, made once (several passes ask for it)."""
+        if self._codemap is None:
+            self._codemap = CodeMap(self.spans)
+        return self._codemap
 
 
 class CodeMap:
@@ -210,6 +218,18 @@ def _logical_line_end(text: str, pos: int) -> int:
 def scan(text: str, prefixes: tuple[str, ...] = VENDOR_PREFIXES) -> Scan:
     """Scan `text`; identifiers starting with one of `prefixes` are reported with their context.
 
+    The compiled scanner when it is built (and the prefixes are plain ASCII words), else the
+    Python one; both give the same result."""
+    if _NATIVE is not None:
+        found = _NATIVE.scan(text, prefixes)
+        if found is not None:
+            return Scan(*found)
+    return scan_python(text, prefixes)
+
+
+def scan_python(text: str, prefixes: tuple[str, ...] = VENDOR_PREFIXES) -> Scan:
+    """The pure-Python scanner (the reference for `_cscan`).
+
     Two regex passes keep Python off the per-character path: one over the few characters that
     open comments, literals and directives (a character-set search), one over candidate
     identifiers (a trie of literal prefixes); a linear merge then gives each identifier its
@@ -311,7 +331,7 @@ def _raw_string_start(text: str, quote: int) -> tuple[int, str] | None:
         return None
     s = quote - 1
     for p in _CHAR_PREFIXES:
-        if text.startswith(p, s - len(p)):
+        if s >= len(p) and text.startswith(p, s - len(p)):
             s -= len(p)
             break
     if s and text[s - 1] in _WORD_CHARS:
@@ -383,13 +403,18 @@ def identifiers_in(text: str, start: int, end: int) -> list[tuple[int, int, str]
     return [(m.start(), m.end(), m.group()) for m in _IDENT.finditer(text, start, end)]
 
 
+def line_starts_python(text: str) -> list[int]:
+    """Offsets where lines start (0, then after each newline): `_cscan.line_starts` in Python."""
+    lengths = [len(line) + 1 for line in text.split("\n")]
+    lengths.pop()
+    return list(accumulate(lengths, initial=0))
+
+
 class LineIndex:
     """Offset -> (line, column), both 1-based; columns count characters."""
 
     def __init__(self, text: str):
-        lengths = [len(line) + 1 for line in text.split("\n")]
-        lengths.pop()
-        self._starts = list(accumulate(lengths, initial=0))
+        self._starts = _NATIVE.line_starts(text) if _NATIVE is not None else line_starts_python(text)
 
     def position(self, offset: int) -> tuple[int, int]:
         i = bisect.bisect_right(self._starts, offset) - 1
@@ -401,3 +426,27 @@ class LineIndex:
     @property
     def line_count(self) -> int:
         return len(self._starts)
+
+
+def _load_native():
+    """The compiled scanner, bound to this module's types; None when it was not built or when
+    MUSIFY_PURE_PYTHON is set (tests and debugging)."""
+    if os.environ.get("MUSIFY_PURE_PYTHON", "") not in ("", "0"):
+        return None
+    try:
+        from musify.frontend import _cscan
+    except ImportError:
+        return None
+    _cscan.bind(Ident, Include, Directive, Problem, tuple(Ctx))
+    return _cscan
+
+
+_NATIVE = _load_native()
+
+
+def native():
+    """The compiled module (`scan`, and `renames` for the identifier pass), or None."""
+    return _NATIVE
+
+
+SCANNER = "c" if _NATIVE is not None else "python"  # which scanner runs, for reports and tests

@@ -11,11 +11,12 @@ import re
 from functools import lru_cache
 
 from musify.engine.edits import Edit
-from musify.frontend.scanner import Ctx, identifiers_in
+from musify.frontend.scanner import Ctx, Ident, identifiers_in, native
 from musify.passes._base import PassContext
-from musify.rules.model import Rule
+from musify.rules.model import Rule, RuleSet
 
 _MIGRATED = frozenset({Ctx.CODE, Ctx.DIRECTIVE, Ctx.MACRO, Ctx.MACRO_NAME})
+_MIGRATED_MASK = sum(1 << c for c in _MIGRATED)
 
 # what a kind of record is called in a message ("call of 'cudaBindTexture'")
 _WHAT = {"function": "call of"}
@@ -25,6 +26,8 @@ _WHAT = {"function": "call of"}
 def vendor_name(pattern: str) -> re.Pattern[str] | None:
     """What "looks like a CUDA vendor name" for MU1001: the rules' `vendor_prefixes`."""
     return re.compile(f"(?:{pattern})") if pattern else None
+
+
 _WORD = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_")
 # identifiers before a name that mean the name is being used, not declared
 _USE_KEYWORDS = frozenset({
@@ -35,14 +38,19 @@ _QUAL_BACK = re.compile(r"([A-Za-z_]\w*)\s*::\s*$")
 
 
 def run(ctx: PassContext) -> list[Edit]:
-    edits: list[Edit] = []
     names = ctx.ruleset.names
     qualified = ctx.ruleset.qualified
     text = ctx.text
     inferred_seen: set[str] = set()
-    for ident in ctx.scan.idents:
-        if ident.ctx not in _MIGRATED:
-            continue
+    vendor = vendor_name(ctx.ruleset.vendor_pattern)
+    # plain renames (most identifiers) in one loop, compiled where available; the rest here
+    compiled = native()
+    fast, skip = fast_renames(ctx.ruleset)
+    if compiled is not None:
+        edits, rest = compiled.renames(ctx.scan.idents, fast, skip, _MIGRATED_MASK, Edit)
+    else:
+        edits, rest = renames_python(ctx.scan.idents, fast, skip)
+    for ident in rest:
         name = ident.name
         rule = names.get(name)
         if name in qualified:
@@ -51,12 +59,56 @@ def run(ctx: PassContext) -> list[Edit]:
                 and not _template_use(text, ident.end):
             continue  # `surface` the variable, not `surface<...>` the template
         if rule is None:
+            if vendor is None or not vendor.match(name):
+                skip.add(name)  # no rule, not vendor-looking: nothing to do, here or in any file
+                continue
             _maybe_unknown(ctx, ident.start, name, ident.ctx)
             continue
         _use_rule(ctx, rule, ident.start, ident.end, edits, inferred_seen)
     if ctx.options.rewrite_comments or ctx.options.rewrite_strings:
         edits.extend(_rewrite_inside_literals(ctx))
     return edits
+
+
+def fast_renames(ruleset: RuleSet) -> tuple[dict[str, tuple], set[str]]:
+    """What the hot loop decides without Python: names whose every use is the same plain edit (no
+    qualifier to check, no diagnostic, not inferred), as name -> the Edit's fields after its span
+    (so the compiled loop knows no field names); and names the pass does nothing with (kept by MUSA without a diagnostic; the run adds names
+    that no rule knows and that do not look like vendor names as it meets them). Cached on the
+    RuleSet."""
+    cached = getattr(ruleset, "_fast_renames", None)
+    if cached is None:
+        fast: dict[str, tuple] = {}
+        skip: set[str] = set()
+        qualified = ruleset.qualified
+        for name, rule in ruleset.names.items():
+            if name in qualified or rule.status == "unsupported" or rule.diag:
+                continue
+            replacement = rule.replacement
+            if replacement is None:
+                skip.add(name)
+            elif not rule.inferred:
+                last = replacement.rsplit("::", 1)[-1] if "::" in rule.cuda else replacement
+                # every field after the span, defaults included, exactly as _use_rule makes it
+                fast[name] = Edit(0, 0, last, rule.cuda, rule.library, rule.kind, rule.inferred)[2:]
+        cached = ruleset._fast_renames = (fast, skip)  # type: ignore[attr-defined]
+    return cached
+
+
+def renames_python(idents: list[Ident], fast: dict, skip: set[str]) -> tuple[list[Edit], list[Ident]]:
+    """The pure-Python `_cscan.renames`: plain renames as edits, nothing for the names in `skip`,
+    the other migrated identifiers (in order) for the caller."""
+    edits: list[Edit] = []
+    rest: list[Ident] = []
+    for ident in idents:
+        if ident.ctx not in _MIGRATED:
+            continue
+        fields = fast.get(ident.name)
+        if fields is not None:
+            edits.append(Edit(ident.start, ident.end, *fields))
+        elif ident.name not in skip:
+            rest.append(ident)
+    return edits, rest
 
 
 def _use_rule(ctx: PassContext, rule: Rule, start: int, end: int, edits: list[Edit],
@@ -134,8 +186,9 @@ def is_declaration(text: str, start: int) -> bool:
     return tok == "~"  # a destructor
 
 
-def previous_token(text: str, start: int) -> tuple[str, int]:
-    """The token that ends before `start` (skipping blanks) and where it starts; ("", 0) at the top."""
+def previous_token_python(text: str, start: int) -> tuple[str, int]:
+    """The token that ends before `start` (skipping blanks) and where it starts; ("", 0) at the top.
+    (`previous_token` is `_cscan.previous_token` where the compiled module is built.)"""
     j = start - 1
     while j >= 0 and text[j] in " \t\r\n\\":
         j -= 1
@@ -149,6 +202,9 @@ def previous_token(text: str, start: int) -> tuple[str, int]:
     if j >= 1 and text[j - 1:j + 1] in ("::", "->"):
         return text[j - 1:j + 1], j - 1
     return text[j], j
+
+
+previous_token = native().previous_token if native() is not None else previous_token_python
 
 
 def _is_member_access(text: str, start: int) -> bool:

@@ -71,6 +71,7 @@ struct ThreadCtx {
     std::uint64_t payload[2] = {0, 0};
     int arg = 0;
     int width = 0;
+    bool coalesce = false;  // coalesced_threads(): completes with the lanes that reach it together
     std::uint64_t result[2] = {0, 0};
     unsigned long long grid_syncs = 0;  // grid barriers this thread has entered
 };
@@ -90,6 +91,17 @@ struct GridShared {
 };
 
 void fiber_main(void* arg);
+
+// Hooks of the shared-memory race check (racecheck.hpp); nothing without MUSIFY_EMU_RACECHECK.
+#ifdef MUSIFY_EMU_RACECHECK
+namespace race {
+inline void barrier_released();
+inline void warp_synced(int warp);
+}  // namespace race
+#define EMU_RC_HOOK(call) ::emu::race::call
+#else
+#define EMU_RC_HOOK(call) ((void)0)
+#endif
 
 struct BlockCtx {
     int n = 0;
@@ -238,10 +250,12 @@ struct BlockCtx {
             }
             if (!bar_mixed && bar_waiters.size() == static_cast<size_t>(live)) {
                 bar_released = bar_count;
+                EMU_RC_HOOK(barrier_released());
                 runq.swap(bar_waiters);  // runq is empty here
                 bar_waiters.clear();
                 continue;
             }
+            if (complete_coalesced()) continue;
             report_stall();
         }
     }
@@ -255,7 +269,8 @@ struct BlockCtx {
         w.done.set(me.lane);
         // Lanes waiting for this one in a collective may now be complete.
         for (int l = 0; l < kWarpSize; ++l)
-            if (w.waiting.has(l)) try_complete(me.warp, th[me.warp * kWarpSize + l].group);
+            if (w.waiting.has(l) && !th[me.warp * kWarpSize + l].coalesce)
+                try_complete(me.warp, th[me.warp * kWarpSize + l].group);
         schedule();
     }
 
@@ -299,6 +314,7 @@ struct BlockCtx {
         }
         if (count == 0) return false;
         combine(*this, lanes, count);
+        EMU_RC_HOOK(warp_synced(warp));
         for (int i = 0; i < count; ++i) {
             ThreadCtx* c = lanes[i];
             w.waiting.w[c->lane >> 6] &= ~(std::uint64_t(1) << (c->lane & 63));
@@ -339,8 +355,37 @@ struct BlockCtx {
         slots[cur].site = site;
         slots[cur].state = ThreadState::AtWarpOp;
         warps[m.warp].waiting.set(m.lane);
-        if (try_complete(m.warp, m.group)) return;
+        if (!m.coalesce && try_complete(m.warp, m.group)) return;
         schedule();
+    }
+
+    // Nothing can run: lanes waiting in coalesced_threads() at one call site form their group now
+    // (every other lane of their warp has returned or waits elsewhere, so none can join them).
+    bool complete_coalesced() {
+        for (int w = 0; w < static_cast<int>(warps.size()); ++w) {
+            const ThreadCtx* first = nullptr;
+            LaneSet group;
+            for (int l = 0; l < kWarpSize; ++l) {
+                if (!warps[w].waiting.has(l)) continue;
+                const ThreadCtx& c = th[w * kWarpSize + l];
+                if (!c.coalesce) continue;
+                if (!first) first = &c;
+                if (same_site(slots[w * kWarpSize + l].site, slots[first - th.data()].site)) group.set(l);
+            }
+            if (!first) continue;
+            for (int l = 0; l < kWarpSize; ++l)
+                if (group.has(l)) {
+                    th[w * kWarpSize + l].group = group;
+                    th[w * kWarpSize + l].coalesce = false;
+                }
+            if (!try_complete(w, group)) continue;
+            if (cur / kWarpSize == w && group.has(cur % kWarpSize)) {  // the caller waits in schedule()
+                slots[cur].state = ThreadState::Ready;
+                runq.push_back(cur);
+            }
+            return true;
+        }
+        return false;
     }
 
     // The current thread's record, valid in loop mode too (where only the running thread has one).

@@ -36,4 +36,12 @@ T reduce(const Group& g, T value, Op op, const char* file = __builtin_FILE(), in
     return value;
 }
 
+// A coalesced group need not be a power of two: every thread folds the values in rank order.
+template <class T, class Op>
+T reduce(const coalesced_group& g, T value, Op op, const char* file = __builtin_FILE(), int line = __builtin_LINE()) {
+    T acc = g.shfl(value, 0, file, line);
+    for (unsigned r = 1; r < g.size(); ++r) acc = op(acc, g.shfl(value, r, file, line));
+    return acc;
+}
+
 }  // namespace cooperative_groups

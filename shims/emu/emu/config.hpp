@@ -31,11 +31,13 @@
 #define __restrict__ __restrict
 #define __launch_bounds__(...)
 #define __grid_constant__
+// The GNU attribute rather than alignas: it is also valid in a typedef
+// (`typedef __align__(8) float2 Pair;`), as nvcc accepts.
 #ifndef __align__
-#define __align__(n) alignas(n)
+#define __align__(n) __attribute__((aligned(n)))
 #endif
 #ifndef __builtin_align__
-#define __builtin_align__(n) alignas(n)
+#define __builtin_align__(n) __attribute__((aligned(n)))
 #endif
 #ifndef __inline__
 #define __inline__ inline

@@ -43,6 +43,39 @@ inline LaneSet tile_lanes(unsigned size) {
     return s;
 }
 
+// coalesced_threads(): the lanes of the warp that reach this call together. It is a meeting that
+// completes when no other lane of the warp can arrive (each has returned or waits elsewhere), so
+// in `if (p) { auto g = coalesced_threads(); ... }` the group is the lanes for which p held.
+inline void combine_coalesce(BlockCtx&, ThreadCtx* const* lanes, int count) {
+    LaneSet s;
+    for (int i = 0; i < count; ++i) s.set(lanes[i]->lane);
+    for (int i = 0; i < count; ++i) {
+        lanes[i]->result[0] = s.w[0];
+        lanes[i]->result[1] = s.w[1];
+    }
+}
+
+inline LaneSet coalesce(Site site) {
+    BlockCtx& b = *tl_block;
+    ThreadCtx& me = b.current_ctx();
+    me.group = LaneSet::first(kWarpSize);
+    me.combine = &combine_coalesce;
+    me.coalesce = true;
+    b.warp_collective(site);
+    ThreadCtx& done = b.th[b.cur];
+    done.coalesce = false;
+    return LaneSet{{done.result[0], done.result[1]}};
+}
+
+inline int popcount(const LaneSet& s) { return __builtin_popcountll(s.w[0]) + __builtin_popcountll(s.w[1]); }
+
+// The lane of rank `rank` in `s` (or -1).
+inline int lane_of_rank(const LaneSet& s, int rank) {
+    for (int l = 0; l < kWarpSize; ++l)
+        if (s.has(l) && rank-- == 0) return l;
+    return -1;
+}
+
 }  // namespace emu
 
 namespace cooperative_groups {
@@ -138,6 +171,62 @@ class thread_block_tile : public thread_group {
     static constexpr unsigned size() { return Size; }
     static constexpr unsigned num_threads() { return Size; }
 };
+
+// The group coalesced_threads() returns: ranks are the lanes' order within the group.
+class coalesced_group {
+   public:
+    explicit coalesced_group(emu::LaneSet lanes) : lanes_(lanes) {}
+    unsigned size() const { return static_cast<unsigned>(emu::popcount(lanes_)); }
+    unsigned num_threads() const { return size(); }
+    unsigned thread_rank() const {
+        int lane = static_cast<int>(emu::linear_thread() % emu::kWarpSize);
+        emu::LaneSet below;
+        for (int l = 0; l < lane; ++l)
+            if (lanes_.has(l)) below.set(l);
+        return static_cast<unsigned>(emu::popcount(below));
+    }
+    unsigned meta_group_rank() const { return 0; }
+    unsigned meta_group_size() const { return 1; }
+    void sync(EMU_CG_SITE) const { emu::vote<emu::kVoteSync>({file, line}, lanes_, 0); }
+    template <class T>
+    T shfl(T v, unsigned src_rank, EMU_CG_SITE) const {
+        return from_rank({file, line}, v, static_cast<int>(src_rank % size()));
+    }
+    template <class T>
+    T shfl_down(T v, unsigned d, EMU_CG_SITE) const {
+        unsigned r = thread_rank() + d;
+        return from_rank({file, line}, v, r < size() ? static_cast<int>(r) : -1);
+    }
+    template <class T>
+    T shfl_up(T v, unsigned d, EMU_CG_SITE) const {
+        unsigned r = thread_rank();
+        return from_rank({file, line}, v, r >= d ? static_cast<int>(r - d) : -1);
+    }
+    template <class T>
+    T shfl_xor(T v, unsigned m, EMU_CG_SITE) const {
+        unsigned r = thread_rank() ^ m;
+        return from_rank({file, line}, v, r < size() ? static_cast<int>(r) : -1);
+    }
+    // Bit i is the group's thread of rank i.
+    unsigned ballot(int pred, EMU_CG_SITE) const {
+        unsigned bits = 0;
+        for (unsigned r = 0; r < size(); ++r) bits |= (shfl(pred != 0 ? 1u : 0u, r, file, line) & 1u) << r;
+        return bits;
+    }
+    bool any(int pred, EMU_CG_SITE) const { return emu::vote<emu::kVoteAny>({file, line}, lanes_, pred != 0) != 0; }
+    bool all(int pred, EMU_CG_SITE) const { return emu::vote<emu::kVoteAll>({file, line}, lanes_, pred != 0) != 0; }
+
+   private:
+    // The value of the group's thread of rank `rank`; rank -1: one's own value.
+    template <class T>
+    T from_rank(emu::Site site, T v, int rank) const {
+        int lane = rank < 0 ? static_cast<int>(emu::linear_thread() % emu::kWarpSize) : emu::lane_of_rank(lanes_, rank);
+        return emu::shuffle<emu::kShflIdx>(site, lanes_, v, lane, emu::kWarpSize);
+    }
+    emu::LaneSet lanes_;
+};
+
+inline coalesced_group coalesced_threads(EMU_CG_SITE) { return coalesced_group(emu::coalesce({file, line})); }
 
 template <unsigned Size, class Parent>
 thread_block_tile<Size> tiled_partition(const Parent&) {

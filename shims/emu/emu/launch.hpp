@@ -3,6 +3,8 @@
 // complete) and the `launch_via(call)(config)(args)` form that rewrite.py turns `<<<>>>` into.
 // Launches are synchronous: when a launch returns, the grid has finished.
 #pragma once
+#include <sched.h>
+
 #include <algorithm>
 #include <atomic>
 #include <condition_variable>
@@ -49,6 +51,16 @@ inline int check_config(const dim3& g, const dim3& b, size_t smem) {
     return Success;
 }
 
+// The cores this process may run on (its affinity mask: `taskset` and container cpusets narrow it),
+// else every core of the machine.
+inline int usable_cores() {
+#ifdef __linux__
+    cpu_set_t set;
+    if (sched_getaffinity(0, sizeof set, &set) == 0 && CPU_COUNT(&set) > 0) return CPU_COUNT(&set);
+#endif
+    return static_cast<int>(std::thread::hardware_concurrency());
+}
+
 // The OS threads that run blocks: the launching thread plus (cores - 1) workers, or EMU_THREADS.
 class Pool {
    public:
@@ -83,8 +95,11 @@ class Pool {
 
    private:
     Pool() {
-        int n = static_cast<int>(std::thread::hardware_concurrency());
+        int n = usable_cores();
         if (const char* env = std::getenv("EMU_THREADS")) n = std::atoi(env);
+#ifdef MUSIFY_EMU_RACECHECK
+        n = 1;  // blocks in a fixed order, so that the race reported is always the same one
+#endif
         n = std::max(1, n);
         for (int i = 1; i < n; ++i) workers_.emplace_back([this] { loop(); });
         for (auto& t : workers_) t.detach();
@@ -139,6 +154,13 @@ inline BlockCtx& worker_block() {
     return ctx;
 }
 
+#ifdef MUSIFY_EMU_RACECHECK
+namespace race {
+inline void block_begin(BlockCtx& b);
+inline void block_end();
+}  // namespace race
+#endif
+
 inline void run_one_block(const GridSpec& s, GridShared& shared, unsigned long long linear) {
     BlockCtx& b = worker_block();
     if (shared.trapped) return;  // a trap ends the grid: later blocks do not start
@@ -165,7 +187,9 @@ inline void run_one_block(const GridSpec& s, GridShared& shared, unsigned long l
     ::blockIdx = b.idx;
     ::blockDim = b.dim;
     ::gridDim = b.grid;
+    EMU_RC_HOOK(block_begin(b));
     b.run();
+    EMU_RC_HOOK(block_end());
     tl_block = nullptr;
 }
 

@@ -245,3 +245,7 @@ inline int device_reset() {
 }
 
 }  // namespace emu
+
+#ifdef MUSIFY_EMU_RACECHECK
+#include "racecheck.hpp"
+#endif

@@ -120,6 +120,7 @@ inline ThreadCtx& collective(Site site, const LaneSet& group, WarpCombine combin
     me.payload[1] = p1;
     me.arg = arg;
     me.width = width;
+    me.coalesce = false;
     b.warp_collective(site);
     return b.th[b.cur];
 }

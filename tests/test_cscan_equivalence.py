@@ -1,0 +1,146 @@
+"""The compiled scanner (`_cscan`) and the pure-Python one give identical scans.
+
+Migration output depends on every field of a scan (which identifiers, in which context, where
+comments and literals are, which problems), so the compiled path is only allowed to be faster:
+a generated input where any field differs is a bug in one of them.
+"""
+
+from __future__ import annotations
+
+import os
+import shlex
+import shutil
+import subprocess
+import sys
+import sysconfig
+
+import pytest
+from hypothesis import HealthCheck, example, given, settings
+from hypothesis import strategies as st
+
+from musify.engine.edits import Edit
+from musify.frontend import scanner
+from musify.frontend.scanner import VENDOR_PREFIXES, Scan, line_starts_python, scan_python
+from musify.passes.identifiers import _MIGRATED_MASK, previous_token_python, renames_python
+
+try:
+    from musify.frontend import _cscan
+except ImportError:  # no compiler at install time: the build-check test below says so
+    _cscan = None
+
+needs_cscan = pytest.mark.skipif(_cscan is None, reason="the compiled scanner is not built")
+
+# pieces of C, C++ and CUDA text the scanner treats specially, and some it must not
+FRAGMENTS = [
+    "cudaMalloc", "cudaMemcpy(d, h, n, cudaMemcpyHostToDevice);", "__nv_bfloat16", "CUBLAS_STATUS_SUCCESS",
+    "cuInit", "ncclComm_t", "thrust::cuda::par", "__cudaFoo", "xcudaMalloc", "cuda_x", "cu", "CU",
+    "// comment cudaFree\n", "// continued \\\n cudaFree\n", "// crlf continued \\\r\ncudaX\r\n",
+    "/* block cudaMemset */", "/* never closed", "*/", "/", "/*", "//",
+    '"cudaMalloc in a string"', '"escaped \\" quote"', '"line \\\n continued"', '"unterminated\n',
+    '"\\', "'c'", "'\\''", "'x", "1'000'000", "u8'a'", "L'b'", "u'c'", "U'd'", "x'e'",
+    'R"(raw cudaFree)"', 'R"delim(raw )" cuda)delim"', 'u8R"(x)"', 'LR"(y)"', 'R"(never closed',
+    'xR"(not raw)"', 'R"toolongdelimiter1234(x)toolongdelimiter1234"', 'R"a b(x)a b"', 'R"',
+    "#include <cuda_runtime.h>\n", '#include "kernel.cuh"\n', "#include <unclosed\n", "# include_next <x.h>\n",
+    "#import <y>\n", "#define CUDA_CHECK(x) cudaCheck(x)\n", "#define cudaAlias cudaMalloc\n",
+    "#define X \\\n cudaFree\n", "#undef cudaX\n", "#ifdef __CUDACC__\n", "#ifndef CUDART_VERSION\n",
+    "#if CUDA_VERSION >= 11000\n", "#elif defined(__CUDA_ARCH__)\n", "#endif\n", "#error no cudaFoo\n",
+    "#warning don't\n", "#pragma unroll\n", "#\n", "  #  define  cuA 1\n", "\ufeff#define cuB\n",
+    "a # b", "#x", "#define S(x) #x\n", "#define P(a, b) a ## b\n", "\n", "\r\n", "\\\n", " ", "\t",
+    "é", "ücudaX", "Ωnv", "cudaé", "\udc80", "\udcffcuda", "𝔘", "𝔘cuda", "\u00a0", "\u3000",
+    "__global__ void k(int *a) { a[threadIdx.x] = 0; }", "k<<<1, 32>>>(d);", "0xffffffff", "x.cudaY",
+]
+
+names = st.sampled_from(FRAGMENTS)
+pieces = st.one_of(names, names, names, st.text(max_size=8),
+                   st.text(alphabet="/*\"'#\\\nR()u8LxcuCU_ \r", max_size=12))
+texts = st.lists(pieces, max_size=40).map("".join)
+PREFIX_SETS = [VENDOR_PREFIXES, ("cu",), ("cu", "cud", "cuda", "CU_", "thr", "__n", "x"), ("c", "_", "R", "u8")]
+
+
+def _fields(s: Scan) -> tuple:
+    return (s.idents, s.includes, s.directives, s.spans, s.problems)
+
+
+def _compiled(text: str, prefixes: tuple[str, ...]) -> tuple:
+    found = _cscan.scan(text, prefixes)
+    assert found is not None
+    return tuple(found)
+
+
+@needs_cscan
+@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(texts, st.sampled_from(PREFIX_SETS))
+@example('R"(x)"L', VENDOR_PREFIXES)
+@example("écudaX 𝔘cuda ücuda_y cudaé", VENDOR_PREFIXES)
+@example("#define cuA cuB\n#define\\\n cuC cuD\n", VENDOR_PREFIXES)
+def test_compiled_and_python_scans_are_identical(text: str, prefixes: tuple[str, ...]) -> None:
+    assert _compiled(text, prefixes) == _fields(scan_python(text, prefixes))
+
+
+@needs_cscan
+@settings(max_examples=150, deadline=None)
+@given(st.binary(max_size=300))
+def test_identical_on_random_bytes(data: bytes) -> None:
+    text = data.decode("utf-8", "surrogateescape")
+    assert _compiled(text, VENDOR_PREFIXES) == _fields(scan_python(text, VENDOR_PREFIXES))
+
+
+@needs_cscan
+def test_result_objects_are_the_scanners_own_types() -> None:
+    s = scanner.scan('#include <a.h>\n#define cuX 1\n/* c */ "s" cudaY;\n#error x\n"open', ("cu",))
+    assert s == scan_python('#include <a.h>\n#define cuX 1\n/* c */ "s" cudaY;\n#error x\n"open', ("cu",))
+    assert type(s.idents[0]) is scanner.Ident and s.idents[0].ctx is scanner.Ctx.MACRO_NAME
+    assert type(s.includes[0]) is scanner.Include and type(s.directives[0]) is scanner.Directive
+    assert type(s.problems[0]) is scanner.Problem and s.spans[0][2] is scanner.Ctx.INCLUDE
+
+
+@needs_cscan
+def test_prefixes_the_compiled_scanner_cannot_take_fall_back_to_python() -> None:
+    assert _cscan.scan("écu", ("é",)) is None  # not ASCII
+    assert _cscan.scan("a::b", ("a::",)) is None  # not a word
+    assert scanner.scan("x écu", ("é",)).idents == scan_python("x écu", ("é",)).idents
+
+
+# name -> the Edit fields after its span, as `identifiers.fast_renames` makes them
+FAST = {name: Edit(0, 0, *fields)[2:] for name, fields in {
+    "cudaMalloc": ("musaMalloc", "cudaMalloc", "runtime", "function", False),
+    "cuInit": ("muInit", "cuInit", "driver", "function", False),
+    "CUBLAS_STATUS_SUCCESS": ("MUBLAS_STATUS_SUCCESS", "CUBLAS_STATUS_SUCCESS", "cublas", "enum", True)}.items()}
+SKIP = {"cuda_x", "cudaMemcpyHostToDevice", "cu"}
+
+
+@needs_cscan
+@settings(max_examples=200, deadline=None)
+@given(texts)
+def test_compiled_renames_and_line_starts_match_python(text: str) -> None:
+    idents = scan_python(text, VENDOR_PREFIXES).idents
+    assert _cscan.renames(idents, FAST, SKIP, _MIGRATED_MASK, Edit) == renames_python(idents, FAST, SKIP)
+    edits, _ = _cscan.renames(idents, FAST, SKIP, _MIGRATED_MASK, Edit)
+    assert all(type(e) is Edit for e in edits)
+    assert _cscan.line_starts(text) == line_starts_python(text)
+    for at in range(0, len(text) + 1, max(1, len(text) // 12)):
+        assert _cscan.previous_token(text, at) == previous_token_python(text, at)
+
+
+def _c_compiler() -> str | None:
+    cc = sysconfig.get_config_var("CC") or "cc"
+    return shutil.which(shlex.split(cc)[0]) if cc.strip() else None
+
+
+def test_compiled_scanner_is_built_where_a_compiler_exists() -> None:
+    """A silent fallback would cost users several times the run time: where the build could have
+    compiled `_cscan.c`, the compiled scanner must be the one in use."""
+    if os.environ.get("MUSIFY_PURE_PYTHON", "") not in ("", "0"):
+        pytest.skip("MUSIFY_PURE_PYTHON selects the Python scanner")
+    if _c_compiler() is None:
+        pytest.skip("no C compiler: the pure-Python scanner is the expected one")
+    assert scanner.SCANNER == "c", (
+        "musify/frontend/_cscan.c was not built although a C compiler exists: reinstall with "
+        "`pip install -e .` (or `python setup.py build_ext --inplace`) and check the build log")
+
+
+def test_environment_variable_selects_the_python_scanner() -> None:
+    code = "from musify.frontend import scanner; print(scanner.SCANNER)"
+    env = dict(os.environ, MUSIFY_PURE_PYTHON="1")
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "python"
