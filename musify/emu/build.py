@@ -227,7 +227,7 @@ def _compile(copies: list[Path], out: Path, options: BuildOptions, include_dirs:
             return cmd, proc
         objects.append(str(obj))
     cmd = [os.environ.get("CXX", "g++"), "-pthread", *objects, *options.extra_flags, "-o", str(out),
-           *(f for f in options.project_flags if _is_link_flag(f))]
+           *(f for f in options.project_flags if _is_link_flag(f) or f == "-fopenmp")]  # -fopenmp links libgomp
     return cmd, run_tool(cmd, time_limit=options.compile_timeout)
 
 
