@@ -275,3 +275,5 @@ class _Args(dict):
 
 def at_least(severity: str, threshold: str) -> bool:
     return SEVERITY_RANK[severity] >= SEVERITY_RANK[threshold]
+
+from musify import diagnostics_pytorch  # noqa: F401 -- registers MU6000-MU6199

@@ -1,8 +1,9 @@
 """Find the files to migrate and say what each one is.
 
 Walks files and directories without following symbolic links, honours `.gitignore` files and
-`--exclude` globs, and classifies by extension. Everything that is not C-family source is still
-listed (kind `other`), because an output tree must be a complete mirror that builds as a project.
+`--exclude` globs, and classifies by name and extension: C-family source, Python, CMake, Makefile,
+shell build script, pip requirements, pyproject. Everything else is still listed (kind `other`),
+because an output tree must be a complete mirror that builds as a project.
 """
 
 from __future__ import annotations
@@ -24,14 +25,28 @@ KINDS = {
 CPP_EXTS = frozenset({".c", ".cc", ".cpp", ".cxx", ".h", ".hpp", ".hxx", ".inl", ".inc", ".cuinl"})
 SOURCE_KINDS = frozenset({"cuda-source", "cuda-header", "cpp"})
 RENAMES = {".cu": ".mu", ".cuh": ".muh"}
+# build and Python files: each kind has its own front end (musify/passes/languages.py)
+BUILD_KINDS = frozenset({"python", "cmake", "make", "shell", "requirements", "pyproject"})
+_BUILD_EXTS = {".py": "python", ".cmake": "cmake", ".mk": "make", ".mak": "make", ".sh": "shell",
+               ".bash": "shell"}
+_BUILD_NAMES = {"CMakeLists.txt": "cmake", "Makefile": "make", "makefile": "make", "GNUmakefile": "make",
+                "pyproject.toml": "pyproject"}
+_REQUIREMENTS = re.compile(r"(?:.*[-_.])?requirements(?:[-_.].*)?\.(?:txt|in)$|constraints(?:[-_.].*)?\.txt$")
 
 
 def classify(path: str) -> str:
-    ext = os.path.splitext(path)[1]
+    """The file's kind, from its name (`CMakeLists.txt`, `Makefile`) or its extension."""
+    name = path.replace("\\", "/").rsplit("/", 1)[-1]
+    ext = os.path.splitext(name)[1]
     if ext in KINDS:
         return KINDS[ext]
     if ext.lower() in CPP_EXTS:
         return "cpp"
+    kind = _BUILD_NAMES.get(name) or _BUILD_EXTS.get(ext)
+    if kind:
+        return kind
+    if _REQUIREMENTS.match(name):
+        return "requirements"
     return "other"
 
 

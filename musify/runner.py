@@ -17,12 +17,12 @@ from collections import Counter
 from dataclasses import dataclass
 
 from musify import diagnostics
-from musify.discover import read_regular
+from musify.discover import classify, read_regular
 from musify.engine.edits import Edit, apply, merge
-from musify.frontend.scanner import LineIndex, candidate_prefixes, scan
+from musify.frontend.scanner import LineIndex
 from musify.options import Options
-from musify.passes import PASSES
 from musify.passes._base import PassContext, ProjectInfo
+from musify.passes.languages import language_for, scanner_prefixes  # noqa: F401 -- re-exported
 from musify.records import FileResult
 from musify.rules.model import RuleSet
 from musify.rules.status import is_converted
@@ -41,22 +41,13 @@ class FileJob:
     display: str = ""  # the path as the user should see it in messages
 
 
-def scanner_prefixes(ruleset: RuleSet) -> tuple[str, ...]:
-    """The prefixes the scanner stops at, derived from the rules (cached on the RuleSet)."""
-    cached = getattr(ruleset, "_prefixes", None)
-    if cached is None:
-        # names MUSA keeps need no look-up: only those with an edit or a diagnostic are candidates
-        names = {n for n, r in ruleset.names.items() if r.status != "unchanged" or r.diag}
-        cached = candidate_prefixes(names | set(ruleset.qualified))
-        ruleset._prefixes = cached  # type: ignore[attr-defined]
-    return cached
-
-
 def migrate_text(text: str, path: str, ruleset: RuleSet, options: Options,
                  project: ProjectInfo | None = None, display: str = "",
-                 abspath: str = "") -> tuple[str, PassContext, list[Edit]]:
-    """Run every pass over `text`; return the new text, the context (diagnostics) and the edits."""
-    sc = scan(text, scanner_prefixes(ruleset))
+                 abspath: str = "", kind: str = "") -> tuple[str, PassContext, list[Edit]]:
+    """Run the passes of the file's kind (default: classified from `path`) over `text`; return the
+    new text, the context (diagnostics) and the edits."""
+    language = language_for(kind or classify(path))
+    sc = language.front_end(text, ruleset)
     ctx = PassContext(path, text, sc, ruleset, options, project or ProjectInfo(), LineIndex(text),
                       display_path=display or path, abspath=abspath)
     ctx.found.current_pass = "scanner"
@@ -66,7 +57,7 @@ def migrate_text(text: str, path: str, ruleset: RuleSet, options: Options,
         else:
             ctx.warn("MU0005", problem.offset, what=problem.what)
     edits: list[Edit] = []
-    for name, run in PASSES:
+    for name, run in language.passes:
         ctx.found.current_pass = name
         edits.extend(run(ctx))
     if ctx.protected:
@@ -98,7 +89,7 @@ def migrate_file(job: FileJob, ruleset: RuleSet, options: Options, project: Proj
         codec = wide_codec(data)  # UTF-16/32 with a byte-order mark: kept in that encoding
         text, bad = _decode(data) if codec is None else (decode_wide(data, codec), 0)
         new_text, ctx, edits = migrate_text(text, job.rel, ruleset, options, project, job.display,
-                                            job.abspath)
+                                            job.abspath, job.kind)
         if bad:
             ctx.warn("MU0003", 0, origin="decoder", count=bad)
         new = (encode_wide(new_text, codec) if codec else new_text.encode("utf-8", "surrogateescape")) if edits else data

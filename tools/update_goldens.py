@@ -17,6 +17,13 @@ CORPORA = REPO / "corpora"
 PORT_EXTS = {".mu", ".muh", ".cpp", ".cc", ".h", ".hpp", ".cu", ".cuh"}
 
 
+def is_port_file(path: Path) -> bool:
+    """Sources, and the Python and build files musify migrates (setup.py, CMakeLists.txt, Makefile...)."""
+    from musify.discover import BUILD_KINDS, classify
+
+    return path.suffix in PORT_EXTS or classify(path.name) in BUILD_KINDS
+
+
 def port_corpora(out: Path) -> int:
     from musify.api import migrate
     from musify.options import Options
@@ -29,7 +36,7 @@ def expected_files(port: Path, program: str) -> dict[str, bytes]:
     """The ported sources of one program, relative to its directory."""
     root = port / program
     return {p.relative_to(root).as_posix(): p.read_bytes() for p in sorted(root.rglob("*"))
-            if p.is_file() and p.suffix in PORT_EXTS and "expected" not in p.relative_to(root).parts}
+            if p.is_file() and is_port_file(p) and "expected" not in p.relative_to(root).parts}
 
 
 def main() -> int:

@@ -75,6 +75,9 @@ class Scan:
     # (start, end, ctx) of every comment and literal, in order; the complement is code
     spans: list[tuple[int, int, Ctx]] = field(default_factory=list)
     problems: list[Problem] = field(default_factory=list)
+    # the language front end's own structure (Python tokens and tree, CMake commands, Make words);
+    # None for C-family text, whose structure is the lists above
+    tree: object = None
     _codemap: CodeMap | None = field(default=None, repr=False, compare=False)
 
     def code_map(self) -> CodeMap:

@@ -25,6 +25,12 @@ class ProjectInfo:
     files: frozenset[str] = frozenset()  # every project source/header relpath
     suffix_index: dict[str, tuple[str, ...]] = field(default_factory=dict)  # path suffix -> relpaths
 
+    @property
+    def renames(self) -> dict[str, str]:
+        """Every file this migration renames, sources as well as headers (old relpath -> new
+        relpath): build files and `setup.py` source lists follow them."""
+        return self.header_renames
+
 
 @dataclass
 class Findings:

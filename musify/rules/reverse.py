@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from musify.discover import RENAMES, SOURCE_KINDS
+from musify.discover import BUILD_KINDS, RENAMES, SOURCE_KINDS
 from musify.options import Options
 from musify.rules.loader import load_ruleset, ruleset_digest
 from musify.rules.model import Rule, RuleSet
@@ -32,10 +32,11 @@ def file_direction(reverse: bool) -> tuple[dict[str, str], frozenset[str], froze
     """(extension renames, file kinds renamed, file kinds migrated) for one direction.
 
     Forward, `.cu`/`.cuh` become `.mu`/`.muh` and `.mu`/`.muh` files are already MUSA: left alone.
+    Python and build files are migrated forward only (they have no reverse rules).
     Backwards it is the mirror image: `.mu`/`.muh` are ported and renamed, `.cu`/`.cuh` are left."""
     if reverse:
         return REVERSE_RENAMES, frozenset({"musa"}), _REVERSE_KINDS
-    return RENAMES, frozenset({"cuda-source", "cuda-header"}), SOURCE_KINDS
+    return RENAMES, frozenset({"cuda-source", "cuda-header"}), SOURCE_KINDS | BUILD_KINDS
 
 
 def _winner_order(rule: Rule) -> tuple[bool, str]:

@@ -1,0 +1,40 @@
+"""Build the fused_ops extension: python setup.py build_ext --inplace.
+
+The CUDA sources are compiled by nvcc with the flags below; the C++ binding by the host compiler.
+"""
+import glob
+import os
+
+from setuptools import setup
+from torch.utils.cpp_extension import BuildExtension, CUDAExtension, CUDA_HOME
+
+here = os.path.dirname(os.path.abspath(__file__))
+
+# nvcc flags: an explicit architecture unless TORCH_CUDA_ARCH_LIST says otherwise
+nvcc_flags = [
+    "-O3",
+    "--expt-relaxed-constexpr",  # constexpr host functions in device code
+    "-gencode",
+    "arch=compute_80,code=sm_80",
+    "--use_fast_math",
+]
+if os.environ.get("TORCH_CUDA_ARCH_LIST"):
+    nvcc_flags = ["-O3"]
+
+sources = ["csrc/bindings.cpp"] + sorted(glob.glob(os.path.join("csrc", "*.cu")))
+
+setup(
+    name="fused_ops",
+    version="0.1.0",
+    packages=["fused_ops"],
+    ext_modules=[
+        CUDAExtension(
+            name="fused_ops._C",
+            sources=sources,
+            include_dirs=[os.path.join(here, "csrc"), os.path.join(CUDA_HOME, "include")],
+            extra_compile_args={"cxx": ["-O3"], "nvcc": nvcc_flags},
+            libraries=["cudart"],
+        )
+    ],
+    cmdclass={"build_ext": BuildExtension},
+)

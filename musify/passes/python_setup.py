@@ -1,0 +1,205 @@
+"""setup.py and JIT builds: the extension builders' compiler arguments and file lists.
+
+`extra_compile_args={"cxx": [...], "nvcc": [...]}` gets the `mcc` key (torch_musa's
+MUSAExtension), and the flags under it become mcc flags (`rules/build/toolchain.toml`: dropped
+nvcc-only flags are reported, arch flags go through the arch policy). String literals that name
+`.cu` files follow the file renames; install paths, `CUDA_HOME` and `TORCH_CUDA_ARCH_LIST` get
+their MUSA names. Only string literals are touched, never comments or docstrings.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+
+from musify.engine.edits import Edit
+from musify.frontend.python import PythonTree
+from musify.passes._base import PassContext
+from musify.passes.build_files import library_rename, rewrite_word, rewrite_words, translate_flag
+from musify.rules.vocab import python_vocab
+
+_SIMPLE = re.compile(r"^([rRuU]?)('|\")([^'\"\\\n]*)\2$")
+ORIGIN = "pass:python_setup"
+
+
+def setup_edits(ctx: PassContext, tree: PythonTree, docstrings: set[int]) -> list[Edit]:
+    vocab = python_vocab()["compile_args"]
+    edits: list[Edit] = []
+    flag_strings: set[int] = set()
+    lists: list[ast.AST] = []
+    assigned = _list_assignments(tree.module)
+    for node in tree.nodes:
+        if isinstance(node, ast.Dict):
+            for k, v in zip(node.keys, node.values):
+                if isinstance(k, ast.Constant) and k.value == vocab["cuda"]:
+                    flag_strings.add(id(k))
+                    edits.extend(_key(ctx, tree, k, vocab))
+                    lists.append(assigned.get(v.id, v) if isinstance(v, ast.Name) else v)
+        elif isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Constant) \
+                and node.slice.value == vocab["cuda"]:
+            flag_strings.add(id(node.slice))
+            edits.extend(_key(ctx, tree, node.slice, vocab))
+        elif isinstance(node, ast.Call):
+            for k in node.keywords:
+                if k.arg in vocab["flag_lists"]:
+                    lists.append(assigned.get(k.value.id, k.value) if isinstance(k.value, ast.Name) else k.value)
+                elif k.arg == "libraries" and isinstance(k.value, (ast.List, ast.Tuple)):
+                    flag_strings.update(id(e) for e in k.value.elts)
+                    edits.extend(_libraries(ctx, tree, k.value))
+    # any other literal list of strings that holds an nvcc flag (`nvcc_args.extend(("-gencode", ...))`)
+    lists.extend(n for n in tree.nodes if isinstance(n, (ast.List, ast.Tuple)) and _holds_flag(ctx, n))
+    seen_lists: set[int] = set()
+    for lst in lists:
+        if isinstance(lst, (ast.List, ast.Tuple)) and id(lst) not in seen_lists:
+            seen_lists.add(id(lst))
+            edits.extend(_flag_list(ctx, tree, lst, flag_strings))
+    for node in tree.nodes:
+        if isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in flag_strings \
+                and id(node) not in docstrings:
+            edits.extend(_plain_string(ctx, tree, node))
+    return edits
+
+
+def _holds_flag(ctx: PassContext, node: ast.List | ast.Tuple) -> bool:
+    values = [e.value for e in node.elts if isinstance(e, ast.Constant) and isinstance(e.value, str)]
+    if not values or len(values) != len(node.elts):
+        return False
+    return any(v.startswith("-") and translate_flag(v, nxt, ctx.options.arch_map) is not None
+               for v, nxt in zip(values, [*values[1:], None]))
+
+
+def _list_assignments(module: ast.Module) -> dict[str, ast.AST]:
+    """Module-level `name = [...]`: a flag list passed by name."""
+    out = {}
+    for stmt in module.body:
+        if isinstance(stmt, ast.Assign) and isinstance(stmt.value, (ast.List, ast.Tuple)):
+            for t in stmt.targets:
+                if isinstance(t, ast.Name):
+                    out[t.id] = stmt.value
+    return out
+
+
+def _inside(ctx: PassContext, tree: PythonTree, node: ast.Constant) -> tuple[int, int] | None:
+    """The span of a simple string literal's contents (no escapes, no implicit concatenation)."""
+    s, e = tree.span(node)
+    m = _SIMPLE.match(ctx.text[s:e])
+    if not m:
+        return None
+    start = s + len(m.group(1)) + 1
+    return start, e - 1
+
+
+def _key(ctx: PassContext, tree: PythonTree, node: ast.Constant, vocab: dict) -> list[Edit]:
+    span = _inside(ctx, tree, node)
+    if span is None:
+        return []
+    return [Edit(*span, vocab["musa"], "compile_args:" + vocab["cuda"], "pytorch-python", "build")]
+
+
+def _flag_list(ctx: PassContext, tree: PythonTree, lst: ast.List | ast.Tuple, seen: set[int]) -> list[Edit]:
+    edits = []
+    elts = lst.elts
+    removed = 0
+    i = 0
+    while i < len(elts):
+        node = elts[i]
+        if not (isinstance(node, ast.Constant) and isinstance(node.value, str)):
+            i += 1
+            continue
+        seen.add(id(node))
+        span = _inside(ctx, tree, node)
+        if span is None:
+            i += 1
+            continue
+        words = node.value.split()
+        if len(words) != 1:
+            edits.extend(rewrite_words(ctx, *span, origin=ORIGIN))
+            i += 1
+            continue
+        nxt = elts[i + 1] if i + 1 < len(elts) else None
+        following = nxt.value if isinstance(nxt, ast.Constant) and isinstance(nxt.value, str) else None
+        result = rewrite_word(ctx, node.value, following)
+        if result is None:
+            i += 1
+            continue
+        last = elts[i + result.words - 1]
+        s, _ = tree.span(node)
+        _, e = tree.span(last)
+        for diag, args in result.diags:
+            ctx.warn(diag, s, end=e, severity=result.severity if diag == "MU6022" else None, origin=ORIGIN, **args)
+        if result.words == 2 and last is not None:
+            seen.add(id(last))
+        if result.new is None:
+            edits.append(_remove_elements(ctx, tree, elts, i, i + result.words, e))
+            removed += result.words
+        elif result.words == 1:
+            edits.append(Edit(*span, result.new, "flag:" + node.value, "build", "flag"))
+        else:
+            q = ctx.text[span[0] - 1]
+            edits.append(Edit(s, e, f"{q}{result.new}{q}", "flag:" + node.value, "build", "flag"))
+            removed += 1
+        i += result.words
+    if isinstance(lst, ast.Tuple) and len(elts) > 1 and len(elts) - removed == 1:
+        edits.append(_one_tuple(ctx, tree, lst, edits))
+    return edits
+
+
+def _one_tuple(ctx: PassContext, tree: PythonTree, lst: ast.Tuple, edits: list[Edit]) -> Edit:
+    """A tuple left with one element keeps a trailing comma, or `("-O3")` would be a string."""
+    kept = [e for e in lst.elts if not any(x.start <= tree.span(e)[0] < x.end or
+                                             (x.start == tree.span(e)[0] and x.replacement) for x in edits)]
+    end = tree.span(kept[0])[1] if kept else max(x.end for x in edits if x.replacement)
+    return Edit(end, end, ",", "flag:tuple", "build", "flag")
+
+
+def _remove_elements(ctx: PassContext, tree: PythonTree, elts: list, first: int, stop: int, end: int) -> Edit:
+    """Remove elts[first:stop] with the comma after them; an element alone on its line takes the
+    line with it, and a comment after it stays where it was."""
+    start = tree.span(elts[first])[0]
+    text = ctx.text
+    after = re.compile(r"[ \t]*,[ \t]*").match(text, end)
+    if after is not None:
+        line_start = text.rfind("\n", 0, start) + 1
+        stop_at = after.end()
+        if text[line_start:start].strip() == "" and text.startswith(("\n", "\r\n"), stop_at):
+            return Edit(line_start, text.index("\n", stop_at) + 1, "", "flag:drop", "build", "flag")
+        return Edit(start, stop_at, "", "flag:drop", "build", "flag")
+    if first > 0:
+        prev_end = tree.span(elts[first - 1])[1]
+        if text[prev_end:start].strip() == ",":
+            return Edit(prev_end, end, "", "flag:drop", "build", "flag")
+    return Edit(start, end, "", "flag:drop", "build", "flag")
+
+
+def _libraries(ctx: PassContext, tree: PythonTree, lst: ast.List | ast.Tuple) -> list[Edit]:
+    edits = []
+    for node in lst.elts:
+        if isinstance(node, ast.Constant) and isinstance(node.value, str) and (lib := library_rename(node.value)):
+            span = _inside(ctx, tree, node)
+            if span:
+                edits.append(Edit(*span, lib["musa"], "library:" + node.value, "build", "library"))
+                if lib.get("guess"):
+                    ctx.warn("MU6021", span[0], flag=node.value, musa=lib["musa"], origin=ORIGIN)
+    return edits
+
+
+def _plain_string(ctx: PassContext, tree: PythonTree, node: ast.Constant) -> list[Edit]:
+    """Paths, variables and source-file names in any other string literal."""
+    value = node.value
+    if not value or len(value) > 4096 or value.isspace():
+        return []
+    span = _inside(ctx, tree, node)
+    if span is None or " " in value or "\t" in value:
+        return []
+    result = rewrite_word(ctx, value, None)
+    if result is None:
+        return []
+    if result.new is None or result.words != 1:  # an nvcc-only flag outside a list: not removable here
+        ctx.warn("MU6014", span[0], end=span[1], construct=value, origin=ORIGIN,
+                 why="an nvcc flag mcc does not take, outside a flag list; remove it")
+        return []
+    for diag, args in result.diags:
+        ctx.warn(diag, span[0], end=span[1], origin=ORIGIN, **args)
+    if result.new == value:
+        return []
+    return [Edit(*span, result.new, "string:" + value, "build", "path")]

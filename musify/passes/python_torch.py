@@ -1,0 +1,460 @@
+"""PyTorch Python: `torch.cuda` -> `torch.musa`, device strings, `.cuda()`, `import torch_musa`.
+
+Works on the `ast` of the file (musify/frontend/python.py) and edits only names and the string
+literals that are used as devices or backends, so comments, docstrings and formatting are kept
+byte for byte. What to rewrite is data (`rules/pytorch/python.toml`). A string that says "cuda"
+where musify cannot tell it is a device is reported, never guessed at; a file that does not parse
+is left as it is, with MU6001. Extension builders' arguments (`setup.py`) are in `python_setup.py`.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from dataclasses import dataclass, field
+from functools import lru_cache
+
+from musify.engine.edits import Edit
+from musify.frontend.python import PythonTree
+from musify.passes._base import PassContext
+from musify.passes.build_files import toolchain
+from musify.passes.python_setup import setup_edits
+from musify.rules.vocab import python_vocab, records
+
+LIBRARY = "pytorch-python"
+_STR = re.compile(r"^([rRuUbB]{0,2})('''|\"\"\"|'|\")(.*)\2$", re.DOTALL)
+_FSTR = re.compile(r"^([fFrR]{1,2})('''|\"\"\"|'|\")")
+
+
+@dataclass
+class Walk:
+    """What one pass over the tree collects; edits are made afterwards, once per place."""
+
+    ctx: PassContext
+    tree: PythonTree
+    vocab: dict
+    edits: list[Edit] = field(default_factory=list)
+    torch_names: set[str] = field(default_factory=set)  # names bound to the torch module
+    module_names: dict[str, str] = field(default_factory=dict)  # alias -> renamed module it is bound to
+    renamed_names: dict[str, str] = field(default_factory=dict)  # imported name -> its MUSA name
+    device_nodes: dict[int, str] = field(default_factory=dict)  # id(Constant) -> "arg" | "compare"
+    backend_nodes: set[int] = field(default_factory=set)
+    docstrings: set[int] = field(default_factory=set)
+    imports_package: bool = False
+
+    def edit(self, start: int, end: int, new: str, rule: str, kind: str = "name") -> None:
+        self.edits.append(Edit(start, end, new, rule, LIBRARY, kind))
+
+
+def run(ctx: PassContext) -> list[Edit]:
+    tree = ctx.scan.tree
+    if not isinstance(tree, PythonTree):
+        return []
+    if tree.module is None:
+        offset = tree.line_starts[min(tree.error_line, len(tree.line_starts)) - 1] if tree.line_starts else 0
+        ctx.warn("MU6001", offset, cause=tree.error, origin="pass:python_torch")
+        return []
+    if not _triggers().search(ctx.text):
+        return []
+    w = Walk(ctx, tree, python_vocab())
+    _bindings(w)
+    _contexts(w)
+    for node in tree.nodes:
+        if isinstance(node, ast.Import):
+            _import(w, node)
+        elif isinstance(node, ast.ImportFrom):
+            _import_from(w, node)
+        elif isinstance(node, ast.Attribute):
+            _attribute(w, node)
+        elif isinstance(node, ast.Name) and node.id in w.renamed_names and isinstance(node.ctx, ast.Load):
+            s, e = tree.span(node)
+            w.edit(s, e, w.renamed_names[node.id], node.id)
+        elif isinstance(node, ast.Call):
+            _call_checks(w, node)
+        elif isinstance(node, (ast.Constant, ast.JoinedStr)):
+            _string(w, node)
+    w.edits.extend(setup_edits(ctx, tree, w.docstrings))
+    _add_package_import(w)
+    return [e._replace(category="python" if e.library == LIBRARY else "build") for e in w.edits]
+
+
+@lru_cache(maxsize=1)
+def _triggers() -> re.Pattern[str]:
+    """Text that any rewrite or diagnostic of this pass needs: a file without it is skipped."""
+    v = python_vocab()
+    tc = toolchain()
+    words = {v["package"]["after"], v["device"]["cuda"], v["backend"]["cuda"], v["compile_args"]["cuda"],
+             tc.compiler[0], *tc.variables, *(r["cuda"] for r in tc.paths), *tc.extensions, *tc.flags,
+             *tc.arch_flags}
+    return re.compile("|".join(sorted(map(re.escape, words), key=len, reverse=True)))
+
+
+# --- bindings: which names stand for torch and for renamed modules ----------------------------
+
+def _modules(vocab: dict) -> dict[str, str]:
+    return {r["cuda"]: r["musa"] for r in records(vocab, "module")}
+
+
+def _bindings(w: Walk) -> None:
+    modules = _modules(w.vocab)
+    package = w.vocab["package"]
+    for node in w.tree.nodes:
+        if isinstance(node, ast.Import):
+            for a in node.names:
+                if a.name == package["after"]:
+                    w.torch_names.add(a.asname or package["after"])
+                elif a.name.startswith(package["after"] + ".") and a.asname is None:
+                    w.torch_names.add(package["after"])
+                if a.name in modules and a.asname:
+                    w.module_names[a.asname] = a.name
+                if a.name.split(".")[0] == package["musa"]:
+                    w.imports_package = True
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            if node.module.split(".")[0] == package["musa"]:
+                w.imports_package = True
+            for a in node.names:
+                full = f"{node.module}.{a.name}"
+                if full in modules:
+                    w.module_names[a.asname or a.name] = full
+        elif isinstance(node, (ast.Module, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            body = node.body
+            if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant):
+                w.docstrings.add(id(body[0].value))
+
+
+def _chain(node: ast.AST) -> list[ast.AST] | None:
+    """[Name, Attribute, Attribute, ...] for a dotted name `a.b.c`, or None."""
+    parts = []
+    while isinstance(node, ast.Attribute):
+        parts.append(node)
+        node = node.value
+    if not isinstance(node, ast.Name):
+        return None
+    parts.append(node)
+    parts.reverse()
+    return parts
+
+
+def _part_span(w: Walk, node: ast.AST) -> tuple[int, int] | None:
+    """The span of the last name of a chain part, checked against the text."""
+    _s, e = w.tree.span(node)
+    name = node.attr if isinstance(node, ast.Attribute) else node.id
+    if w.ctx.text[e - len(name):e] != name:
+        return None
+    return e - len(name), e
+
+
+def resolve(w: Walk, node: ast.AST) -> list[str] | None:
+    """The dotted path a chain stands for, aliases resolved (`th.cuda` -> torch.cuda)."""
+    parts = _chain(node)
+    if parts is None:
+        return None
+    root = parts[0].id
+    names = [p.attr for p in parts[1:]]
+    if root in w.torch_names:
+        return [w.vocab["package"]["after"], *names]
+    if root in w.module_names:
+        return [*w.module_names[root].split("."), *names]
+    return None
+
+
+# --- attribute chains and members ---------------------------------------------------------------
+
+def _attribute(w: Walk, node: ast.Attribute) -> None:
+    parts = _chain(node)
+    if parts is not None and parts[0].id in w.torch_names and _is_outermost(w, node):
+        _torch_chain(w, parts)
+    if parts is not None and parts[0].id in w.module_names and len(parts) == 2:
+        module = w.module_names[parts[0].id]
+        new = _name_table(w.vocab, module).get(node.attr)
+        if new and new != node.attr and (span := _part_span(w, node)):
+            w.edit(*span, new, f"{module}.{node.attr}")
+        return
+    if parts is not None and (parts[0].id in w.torch_names or parts[0].id in w.module_names) \
+            and _module_match(w, resolve(w, node)):
+        return
+    for member in records(w.vocab, "member"):
+        if node.attr != member["cuda"]:
+            continue
+        if member.get("call") and id(node) not in w.ctx.scratch.get("py_call_funcs", ()):
+            continue
+        span = _part_span(w, node)
+        if span:
+            w.edit(*span, member["musa"], "." + member["cuda"], "member")
+
+
+def _is_outermost(w: Walk, node: ast.Attribute) -> bool:
+    return id(node) not in w.ctx.scratch.setdefault("py_inner_chain", set())
+
+
+def _module_match(w: Walk, full: list[str] | None) -> tuple[str, str] | None:
+    if not full:
+        return None
+    dotted = ".".join(full)
+    for cuda, musa in _modules(w.vocab).items():
+        if dotted == cuda or dotted.startswith(cuda + "."):
+            return cuda, musa
+    return None
+
+
+def _torch_chain(w: Walk, parts: list[ast.AST]) -> None:
+    full = [w.vocab["package"]["after"], *[p.attr for p in parts[1:]]]
+    match = _module_match(w, full)
+    if match is None:
+        return
+    cuda, musa = (m.split(".") for m in match)
+    if len(cuda) != len(musa) or (cuda[0] != musa[0] and parts[0].id != cuda[0]):
+        w.ctx.warn("MU6014", w.tree.span(parts[0])[0], construct=".".join(full),
+                   why=f"write it as {'.'.join(musa)}", origin="pass:python_torch")
+        return
+    for i, (old, new) in enumerate(zip(cuda, musa)):
+        if old != new and (span := _part_span(w, parts[i])):
+            w.edit(*span, new, ".".join(cuda), "module")
+    if len(full) > len(cuda) and len(parts) > len(cuda):
+        name = full[len(cuda)]
+        new_name = _name_table(w.vocab, ".".join(cuda)).get(name)
+        if new_name and new_name != name and (span := _part_span(w, parts[len(cuda)])):
+            w.edit(*span, new_name, f"{'.'.join(cuda)}.{name}")
+
+
+def _name_table(vocab: dict, module: str) -> dict[str, str]:
+    return {r["cuda"]: r["musa"] for r in records(vocab, "name") if r["module"] == module}
+
+
+# --- imports ----------------------------------------------------------------------------------------
+
+def _import(w: Walk, node: ast.Import) -> None:
+    modules = _modules(w.vocab)
+    for a in node.names:
+        for cuda, musa in modules.items():
+            if a.name == cuda or a.name.startswith(cuda + "."):
+                s, _ = w.tree.span(a)
+                if w.ctx.text[s:s + len(a.name)] == a.name:
+                    w.edit(s, s + len(cuda), musa, cuda, "module")
+                break
+
+
+def _module_span(w: Walk, node: ast.ImportFrom) -> tuple[int, int] | None:
+    s, e = w.tree.span(node)
+    m = re.match(r"from\s+", w.ctx.text[s:e])
+    if not m or not w.ctx.text.startswith(node.module or "", s + m.end()):
+        return None
+    return s + m.end(), s + m.end() + len(node.module or "")
+
+
+def _import_from(w: Walk, node: ast.ImportFrom) -> None:
+    if node.level or not node.module:
+        return
+    modules = _modules(w.vocab)
+    for cuda, musa in modules.items():
+        if node.module == cuda or node.module.startswith(cuda + "."):
+            table = _name_table(w.vocab, cuda)
+            if table and node.module == cuda:
+                missing = [a.name for a in node.names if a.name not in table]
+                if missing:
+                    w.ctx.warn("MU6004", w.tree.span(node)[0], module=cuda, names=", ".join(missing),
+                               musa=musa, origin="pass:python_torch")
+                    return
+            span = _module_span(w, node)
+            if span is None:
+                return
+            w.edit(span[0], span[0] + len(cuda), musa, cuda, "module")
+            if table and node.module == cuda:
+                _rename_imported(w, node, table, cuda)
+            return
+    # from torch import cuda  ->  from torch import musa as cuda
+    for a in node.names:
+        full = f"{node.module}.{a.name}"
+        if full not in modules:
+            continue
+        musa = modules[full]
+        parent, _, last = musa.rpartition(".")
+        if parent != node.module:
+            if len(node.names) != 1 or (span := _module_span(w, node)) is None:
+                w.ctx.warn("MU6014", w.tree.span(node)[0], construct=f"from {node.module} import {a.name}",
+                           why=f"import {musa} instead", origin="pass:python_torch")
+                continue
+            w.edit(*span, parent, full, "module")
+        s, _ = w.tree.span(a)
+        if w.ctx.text.startswith(a.name, s):
+            w.edit(s, s + len(a.name), last if a.asname else f"{last} as {a.name}", full, "module")
+
+
+def _rename_imported(w: Walk, node: ast.ImportFrom, table: dict[str, str], module: str) -> None:
+    for a in node.names:
+        new = table[a.name]
+        rule = next(r for r in records(w.vocab, "name") if r["module"] == module and r["cuda"] == a.name)
+        s, _ = w.tree.span(a)
+        if new != a.name and w.ctx.text.startswith(a.name, s):
+            w.edit(s, s + len(a.name), new, f"{module}.{a.name}")
+            if a.asname is None:
+                w.renamed_names[a.name] = new
+        if rule.get("guess"):
+            w.ctx.warn("MU6005", s, a.name, module=module, musa=_modules(w.vocab)[module], origin="pass:python_torch")
+
+
+def _add_package_import(w: Walk) -> None:
+    """`import torch_musa` once, on the line after the first `import torch`."""
+    package = w.vocab["package"]
+    if w.imports_package or any(e.replacement.startswith(package["musa"] + ".") for e in w.edits):
+        return
+    for node in w.tree.nodes:
+        if isinstance(node, ast.Import) and any(a.name == package["after"] or a.name.startswith(package["after"] + ".")
+                                                for a in node.names):
+            break
+    else:
+        return
+    first = min((n for n in w.tree.nodes if isinstance(n, ast.Import)
+                 and any(a.name.split(".")[0] == package["after"] for a in n.names)),
+                key=lambda n: (n.lineno, n.col_offset))
+    text = w.ctx.text
+    line_start = w.tree.line_starts[first.lineno - 1]
+    indent = re.match(r"[ \t]*", text[line_start:]).group()
+    end_line_start = w.tree.line_starts[first.end_lineno - 1]
+    eol = text.find("\n", end_line_start)
+    newline = "\n"
+    if eol < 0:
+        eol = len(text)
+    elif eol > 0 and text[eol - 1] == "\r":
+        eol -= 1
+        newline = "\r\n"
+    w.edits.append(Edit(eol, eol, f"{newline}{indent}import {package['musa']}", "import " + package["musa"],
+                        LIBRARY, "import"))
+
+
+# --- device strings, backends, checks ------------------------------------------------------------
+
+def _contexts(w: Walk) -> None:
+    """Mark the string nodes used as devices or backends, and the calls' function nodes."""
+    dev = w.vocab["device"]
+    backend = w.vocab["backend"]
+    funcs: set[int] = set()
+    inner: set[int] = set()
+    for node in w.tree.nodes:
+        if isinstance(node, ast.Attribute):
+            inner.add(id(node.value))
+        elif isinstance(node, ast.Call):
+            funcs.add(id(node.func))
+            last = _last_name(node.func)
+            if node.args and last in dev["calls"]:
+                _mark(w, node.args[0], "arg")
+            if node.args and last in backend["calls"]:
+                _mark_backend(w, node.args[0])
+            for k in node.keywords:
+                if k.arg in dev["arguments"]:
+                    _mark(w, k.value, "arg")
+                elif k.arg in backend["arguments"]:
+                    _mark_backend(w, k.value)
+        elif isinstance(node, ast.arguments):
+            positional = node.posonlyargs + node.args
+            for arg, default in zip(positional[len(positional) - len(node.defaults):], node.defaults):
+                if arg.arg in dev["arguments"] or dev["variables"] in arg.arg.lower():
+                    _mark(w, default, "arg")
+            for arg, default in zip(node.kwonlyargs, node.kw_defaults):
+                if default is not None and (arg.arg in dev["arguments"] or dev["variables"] in arg.arg.lower()):
+                    _mark(w, default, "arg")
+        elif isinstance(node, (ast.Assign, ast.AnnAssign)) and node.value is not None:
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            if any(dev["variables"] in (_last_name(t) or "").lower() for t in targets):
+                _mark(w, node.value, "arg")
+        elif isinstance(node, ast.Compare):
+            operands = [node.left, *node.comparators]
+            if any(_last_name(o) in dev["comparisons"] or dev["variables"] in (_last_name(o) or "").lower()
+                   for o in operands):
+                for o in operands:
+                    for item in (o.elts if isinstance(o, (ast.Tuple, ast.List, ast.Set)) else [o]):
+                        _mark(w, item, "compare")
+        elif isinstance(node, ast.Dict):
+            for k, v in zip(node.keys, node.values):
+                if isinstance(k, ast.Constant) and k.value in dev["arguments"]:
+                    _mark(w, v, "arg")
+    w.ctx.scratch["py_call_funcs"] = funcs
+    w.ctx.scratch["py_inner_chain"] = inner
+
+
+def _last_name(node: ast.AST) -> str | None:
+    if isinstance(node, ast.Attribute):
+        return node.attr
+    if isinstance(node, ast.Name):
+        return node.id
+    return None
+
+
+def _mark(w: Walk, node: ast.AST, how: str) -> None:
+    if isinstance(node, (ast.Constant, ast.JoinedStr)):
+        w.device_nodes.setdefault(id(node), how)
+    elif isinstance(node, ast.IfExp):
+        _mark(w, node.body, how)
+        _mark(w, node.orelse, how)
+    elif isinstance(node, ast.BoolOp):
+        for v in node.values:
+            _mark(w, v, how)
+
+
+def _mark_backend(w: Walk, node: ast.AST) -> None:
+    if isinstance(node, ast.Constant):
+        w.backend_nodes.add(id(node))
+    elif isinstance(node, ast.IfExp):
+        _mark_backend(w, node.body)
+        _mark_backend(w, node.orelse)
+
+
+def is_device_string(value: object, device: str) -> bool:
+    if not isinstance(value, str) or not value.startswith(device):
+        return False
+    rest = value[len(device):]
+    return rest == "" or (rest[0] == ":" and rest[1:].isdigit())
+
+
+def _string(w: Walk, node: ast.AST) -> None:
+    dev = w.vocab["device"]
+    backend = w.vocab["backend"]
+    s, e = w.tree.span(node)
+    source = w.ctx.text[s:e]
+    if isinstance(node, ast.JoinedStr):
+        head = node.values[0] if node.values else None
+        if not (isinstance(head, ast.Constant) and isinstance(head.value, str) and head.value.startswith(dev["cuda"] + ":")):
+            return
+        m = _FSTR.match(source)
+        if id(node) in w.device_nodes and m and source.startswith(dev["cuda"] + ":", m.end()):
+            w.edit(s + m.end(), s + m.end() + len(dev["cuda"]), dev["musa"], "device:" + dev["cuda"], "device")
+        else:
+            w.ctx.warn("MU6012", s, end=e, value=source, origin="pass:python_torch")
+        return
+    if id(node) in w.docstrings:
+        return
+    if id(node) in w.backend_nodes and node.value == backend["cuda"]:
+        _replace_in_literal(w, s, e, source, backend["cuda"], backend["musa"], "backend")
+        return
+    if not is_device_string(node.value, dev["cuda"]):
+        return
+    how = w.device_nodes.get(id(node))
+    if how is None:
+        w.ctx.warn("MU6012", s, end=e, value=source, origin="pass:python_torch")
+        return
+    if _replace_in_literal(w, s, e, source, dev["cuda"], dev["musa"], "device") and how == "compare":
+        w.ctx.warn("MU6011", s, end=e, value=source, origin="pass:python_torch")
+
+
+def _replace_in_literal(w: Walk, s: int, e: int, source: str, old: str, new: str, kind: str) -> bool:
+    m = _STR.match(source)
+    if not m or not m.group(3).startswith(old):
+        w.ctx.warn("MU6014", s, construct=source, why="a literal musify cannot edit in place (implicit "
+                   "concatenation or escapes)", origin="pass:python_torch")
+        return False
+    at = s + len(m.group(1)) + len(m.group(2))
+    w.edit(at, at + len(old), new, f"{kind}:{old}", kind)
+    return True
+
+
+def _call_checks(w: Walk, node: ast.Call) -> None:
+    full = resolve(w, node.func)
+    dotted = ".".join(full) if full else ""
+    for check in records(w.vocab, "check"):
+        if dotted == check["call"]:
+            w.ctx.warn(check["diag"], w.tree.span(node)[0], end=w.tree.span(node)[1], call=check["call"],
+                       origin="pass:python_torch")
+    last = _last_name(node.func)
+    for inline in records(w.vocab, "inline"):
+        if last == inline["call"] and (any(k.arg in inline["arguments"] for k in node.keywords) or len(node.args) > 2):
+            w.ctx.warn(inline["diag"], w.tree.span(node)[0], call=last, origin="pass:python_torch")

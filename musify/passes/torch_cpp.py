@@ -1,0 +1,146 @@
+"""PyTorch C++ rules that need structure, not just a name (`rules/torch_cpp/structural.toml`).
+
+* member calls: `x.is_cuda()` -> `x.is_privateuseone()`, never a user's own `is_cuda` variable;
+* dispatch keys as a macro argument: `TORCH_LIBRARY_IMPL(ns, CUDA, m)` -> `PrivateUse1`;
+* case labels: `case c10::DeviceType::CUDA:` in a switch that already has a `PrivateUse1` label
+  would, renamed, be a duplicate label; it is kept as written (the rename is vetoed) with MU6050.
+
+Plain names (`getCurrentCUDAStream`, `at::cuda::`, `DeviceType::CUDA`) are ordinary rules in
+`rules/torch_cpp/aten.yaml`, renamed by the identifier pass.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+
+from musify.engine.edits import Edit
+from musify.passes._base import PassContext
+from musify.rules.vocab import records, torch_cpp_vocab
+
+LIBRARY = "torch"
+
+
+@lru_cache(maxsize=1)
+def _patterns() -> dict:
+    v = torch_cpp_vocab()
+    members = {r["cuda"]: r for r in records(v, "member_call")}
+    macros = {}
+    for r in records(v, "macro_argument"):
+        macros.setdefault(r["macro"], {})[(r["index"], r["cuda"])] = r
+    labels = records(v, "case_label")
+    return {
+        "member": re.compile(r"(?:\.|->)\s*(" + "|".join(map(re.escape, members)) + r")\s*\(") if members else None,
+        "members": members,
+        "macro": re.compile(r"\b(" + "|".join(map(re.escape, macros)) + r")\s*\(") if macros else None,
+        "macros": macros,
+        "label": re.compile(r"\bcase\s+((?:[A-Za-z_]\w*\s*::\s*)*)(" + "|".join(re.escape(r["cuda"]) for r in labels)
+                            + r")\s*:(?!:)") if labels else None,
+        "labels": labels,
+        "trigger": tuple(members) + tuple(macros) + tuple(r["cuda"] for r in labels),
+    }
+
+
+def run(ctx: PassContext) -> list[Edit]:
+    p = _patterns()
+    text = ctx.text
+    if not any(t in text for t in p["trigger"]):
+        return []
+    code = ctx.scan.code_map()
+    edits: list[Edit] = []
+    if p["member"] is not None:
+        pos = 0
+        while (m := code.search(p["member"], text, pos)) is not None:
+            rule = p["members"][m.group(1)]
+            edits.append(Edit(m.start(1), m.end(1), rule["musa"], "." + rule["cuda"] + "()", LIBRARY, "function"))
+            pos = m.end()
+    if p["macro"] is not None:
+        pos = 0
+        while (m := code.search(p["macro"], text, pos)) is not None:
+            edits.extend(_macro_args(ctx, m, p["macros"][m.group(1)]))
+            pos = m.end()
+    if p["label"] is not None:
+        pos = 0
+        while (m := code.search(p["label"], text, pos)) is not None:
+            _case_label(ctx, code, m, p["labels"])
+            pos = m.end()
+    return edits
+
+
+def _macro_args(ctx: PassContext, m: re.Match[str], rules: dict) -> list[Edit]:
+    """Split the macro's arguments at top-level commas and rewrite the ones a rule names."""
+    text = ctx.text
+    depth = 0
+    start = m.end()
+    index = 0
+    out = []
+    for i in range(m.end(), min(len(text), m.end() + 2000)):
+        c = text[i]
+        if c in "([{":
+            depth += 1
+        elif c in ")]}" and depth:
+            depth -= 1
+        elif (c == "," and depth == 0) or (c == ")" and depth == 0):
+            arg = text[start:i]
+            name = arg.strip()
+            rule = rules.get((index, name))
+            if rule is not None:
+                at = start + arg.index(name)
+                out.append(Edit(at, at + len(name), rule["musa"], f"{m.group(1)}:{name}", LIBRARY, "enumerator"))
+                _forget_unknown(ctx, name, at)
+            if c == ")":
+                break
+            index += 1
+            start = i + 1
+    return out
+
+
+def _forget_unknown(ctx: PassContext, name: str, at: int) -> None:
+    """The name is handled here: not an unrecognised vendor name (MU1001) after all."""
+    line, col = ctx.lines.position(at)
+    ctx.pending_unknown[:] = [u for u in ctx.pending_unknown if u != (name, line, col)]
+
+
+def _case_label(ctx: PassContext, code, m: re.Match[str], labels: list[dict]) -> None:
+    name = m.group(2)
+    qualifier = re.sub(r"\s+", "", m.group(1)).rstrip(":").split("::")[-1] if m.group(1) else ""
+    rule = next((r for r in labels if r["cuda"] == name and r.get("qualifier", "") == qualifier), None)
+    if rule is None:
+        return
+    block = _enclosing_block(ctx.text, code, m.start())
+    if block is None:
+        return
+    body = ctx.text[block[0]:block[1]]
+    if re.search(r"\bcase\s+(?:[A-Za-z_]\w*\s*::\s*)*" + re.escape(rule["musa"]) + r"\s*:(?!:)", body):
+        ctx.protect(m.start(2), m.end(2))
+        ctx.warn(rule["diag"], m.start(), end=m.end(2), name=(m.group(1) + name).replace(" ", ""),
+                 origin="pass:torch_cpp")
+
+
+def _enclosing_block(text: str, code, pos: int) -> tuple[int, int] | None:
+    """The innermost `{...}` around `pos` (braces in comments and literals ignored)."""
+    depth = 0
+    i = pos
+    while i > 0:
+        i -= 1
+        c = text[i]
+        if c not in "{}" or not code.is_code(i):
+            continue
+        if c == "}":
+            depth += 1
+        elif depth:
+            depth -= 1
+        else:
+            break
+    else:
+        return None
+    open_at = i
+    depth = 0
+    for j in range(open_at, len(text)):
+        c = text[j]
+        if c not in "{}" or not code.is_code(j):
+            continue
+        depth += 1 if c == "{" else -1
+        if depth == 0:
+            return open_at, j + 1
+    return None

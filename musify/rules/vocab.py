@@ -1,0 +1,108 @@
+"""The vocabularies of the Python and build-file front ends (`rules/**/*.toml`).
+
+The C-family rules are a table of names (`rules/**/*.yaml`); what Python, CMake and Make code needs
+is shaped differently (module paths, compiler flags, CMake commands and targets), so those tables
+are small TOML files of their own, still data under `rules/`, never names in a pass. Each table is
+read once per process; a malformed table raises `RuleFileError` naming the file.
+"""
+
+from __future__ import annotations
+
+from functools import cache
+from pathlib import Path
+
+import tomllib
+
+from musify.rules.loader import RuleFileError, default_rules_dir
+
+SCHEMA = "musify-vocab/1"
+TABLES = ("pytorch/python.toml", "build/toolchain.toml", "build/cmake.toml", "torch_cpp/structural.toml")
+
+
+def load_vocab(table: str) -> dict:
+    """One vocabulary table (a path relative to `rules/`, e.g. "build/toolchain.toml"), read once
+    per rules folder (`MUSIFY_RULES_DIR` can point elsewhere)."""
+    return _load(default_rules_dir() / table)
+
+
+@cache
+def _load(path: Path) -> dict:
+    try:
+        doc = tomllib.loads(path.read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise RuleFileError(f"{path}:1: cannot read vocabulary table: {exc.strerror or exc}") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise RuleFileError(f"{path}:1: not valid TOML: {exc}") from None
+    if doc.get("schema") != SCHEMA:
+        raise RuleFileError(f"{path}:1: 'schema' must be {SCHEMA!r}, got {doc.get('schema')!r}")
+    for key, value in doc.items():
+        if isinstance(value, list) and not all(isinstance(v, dict) and "cuda" in v or "call" in v for v in value):
+            raise RuleFileError(f"{path}:1: every [[{key}]] record needs a 'cuda' (or 'call') field")
+    return doc
+
+
+def python_vocab() -> dict:
+    return load_vocab("pytorch/python.toml")
+
+
+def toolchain_vocab() -> dict:
+    return load_vocab("build/toolchain.toml")
+
+
+def cmake_vocab() -> dict:
+    return load_vocab("build/cmake.toml")
+
+
+def torch_cpp_vocab() -> dict:
+    return load_vocab("torch_cpp/structural.toml")
+
+
+def records(table: dict, key: str) -> list[dict]:
+    """The `[[key]]` records of a table (an empty list when it has none)."""
+    value = table.get(key, [])
+    return value if isinstance(value, list) else []
+
+
+# What each table's records are, for the coverage tables (`musify rules docs`):
+# (table, key, library shown, kind shown, how a record's CUDA spelling is written)
+_COVERAGE = (
+    ("pytorch/python.toml", "module", "pytorch-python", "namespace", "{cuda}"),
+    ("pytorch/python.toml", "name", "pytorch-python", "function", "{module}.{cuda}"),
+    ("pytorch/python.toml", "member", "pytorch-python", "function", ".{cuda}"),
+    ("build/toolchain.toml", "flag", "build-toolchain", "keyword", "{cuda}"),
+    ("build/toolchain.toml", "library", "build-toolchain", "keyword", "-l{cuda}"),
+    ("build/toolchain.toml", "path", "build-toolchain", "keyword", "{cuda}"),
+    ("build/toolchain.toml", "variable", "build-toolchain", "variable", "{cuda}"),
+    ("build/cmake.toml", "package", "cmake", "keyword", "find_package({cuda})"),
+    ("build/cmake.toml", "command", "cmake", "function", "{cuda}()"),
+    ("build/cmake.toml", "target", "cmake", "variable", "{cuda}"),
+    ("build/cmake.toml", "variable", "cmake", "variable", "{cuda}"),
+    ("torch_cpp/structural.toml", "member_call", "torch", "function", ".{cuda}()"),
+    ("torch_cpp/structural.toml", "macro_argument", "torch", "enumerator", "{macro}(.., {cuda}, ..)"),
+    ("torch_cpp/structural.toml", "case_label", "torch", "enumerator", "case {cuda}:"),
+)
+
+
+def vocab_rules() -> list:
+    """The vocabulary records as `Rule`s, so the coverage tables list them with the name rules:
+    a best guess shows as inferred, a record with no MUSA form as unsupported (with its diag)."""
+    from musify.rules.model import Rule
+
+    out = []
+    for table, key, library, kind, shown in _COVERAGE:
+        if not (default_rules_dir() / table).is_file():  # a rules folder without this vocabulary
+            continue
+        for r in records(load_vocab(table), key):
+            musa = r.get("musa")
+            if key == "flag" and r.get("action") == "drop":
+                musa = None
+            status = "renamed" if musa else "unsupported"
+            note = r.get("source") or ("this project's best guess" if r.get("guess") else None)
+            if key == "flag" and musa is None:
+                note = "dropped" + (f" ({note})" if note else "")
+            if key == "case_label":
+                status, musa, note = "renamed", r["musa"], f"kept with {r['diag']} when the switch already has {r['musa']}"
+            out.append(Rule(cuda=shown.format(**r), musa=musa if status == "renamed" else None, kind=kind,
+                            library=library, status=status, diag=r.get("diag"), note=note,
+                            inferred=bool(r.get("guess")), section=table, origin=f"rules/{table}"))
+    return out

@@ -1,0 +1,139 @@
+"""The Python front end and the PyTorch Python pass on small inputs: what is rewritten, what is
+reported, what is never touched."""
+
+from __future__ import annotations
+
+import pytest
+
+from musify.options import Options
+from musify.rules import load_ruleset
+from musify.runner import migrate_text
+
+
+@pytest.fixture(scope="module")
+def rules():
+    return load_ruleset()
+
+
+def port(rules, text: str, path: str = "m.py") -> tuple[str, list]:
+    new, ctx, _ = migrate_text(text, path, rules, Options())
+    again, _, edits = migrate_text(new, path, rules, Options())
+    assert edits == [] and again == new, f"not a fixed point:\n{new}"
+    return new, ctx.diagnostics
+
+
+def ids(diags) -> list[str]:
+    return [d.id for d in diags]
+
+
+def test_torch_cuda_chains_imports_and_the_package_import(rules):
+    src = ('"""Docstring naming torch.cuda and "cuda"."""\n'
+           "import os\n"
+           "import torch  # the framework\n"
+           "import torch.nn as nn\n"
+           "from torch.cuda.amp import autocast\n"
+           "from torch import cuda\n"
+           "torch.cuda.synchronize()  # torch.cuda in a comment\n"
+           "torch.backends.cudnn.benchmark = True\n"
+           "x = torch.ones(3).cuda()\n"
+           "flag = x.is_cuda\n")
+    new, diags = port(rules, src)
+    assert new == ('"""Docstring naming torch.cuda and "cuda"."""\n'
+                   "import os\n"
+                   "import torch  # the framework\n"
+                   "import torch_musa\n"
+                   "import torch.nn as nn\n"
+                   "from torch.musa.amp import autocast\n"
+                   "from torch import musa as cuda\n"
+                   "torch.musa.synchronize()  # torch.cuda in a comment\n"
+                   "torch.backends.mudnn.benchmark = True\n"
+                   "x = torch.ones(3).musa()\n"
+                   "flag = x.is_musa\n")
+    assert diags == []
+
+
+def test_aliases_and_crlf_line_ends(rules):
+    new, _ = port(rules, "import torch as th\r\nth.cuda.empty_cache()\r\n")
+    assert new == "import torch as th\r\nimport torch_musa\r\nth.musa.empty_cache()\r\n"
+
+
+def test_device_strings_only_where_they_are_devices(rules):
+    src = ("import torch\n"
+           "def f(x, device='cuda'):\n"
+           "    y = x.to('cuda:1')\n"
+           "    z = torch.zeros(2, device=\"cuda\")\n"
+           "    d = torch.device('cuda' if torch.cuda.is_available() else 'cpu')\n"
+           "    name = 'cuda_kernels'\n"
+           "    label = 'runs on cuda'\n"
+           "    kind = 'cuda'\n"
+           "    return x.device.type == 'cuda'\n")
+    new, diags = port(rules, src)
+    assert "device='musa'" in new and "x.to('musa:1')" in new and 'device="musa"' in new
+    assert "torch.device('musa' if torch.musa.is_available() else 'cpu')" in new
+    assert "'cuda_kernels'" in new and "'runs on cuda'" in new
+    assert "kind = 'cuda'" in new  # not known to be a device: kept, and reported
+    assert "x.device.type == 'musa'" in new
+    assert sorted(ids(diags)) == ["MU6010", "MU6011", "MU6012"]
+    assert [d.line for d in diags if d.id == "MU6012"] == [8]
+
+
+def test_backend_and_fstring_devices(rules):
+    src = ("import torch.distributed as dist\n"
+           "dist.init_process_group(backend='nccl')\n"
+           "dist.new_group(ranks, 'nccl')\n"
+           "device = f'cuda:{rank}'\n"
+           "print(f'cuda:{rank}')\n")
+    new, diags = port(rules, src)
+    assert "backend='mccl'" in new and "new_group(ranks, 'nccl')" in new  # only the first argument
+    assert "device = f'musa:{rank}'" in new and "print(f'cuda:{rank}')" in new
+    assert ids(diags) == ["MU6012"]
+
+
+def test_a_file_that_does_not_parse_is_left_unchanged(rules):
+    src = "import torch\nprint 'python 2'\ntorch.cuda.synchronize()\n"
+    new, diags = port(rules, src)
+    assert new == src
+    assert ids(diags) == ["MU6001"] and diags[0].line == 2
+
+
+def test_package_import_is_added_once_and_not_when_present(rules):
+    new, _ = port(rules, "import torch\nimport torch\nx = 1\n")
+    assert new.count("import torch_musa") == 1
+    src = "import torch\nimport torch_musa\nx = torch.zeros(1, device='cuda')\n"
+    new, _ = port(rules, src)
+    assert new.count("import torch_musa") == 1 and "device='musa'" in new
+
+
+def test_setup_py_extension_builder(rules):
+    src = ("from setuptools import setup\n"
+           "from torch.utils.cpp_extension import BuildExtension, CUDAExtension, CUDA_HOME\n"
+           "setup(ext_modules=[CUDAExtension('m', ['a.cpp', 'k.cu'],\n"
+           "      extra_compile_args={'cxx': ['-O2'], 'nvcc': ['-O2', '--expt-relaxed-constexpr',\n"
+           "                                               '-arch=sm_80']})],\n"
+           "      cmdclass={'build_ext': BuildExtension})\n")
+    new, diags = port(rules, src, "setup.py")
+    assert "from torch_musa.utils.musa_extension import BuildExtension, MUSAExtension, MUSA_HOME" in new
+    assert "MUSAExtension('m'" in new and "'mcc': ['-O2', '--offload-arch=mp_22']" in " ".join(new.split())
+    assert "'k.cu'" in new  # no such file in the (empty) project: not renamed
+    assert {"MU6020", "MU6022", "MU6024"} <= set(ids(diags))
+
+
+def test_unknown_names_keep_the_import(rules):
+    src = "from torch.utils.cpp_extension import load_inline, CUDAExtension\nload_inline('m', cpp_sources=[], cuda_sources=['x'])\n"
+    new, diags = port(rules, src)
+    assert new == src
+    assert ids(diags) == ["MU6004", "MU6013"]
+
+
+def test_flag_tuples_and_lists_outside_extra_compile_args(rules):
+    """Real setup.py files build nvcc flags with .extend/.append: a one-element tuple keeps its comma."""
+    src = ("args = ['-gencode', 'arch=compute_70,code=sm_70']\n"
+           "args.extend(('-gencode', 'arch=compute_80,code=sm_80'))\n"
+           "args.extend(('--expt-relaxed-constexpr', '-O3'))\n"
+           "args.append('--extended-lambda')\n")
+    new, diags = port(rules, src)
+    assert new == ("args = ['--offload-arch=mp_21']\n"
+                   "args.extend(('--offload-arch=mp_22',))\n"
+                   "args.extend(('-O3',))\n"
+                   "args.append('--extended-lambda')\n")
+    assert [d.id for d in diags] == ["MU6022", "MU6022", "MU6020", "MU6014"]

@@ -1,0 +1,65 @@
+"""PyTorch C++ (ATen/c10): the name rules and the structural rules of rules/torch_cpp/."""
+
+from __future__ import annotations
+
+import pytest
+
+from musify.options import Options
+from musify.rules import load_ruleset
+from musify.runner import migrate_text
+
+
+@pytest.fixture(scope="module")
+def rules():
+    return load_ruleset()
+
+
+def port(rules, text: str) -> tuple[str, list]:
+    new, ctx, _ = migrate_text(text, "op.cu", rules, Options())
+    again, _, edits = migrate_text(new, "op.cu", rules, Options())
+    assert edits == [] and again == new, f"not a fixed point:\n{new}"
+    return new, ctx.diagnostics
+
+
+def test_streams_guards_checks_and_headers(rules):
+    src = ("#include <ATen/cuda/CUDAContext.h>\n"
+           "#include <c10/cuda/CUDAGuard.h>\n"
+           "#include <ATen/cuda/detail/KernelUtils.h>\n"
+           "void f(const at::Tensor& x) {\n"
+           "  const at::cuda::OptionalCUDAGuard guard(x.device());\n"
+           "  cudaStream_t s = at::cuda::getCurrentCUDAStream();\n"
+           "  C10_CUDA_KERNEL_LAUNCH_CHECK();\n"
+           "  bool is_cuda = x.is_cuda() && x.device().type() == c10::DeviceType::CUDA;  // is_cuda()\n"
+           "  auto k = at::kCUDA;\n"
+           "}\n")
+    new, diags = port(rules, src)
+    assert new == ("#include <torch_musa/csrc/aten/musa/MUSAContext.h>\n"
+                   "#include <torch_musa/csrc/core/MUSAGuard.h>\n"
+                   "#include <ATen/cuda/detail/KernelUtils.h>\n"
+                   "void f(const at::Tensor& x) {\n"
+                   "  const at::musa::OptionalMUSAGuard guard(x.device());\n"
+                   "  musaStream_t s = at::musa::getCurrentMUSAStream();\n"
+                   "  C10_MUSA_KERNEL_LAUNCH_CHECK();\n"
+                   "  bool is_cuda = x.is_privateuseone() && x.device().type() == c10::DeviceType::PrivateUse1;"
+                   "  // is_cuda()\n"
+                   "  auto k = at::kPrivateUse1;\n"
+                   "}\n")
+    assert [d.id for d in diags] == ["MU6052"]
+
+
+def test_dispatch_key_and_case_labels(rules):
+    src = ("TORCH_LIBRARY_IMPL(myops, CUDA, m) { m.impl(\"f\", &f); }\n"
+           "int a(c10::DeviceType t) { switch (t) { case c10::DeviceType::CUDA: return 1; default: return 0; } }\n"
+           "int b(c10::DeviceType t) {\n"
+           "  switch (t) {\n"
+           "  case c10::DeviceType::CUDA: return 1;\n"
+           "  case c10::DeviceType::PrivateUse1: return 2;\n"
+           "  }\n"
+           "  return 0;\n"
+           "}\n")
+    new, diags = port(rules, src)
+    lines = new.splitlines()
+    assert lines[0].startswith("TORCH_LIBRARY_IMPL(myops, PrivateUse1, m)")
+    assert "case c10::DeviceType::PrivateUse1: return 1;" in lines[1]
+    assert lines[4] == "  case c10::DeviceType::CUDA: return 1;"  # kept: would duplicate the next label
+    assert [(d.id, d.line) for d in diags] == [("MU6050", 5)]
