@@ -23,6 +23,7 @@ from musify.failures import GuardedGroup
 from musify.options import Options
 from musify.report import FORMATS as REPORT_FORMATS
 from musify.report import format_for
+from musify.verify.options import VERIFY_KEYS, verify_options
 
 _CONTEXT = {"help_option_names": ["-h", "--help"]}
 
@@ -137,9 +138,14 @@ def _write_json(record, path: str | None) -> None:
 @click.option("--report", "report_path", type=click.Path(dir_okay=False), help="Also write the HTML report here.")
 @click.option("--sarif", "sarif_path", type=click.Path(dir_okay=False), help="Also write SARIF 2.1.0 here.")
 @click.option("--analyze", is_flag=True, help="Write nothing; report how much would port and the work left.")
+@click.option("--verify", "verify_after", is_flag=True, help="Then verify the port on the emulator (docs/verify.md; needs -o).")
+@verify_options("--verify-arch")
 def migrate_cmd(paths, out_dir, in_place, to_stdout, as_diff, json_path, quiet, verbose, fail_on, report_path,
-                sarif_path, analyze, **kw) -> None:
+                sarif_path, analyze, verify_after, **kw) -> None:
     """Migrate CUDA sources under PATHS to MUSA."""
+    verify_kw = {k: kw.pop(k) for k in VERIFY_KEYS}
+    if verify_after and not out_dir:
+        _fail("--verify needs -o DIR (the port is verified where it was written)")
     from musify.api import migrate
     from musify.progress import progress_for
 
@@ -168,6 +174,12 @@ def migrate_cmd(paths, out_dir, in_place, to_stdout, as_diff, json_path, quiet, 
         from musify.report.analysis import compute_analysis
 
         record.analysis = compute_analysis(record)
+    if verify_after:
+        from musify.report.summary import Report
+        from musify.verify.command import verify_port
+
+        verify_port(record, paths[0], out_dir, kw["jobs"] or 1, quiet, verify_kw)
+        record.exit_code = Report(record).exit_code
     _finish(record, json_path, quiet, report_path, sarif_path)
 
 
@@ -257,6 +269,10 @@ def report_cmd(record_path: str, fmt: str | None, out_file: str | None) -> None:
     if fmt == "summary":
         print_diagnostics(record, sys.stdout)
         print_summary(record, sys.stdout)
+        if record.verify:
+            from musify.verify.render import print_verify
+
+            print_verify(record.verify, sys.stdout)
         return
     text = render_report(record, fmt)
     if out_file:
@@ -279,7 +295,8 @@ def _register_optional_commands() -> None:
     if _OPTIONAL_LOADED:
         return
     _OPTIONAL_LOADED.append(True)
-    for module, attr in (("musify.emu.command", "emu_run"), ("musify.rules.command", "rules_cmd")):
+    for module, attr in (("musify.emu.command", "emu_run"), ("musify.rules.command", "rules_cmd"),
+                         ("musify.verify.command", "verify_cmd")):
         try:
             mod = __import__(module, fromlist=[attr])
         except ModuleNotFoundError as exc:

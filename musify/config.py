@@ -93,6 +93,8 @@ KEYS: dict[str, Key] = {
     "fail_on": Key(_severity, "exit 1 at or above this severity, like --fail-on"),
     "jobs": Key(_positive_int, "worker processes, like -j"),
     "cache": Key(_boolean, "reuse results of unchanged files between runs (false: like --no-cache)"),
+    # its own keys are checked by musify/verify/settings.py (docs/verify.md)
+    "verify": Key(lambda v: None if isinstance(v, dict) else "must be a table", "musify verify settings (docs/verify.md)"),
 }
 
 

@@ -33,6 +33,7 @@ from pathlib import Path
 from musify import resources
 from musify.arch import emulator_target
 from musify.emu.rewrite import rewrite
+from musify.sandbox import run_tool
 
 EMU_ROOT = resources.data_dir("shims/emu")
 DEVICE_EXTENSIONS = {".cu", ".cuh", ".mu", ".muh"}
@@ -57,7 +58,11 @@ class BuildOptions:
     optimize: int = 2  # -O level; sanitizer builds use -O1 whatever this says
     arch_macro: bool = False  # define __CUDA_ARCH__/__MUSA_ARCH__ (docs/emulator.md)
     racecheck: bool = False  # report shared-memory races (exit status 86; docs/emulator.md)
-    extra_flags: tuple[str, ...] = field(default_factory=tuple)
+    extra_flags: tuple[str, ...] = field(default_factory=tuple)  # g++ flags, also used for the precompiled header
+    # the project's flags (-I, -D, -std=, -fopenmp, -l; musify/emu/flags.py sorts them): on the program's
+    # command line only, so every project shares one precompiled header (g++ checks that it still applies)
+    project_flags: tuple[str, ...] = field(default_factory=tuple)
+    compile_timeout: float = 600.0  # seconds before the compiler is stopped (an include of a FIFO hangs)
 
     def resolved(self, sources: list[Path]) -> tuple[str, int, int]:
         """(face, warp size, EMU_ARCH value) for these sources."""
@@ -182,6 +187,10 @@ def _base_flags(options: BuildOptions, face: str, warp: int, arch: int) -> list[
     return flags + list(options.extra_flags)
 
 
+def _is_link_flag(flag: str) -> bool:
+    return flag.startswith(("-l", "-L", "-Wl,"))
+
+
 def compile_command(sources: list[Path], output: Path, options: BuildOptions, include_dirs: list[Path],
                     prelude: Path | None = None, compile_only: bool = False) -> list[str]:
     """The compiler command line; device files include `prelude` (a precompiled face header) if given.
@@ -189,7 +198,8 @@ def compile_command(sources: list[Path], output: Path, options: BuildOptions, in
     `compile_only`: one source to one object file (-c), for builds linked in a separate step.
     """
     face, warp, arch = options.resolved(sources)
-    cmd = [os.environ.get("CXX", "g++"), *_base_flags(options, face, warp, arch)]
+    cmd = [os.environ.get("CXX", "g++"), *_base_flags(options, face, warp, arch),
+           *(f for f in options.project_flags if not _is_link_flag(f))]
     for d in include_dirs:
         cmd += ["-I", str(d)]
     for src in sources:
@@ -197,26 +207,28 @@ def compile_command(sources: list[Path], output: Path, options: BuildOptions, in
             cmd += ["-x", "c++", "-include", str(prelude or _RUNTIME_HEADER[face]), str(src), "-x", "none"]
         else:
             cmd.append(str(src))
-    return cmd + (["-c"] if compile_only else []) + ["-o", str(output)]
+    return cmd + (["-c"] if compile_only else []) + ["-o", str(output)] + \
+        ([] if compile_only else [f for f in options.project_flags if _is_link_flag(f)])
 
 
 def _compile(copies: list[Path], out: Path, options: BuildOptions, include_dirs: list[Path],
-             prelude: Path | None) -> tuple[list[str], subprocess.CompletedProcess]:
-    """Run the compiler; a race-check build compiles each source apart and links without the
-    instrumentation's runtime (the emulator defines its entry points)."""
+             prelude: Path | None):
+    """Run the compiler (under the compile time limit); a race-check build compiles each source
+    apart and links without the instrumentation's runtime (the emulator defines its entry points)."""
     if not options.racecheck:
         cmd = compile_command(copies, out, options, include_dirs, prelude)
-        return cmd, subprocess.run(cmd, capture_output=True, text=True, check=False)
+        return cmd, run_tool(cmd, time_limit=options.compile_timeout)
     objects = []
     for i, src in enumerate(copies):
         obj = out.parent / f"obj{i}.o"
         cmd = compile_command([src], obj, options, include_dirs, prelude, compile_only=True)
-        proc = subprocess.run(cmd, capture_output=True, text=True, check=False)
+        proc = run_tool(cmd, time_limit=options.compile_timeout)
         if proc.returncode != 0:
             return cmd, proc
         objects.append(str(obj))
-    cmd = [os.environ.get("CXX", "g++"), "-pthread", *objects, *options.extra_flags, "-o", str(out)]
-    return cmd, subprocess.run(cmd, capture_output=True, text=True, check=False)
+    cmd = [os.environ.get("CXX", "g++"), "-pthread", *objects, *options.extra_flags, "-o", str(out),
+           *(f for f in options.project_flags if _is_link_flag(f) or f == "-fopenmp")]  # -fopenmp links libgomp
+    return cmd, run_tool(cmd, time_limit=options.compile_timeout)
 
 
 def _uses_gcc_pch(cxx: str) -> bool:
@@ -255,8 +267,8 @@ def precompiled_prelude(options: BuildOptions, sources: list[Path]) -> Path | No
             return prelude
         prelude.write_text(f"#include <{_RUNTIME_HEADER[face]}>\n")
         partial = folder / f"prelude.h.gch.{os.getpid()}.{threading.get_ident()}"
-        proc = subprocess.run([cxx, *flags, "-x", "c++-header", str(prelude), "-o", str(partial)],
-                              capture_output=True, text=True, check=False)
+        proc = run_tool([cxx, *flags, "-x", "c++-header", str(prelude), "-o", str(partial)],
+                        time_limit=options.compile_timeout)
         if proc.returncode != 0:
             partial.unlink(missing_ok=True)
             _pch_failed.add(str(folder))
@@ -270,6 +282,9 @@ def build(sources: list[Path], options: BuildOptions = BuildOptions(), keep_dir:
     sources = drop_included_sources([Path(s) for s in sources])
     if not sources:
         raise ValueError("no sources to build")
+    for src in sources:
+        if not src.is_file():  # a FIFO or device would hang the rewrite that reads it
+            raise BuildError(f"{src}: not a regular file", "")
     with tempfile.TemporaryDirectory(prefix="musify-emu-") as tmp:
         work = Path(tmp) / "src"
         copies = prepare(sources, work)
@@ -294,6 +309,9 @@ def build(sources: list[Path], options: BuildOptions = BuildOptions(), keep_dir:
         out = Path(tmp) / "prog"
         prelude = precompiled_prelude(options, sources) if any(map(_is_device_file, copies)) else None
         cmd, proc = _compile(copies, out, options, include_dirs, prelude)
+        if proc.timed_out:
+            raise BuildError(f"the compiler did not finish within {options.compile_timeout:g} s "
+                             f"({' '.join(str(s) for s in sources)})", proc.stderr)
         if proc.returncode != 0:
             raise BuildError(f"compilation failed ({' '.join(str(s) for s in sources)})", proc.stderr)
         cache.parent.mkdir(parents=True, exist_ok=True)

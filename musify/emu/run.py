@@ -1,31 +1,37 @@
-"""Run an emulator build with a time limit, so that a hanging program ends with a clear message."""
+"""Run an emulator build contained (musify/sandbox.py): a time limit over the whole process group,
+memory and CPU limits, bounded output, its own working directory, and namespaces where they work."""
 
 from __future__ import annotations
 
-import subprocess
-from dataclasses import dataclass
+import os
+from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from pathlib import Path
 
-TIMEOUT_EXIT = 124
+from musify.sandbox import TIMEOUT_EXIT, Limits, Outcome, workspace
+from musify.sandbox import run as sandboxed
+
+RunResult = Outcome  # returncode, stdout, stderr, timed_out, passed, status, reason()
+
+__all__ = ["TIMEOUT_EXIT", "RunResult", "run"]
+# the emulator's own settings (EMU_THREADS, ...) and OpenMP's reach the program; nothing else does
+_PASSED_ON = ("EMU_", "MUSIFY_EMU_", "OMP_")
 
 
-@dataclass(frozen=True)
-class RunResult:
-    returncode: int
-    stdout: str
-    stderr: str
-    timed_out: bool
+def run(executable: Path, args: Sequence[str] = (), timeout: float = 60.0, cwd: Path | None = None,
+        limits: Limits | None = None, stdin: bytes | None = None, env: Mapping[str, str] | None = None,
+        data: Sequence[Path] = ()) -> Outcome:
+    """Run the program with `args`; when it is stopped, stderr ends with a line saying why.
 
-
-def run(executable: Path, args: list[str] | tuple[str, ...] = (), timeout: float = 60.0,
-        cwd: Path | None = None) -> RunResult:
-    """Run the program; on timeout kill it and say so in stderr (exit status 124, as timeout(1))."""
-    try:
-        proc = subprocess.run([str(executable), *args], capture_output=True, text=True, timeout=timeout,
-                              cwd=cwd, check=False, errors="replace")
-    except subprocess.TimeoutExpired as exc:
-        out = exc.stdout.decode(errors="replace") if isinstance(exc.stdout, bytes) else exc.stdout or ""
-        err = exc.stderr.decode(errors="replace") if isinstance(exc.stderr, bytes) else exc.stderr or ""
-        message = f"emu: the program did not finish within {timeout:g} s and was stopped\n"
-        return RunResult(TIMEOUT_EXIT, out, err + message, True)
-    return RunResult(proc.returncode, proc.stdout, proc.stderr, False)
+    `cwd` is the working directory (written to by the program); without one the program gets a
+    fresh temporary directory holding copies of `data`, removed afterwards."""
+    limits = limits or Limits(time=timeout)
+    env = {**{k: v for k, v in os.environ.items() if k.startswith(_PASSED_ON)}, **(env or {})}
+    if cwd is not None:
+        outcome = sandboxed([str(executable), *args], Path(cwd), limits, stdin, env)
+    else:
+        with workspace(data) as work:
+            outcome = sandboxed([str(executable), *args], work, limits, stdin, env)
+    if outcome.status in ("exited", "signal"):
+        return outcome
+    return replace(outcome, stderr=outcome.stderr + f"emu: the program {outcome.reason(limits)}\n")

@@ -57,5 +57,6 @@ def verify_port_failures(section: dict | None) -> int:
     """How many (program, arch) verify runs ended in a verdict that counts against the port."""
     if not section:
         return 0
-    return sum(1 for p in section.get("programs", []) for run in p.get("runs", [])
+    return sum(1 for p in section.get("programs", [])
+               for run in [*p.get("archs", {}).values(), *p.get("runs", [])]  # archs: docs/verify.md
                if run.get("verdict") in PORT_FAILURES)
