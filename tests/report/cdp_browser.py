@@ -69,6 +69,11 @@ class Browser:
         for ch in text:
             self.call("Input.dispatchKeyEvent", type="keyDown", text=ch, key=ch, unmodifiedText=ch)
             self.call("Input.dispatchKeyEvent", type="keyUp", key=ch)
+        self.settle()
+
+    def settle(self, ms: int = 300) -> None:
+        """Let the page's timers run (the search filters on a zero or short timeout after typing)."""
+        self.eval(f"new Promise(done => setTimeout(done, {int(ms)}))")
 
     def screenshot(self, path: Path, width: int = 1280, height: int = 900, scale: float = 1.0) -> bytes:
         """A PNG of the viewport at `width` x `height` CSS pixels (a phone below 600), scaled by `scale`."""

@@ -41,6 +41,7 @@ def _select(browser, select_id: str, value: str) -> None:
     """Choose an option as a user does: the value changes and the page gets a change event."""
     browser.eval(f"(s => {{ s.value = {json.dumps(value)}; s.dispatchEvent(new Event('change')); }})"
                  f"(document.getElementById({json.dumps(select_id)}))")
+    browser.settle()
 
 
 def test_search_filter_and_sort_work_on_the_corpora_report(browser, corpora_page):

@@ -48,7 +48,11 @@ def test_corpora_sarif_validates_and_has_one_result_per_diagnostic(corpora_recor
     for r in fixed:
         change = r["fixes"][0]["artifactChanges"][0]
         region = change["replacements"][0]["deletedRegion"]
-        path = next(d.path for d in diags if r["message"]["text"] == d.message)
+        at = r["locations"][0]["physicalLocation"]["region"]
+        path = next(d.path for d in diags if r["message"]["text"] == d.message
+                    and (d.line, d.column) == (at["startLine"], at["startColumn"])
+                    and r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"].endswith(
+                        d.path.rsplit("/", 1)[-1]))
         assert (path, (region["startLine"], region["startColumn"]),
                 change["replacements"][0]["insertedContent"]["text"]) in edits
     first = min(diags, key=lambda d: (d.path, d.line, d.column))
