@@ -19,14 +19,16 @@ pytestmark = requires_cxx
 def test_verdicts_for_good_corrupted_broken_and_misbehaving_programs(tmp_path):
     outside = tmp_path / "outside.txt"
     inputs = tmp_path / "inputs"
-    for name in ("tiny", "tiny_index", "tiny_cuda_name"):
+    for name in ("tiny", "tiny_index", "tiny_swap", "tiny_cuda_name"):
         shutil.copytree(INPUTS / "tiny", inputs / name)
-    original, port, record = ported(tmp_path, inputs / "tiny", inputs / "tiny_index", inputs / "tiny_cuda_name",
-                                    INPUTS / "misbehave")
+    original, port, record = ported(tmp_path, inputs / "tiny", inputs / "tiny_index", inputs / "tiny_swap",
+                                    inputs / "tiny_cuda_name", INPUTS / "misbehave")
     (original / ".musify.toml").write_text(
         f'[verify]\nmemory_limit_gib = 0.5\n[[verify.programs]]\nname = "misbehave/escape"\nargs = ["{outside}"]\n')
     good = (port / "tiny" / "add.mu").read_text()
     (port / "tiny_index" / "add.mu").write_text(good.replace("out[i] = a[i] + 2.0f", "out[i] = a[i / 2] + 2.0f"))
+    swapped = good.replace("musaMemcpyHostToDevice", "@").replace("musaMemcpyDeviceToHost", "musaMemcpyHostToDevice")
+    (port / "tiny_swap" / "add.mu").write_text(swapped.replace("@", "musaMemcpyDeviceToHost"))
     (port / "tiny_cuda_name" / "add.mu").write_text(good.replace("musaFree(db)", "cudaFree(db)"))
     settings = load_settings(str(original), archs=("mp_31",), time_limit=3.0, jobs=2)
 
@@ -37,6 +39,10 @@ def test_verdicts_for_good_corrupted_broken_and_misbehaving_programs(tmp_path):
     assert got["tiny_index"]["verdict"] == "fail"
     first = got["tiny_index"]["first_difference"]
     assert first["where"] == "stdout line 2" and first["original"].startswith("sum ") and "sum" in first["diff"]
+
+    # swapped copy directions: a GPU copies by the kind it is told, so the emulator refuses a kind
+    # that contradicts the pointers and the port's output differs
+    assert got["tiny_swap"]["verdict"] == "fail", got["tiny_swap"]
 
     line = next(n for n, t in enumerate(good.splitlines(), 1) if "musaFree(db)" in t)
     broken = got["tiny_cuda_name"]
@@ -54,7 +60,7 @@ def test_verdicts_for_good_corrupted_broken_and_misbehaving_programs(tmp_path):
         assert got["misbehave/escape"]["verdict"] == "original-fails"
         assert "Read-only file system" in got["misbehave/escape"]["reason"]
         assert not outside.exists()
-    assert section["exit_code"] == 1  # two port failures; the originals that fail are not counted
-    expected = {"build-fail-port": 1, "fail": 1, "original-fails": 3, "pass": 1} if namespaces_available() else \
-        {"build-fail-port": 1, "fail": 1, "original-fails": 2, "pass": 2}
+    assert section["exit_code"] == 1  # three port failures; the originals that fail are not counted
+    expected = {"build-fail-port": 1, "fail": 2, "original-fails": 3, "pass": 1} if namespaces_available() else \
+        {"build-fail-port": 1, "fail": 2, "original-fails": 2, "pass": 2}
     assert section["totals"]["verdicts"] == expected

@@ -3,6 +3,7 @@
 // that is visibly wrong rather than a lucky zero. Allocations are tracked so that freeing a
 // pointer that was never allocated is an error, as on a GPU.
 #pragma once
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <map>
@@ -93,12 +94,43 @@ inline int malloc_pitch(void** ptr, size_t* pitch, size_t width, size_t height) 
     return allocate(ptr, *pitch * height, AllocKind::Device);
 }
 
-// kind: 0 host->host, 1 host->device, 2 device->host, 3 device->device, 4 default: all the same
-// here, only checked for being one of them.
+// Which side of a copy a pointer is on, as far as the emulator knows: memory from the device
+// allocator is device memory, pinned host memory is host memory, managed memory is both, and
+// anything else (the program's own arrays, __device__ variables) is not known either way.
+enum class Side { Unknown, Device, Host, Both };
+
+inline Side side_of(const void* p) {
+    const void* start;
+    size_t size;
+    AllocKind kind;
+    if (!find_allocation(p, &start, &size, &kind)) return Side::Unknown;
+    return kind == AllocKind::Device ? Side::Device : kind == AllocKind::Host ? Side::Host : Side::Both;
+}
+
+// kind: 0 host->host, 1 host->device, 2 device->host, 3 device->device, 4 default (by pointer).
+// A GPU copies by the kind it is given, so a kind that contradicts the pointers (a swapped
+// HostToDevice/DeviceToHost) is undefined behaviour there; here it is an error, reported once per
+// call, so a port with swapped directions fails visibly instead of passing by luck.
+inline bool direction_matches(const void* dst, const void* src, int kind) {
+    if (kind == 4) return true;
+    bool dst_device = kind == 1 || kind == 3, src_device = kind == 2 || kind == 3;
+    auto fits = [](Side side, bool device) {
+        return side == Side::Unknown || side == Side::Both || (side == Side::Device) == device;
+    };
+    if (fits(side_of(dst), dst_device) && fits(side_of(src), src_device)) return true;
+    static const char* names[] = {"host to host", "host to device", "device to host", "device to device"};
+    std::fprintf(stderr, "musify-emu: memory copy marked %s, but %s\n", names[kind],
+                 fits(side_of(dst), dst_device) ? (src_device ? "the source is host memory" : "the source is device memory")
+                                                : (dst_device ? "the destination is host memory"
+                                                              : "the destination is device memory"));
+    return false;
+}
+
 inline int copy(void* dst, const void* src, size_t count, int kind) {
     if (kind < 0 || kind > 4) return result(ErrorInvalidMemcpyDirection);
     if (count == 0) return result(Success);
     if (!dst || !src) return result(ErrorInvalidValue);
+    if (!direction_matches(dst, src, kind)) return result(ErrorInvalidMemcpyDirection);
     std::memmove(dst, src, count);
     return result(Success);
 }
@@ -108,6 +140,7 @@ inline int copy_2d(void* dst, size_t dpitch, const void* src, size_t spitch, siz
     if (kind < 0 || kind > 4) return result(ErrorInvalidMemcpyDirection);
     if (width > dpitch || width > spitch) return result(ErrorInvalidPitchValue);
     if (height && width && (!dst || !src)) return result(ErrorInvalidValue);
+    if (height && width && !direction_matches(dst, src, kind)) return result(ErrorInvalidMemcpyDirection);
     for (size_t r = 0; r < height; ++r)
         std::memmove(static_cast<char*>(dst) + r * dpitch, static_cast<const char*>(src) + r * spitch, width);
     return result(Success);
