@@ -252,8 +252,12 @@ def _classify(timed_out: bool, over: bool, sig: int, code: int, stderr: str, max
         return "timeout"
     if sig == signal.SIGXCPU:
         return "cpu-limit"
-    failed = sig or code
-    if failed and limits.memory and (any(w in stderr for w in _MEMORY_WORDS) or max_rss > 0.75 * limits.memory):
+    if (sig or code) and limits.memory and any(w in stderr for w in _MEMORY_WORDS):
+        return "memory-limit"
+    # The peak RSS only explains a death by signal: it includes what the launcher inherited when it
+    # was forked from a large parent (a test runner, a long musify run), so a program that merely
+    # exited non-zero must not be called out of memory because of it.
+    if sig and limits.memory and max_rss > 0.75 * limits.memory:
         return "memory-limit"
     return "signal" if sig else "exited"
 
