@@ -56,7 +56,8 @@ def migrate(inputs: list[str], options: Options | None = None, mode: str = "none
         raise UsageError(f"unknown output mode {mode!r}")
     if mode == "in-place" and inplace.active() is None:  # hold the tree's lock for the whole run
         with inplace.session(inputs, options.lock_wait):
-            return migrate(inputs, options, mode, out_dir, ruleset, command, collect)
+            return migrate(inputs, options, mode, out_dir, ruleset, command, collect, fail_on, fail_on_change,
+                           progress)
     t0 = time.perf_counter()
     started = datetime.now(timezone.utc).isoformat(timespec="seconds")
     exclude = tuple(options.exclude) + _tree_excludes(inputs)
@@ -73,9 +74,17 @@ def migrate(inputs: list[str], options: Options | None = None, mode: str = "none
     migrated_kinds = file_direction(options.reverse)[2]
     todo = [(i, job) for i, (f, job) in enumerate(plan) if job is not None and f.kind in migrated_kinds]
     project = _project(plan, options)
+    # -o writes each port as it arrives and the record needs no bytes, so a big tree's ports are
+    # never all in memory; in place (which orders its writes), diff and stdout keep them
+    stream = mode in ("out", "none") and not collect
+    early: dict[int, str | None] = {}  # index -> why its early write failed (None: written)
+    writers.forget_dirs()
     for done, (i, result, data) in enumerate(cache.run_cached(todo, rules, options, project, _run_jobs), 1):
         results[i] = result
-        new_bytes[i] = data
+        if not stream:
+            new_bytes[i] = data
+        elif mode == "out":
+            early[i] = _try_write_out(plan[i][0], result, data, out_dir)
         if progress:
             progress(result, done, len(todo))
     for i, (f, job) in enumerate(plan):
@@ -84,7 +93,7 @@ def migrate(inputs: list[str], options: Options | None = None, mode: str = "none
     files = [r for r in results if r is not None]
     files = renames.report_collisions(plan, files, file_direction(options.reverse)[0], options.rename_files)
     files = finalise(files, options.suppress)
-    files, outputs = _write(plan, files, new_bytes, mode, out_dir, collect)
+    files, outputs = _write(plan, files, new_bytes, mode, out_dir, collect, early)
     record = RunRecord(__version__, command, list(inputs), out_dir if mode == "out" else mode,
                        options.to_json(), rules.digest, started, time.perf_counter() - t0, files,
                        fail_on=fail_on, fail_on_change=fail_on_change)
@@ -234,19 +243,23 @@ def _passthrough(f: Found, job: FileJob | None, mode: str, inputs: list[str], pr
 
 
 def _write(plan, files: list[FileResult], new_bytes: list[bytes | None], mode: str,
-           out_dir: str | None, collect: bool) -> tuple[list[FileResult], Outputs]:
-    """Write every result; a file whose output cannot be written comes back as a failed result."""
+           out_dir: str | None, collect: bool,
+           early: dict[int, str | None]) -> tuple[list[FileResult], Outputs]:
+    """Write every result not written `early` (as it arrived: index -> the failure's cause or
+    None); a file whose output cannot be written comes back as a failed result."""
     outputs = Outputs({}, "")
     diff_parts = []
     written = []
-    writers.forget_dirs()
     if mode == "in-place":
         files = inplace.write(plan, files, new_bytes)
     renamed = renames.renamed_paths(plan, files) if mode == "out" else {}
-    for (f, job), result, data in zip(plan, files, new_bytes):
+    for i, ((f, job), result, data) in enumerate(zip(plan, files, new_bytes)):
         written.append(result)
         try:
-            if mode == "out":
+            if i in early:
+                if early[i] is not None:
+                    raise OSError(early[i])
+            elif mode == "out":
                 _write_out(f, result, data, out_dir, renamed)
             elif mode == "diff" and data is not None and result.status == "migrated":
                 with open(f.abspath, "rb") as fh:
@@ -262,6 +275,16 @@ def _write(plan, files: list[FileResult], new_bytes: list[bytes | None], mode: s
                                                diagnostics.make("MU0009", result.path, 1, 1, origin="writer", cause=cause)])
     outputs.diff = "".join(diff_parts)
     return written, outputs
+
+
+def _try_write_out(f: Found, result: FileResult, data: bytes | None, out_dir: str | None) -> str | None:
+    """Write a migrated file's port now; the cause when that fails (reported after finalising,
+    as for every other write)."""
+    try:
+        _write_out(f, result, data, out_dir or "", {})
+    except OSError as exc:
+        return exc.strerror or str(exc)
+    return None
 
 
 def _write_out(f: Found, result: FileResult, data: bytes | None, out_dir: str, renamed: dict[str, str]) -> None:

@@ -121,7 +121,7 @@ def _write_json(record, path: str | None) -> None:
     if path:
         from musify.writers import atomic_write
 
-        atomic_write(path, record.dumps().encode())
+        atomic_write(path, record.iter_json())  # streamed: a big run's record is never one string
 
 
 @main.command("migrate", context_settings=_CONTEXT)

@@ -9,9 +9,11 @@ from __future__ import annotations
 
 import json
 from collections import Counter
+from collections.abc import Iterator
 from dataclasses import dataclass, field, fields
 
 from musify.diagnostics import Diagnostic
+from musify.packed_edits import PackedEdits
 
 SCHEMA = "musify-run/2"
 
@@ -25,8 +27,9 @@ class FileResult:
     rel: str = ""  # relative to its input root, posix
     edit_count: int = 0
     # every edit: {start: [line, col], end: [line, col], old, new, rule, library, kind, category,
-    # inferred}; None when the record was asked to be lite (--json-lite)
-    edits: list[dict] | None = field(default_factory=list)
+    # inferred}; None when the record was asked to be lite (--json-lite). The runner's results
+    # keep them packed (musify/packed_edits.py); they read as the same sequence of dicts
+    edits: list[dict] | PackedEdits | None = field(default_factory=list)
     references: dict[str, int] = field(default_factory=lambda: {"converted": 0, "unconverted": 0})
     include_rewrites: int = 0
     shim_includes: int = 0
@@ -47,13 +50,32 @@ class FileResult:
     declared: list[str] = field(default_factory=list, repr=False)
     pending_unknown: list[tuple[str, int, int]] = field(default_factory=list, repr=False)
 
-    def to_json(self) -> dict:
+    def to_json(self, packed: bool = False) -> dict:
+        """The file's record entry; `packed` leaves packed edits as they are (for the writer)."""
         # field by field rather than dataclasses.asdict, which deep-copies and is slow on big runs
         d = {f.name: getattr(self, f.name) for f in fields(self) if f.name not in _TRANSIENT}
         d["diagnostics"] = [x.to_json() for x in self.diagnostics]
         d["references"] = dict(self.references)
         d["seconds"] = round(self.seconds, 6)
+        if isinstance(self.edits, PackedEdits) and not packed:
+            d["edits"] = list(self.edits)
         return d
+
+    def iter_json(self, deterministic: bool = False) -> Iterator[str]:
+        """The entry as one line of compact JSON, in pieces: a file with a million edits is
+        never one string (the pieces join to `json.dumps(entry, separators=(",", ":"))`)."""
+        d = self.to_json(packed=True)
+        if deterministic:
+            d["seconds"] = 0.0
+        edits = d["edits"]
+        if not isinstance(edits, PackedEdits):
+            yield json.dumps(d, separators=_COMPACT)
+            return
+        items = list(d.items())
+        at = next(i for i, (k, _) in enumerate(items) if k == "edits")
+        yield json.dumps(dict(items[:at]), separators=_COMPACT)[:-1] + ',"edits":'
+        yield from edits.iter_json()
+        yield "," + json.dumps(dict(items[at + 1:]), separators=_COMPACT)[1:]
 
     @classmethod
     def from_json(cls, d: dict) -> FileResult:
@@ -63,6 +85,7 @@ class FileResult:
 
 
 _TRANSIENT = frozenset({"declared", "pending_unknown"})
+_COMPACT = (",", ":")
 
 
 @dataclass
@@ -88,6 +111,14 @@ class RunRecord:
         return compute_totals(self.files)
 
     def to_json(self, deterministic: bool = False) -> dict:
+        d = self._head(deterministic)
+        d["files"] = [f.to_json() for f in self.files]
+        if deterministic:
+            for f in d["files"]:
+                f["seconds"] = 0.0
+        return d
+
+    def _head(self, deterministic: bool) -> dict:
         d = {
             "schema": self.schema,
             "tool_version": self.tool_version,
@@ -104,22 +135,24 @@ class RunRecord:
             "totals": self.totals,
             "verify": self.verify,
             "analysis": self.analysis,
-            "files": [f.to_json() for f in self.files],
         }
         if deterministic:
             d["options"] = {k: v for k, v in self.options.items() if k != "jobs"}
-            for f in d["files"]:
-                f["seconds"] = 0.0
         return d
 
     def dumps(self, deterministic: bool = False) -> str:
         """One JSON document: the header and totals indented for reading, then one line per file
         (the C encoder, fast on runs of many thousands of files)."""
-        d = self.to_json(deterministic)
-        files = d.pop("files")
-        head = json.dumps(d, indent=2)
-        body = ",\n".join("    " + json.dumps(f, separators=(",", ":")) for f in files)
-        return head[:-2] + ',\n  "files": [\n' + body + "\n  ]\n}\n"
+        return "".join(self.iter_json(deterministic))
+
+    def iter_json(self, deterministic: bool = False) -> Iterator[str]:
+        """`dumps` in pieces, so a big run's record is written without ever being one string."""
+        head = json.dumps(self._head(deterministic), indent=2)
+        yield head[:-2] + ',\n  "files": [\n'
+        for i, f in enumerate(self.files):
+            yield ",\n    " if i else "    "
+            yield from f.iter_json(deterministic)
+        yield "\n  ]\n}\n"
 
     @classmethod
     def from_json(cls, d: dict) -> RunRecord:

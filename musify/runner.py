@@ -21,6 +21,7 @@ from musify.discover import classify, read_regular
 from musify.engine.edits import Edit, apply, merge
 from musify.frontend.scanner import LineIndex
 from musify.options import Options
+from musify.packed_edits import PackedEdits
 from musify.passes._base import PassContext, ProjectInfo
 from musify.passes.languages import language_for, scanner_prefixes  # noqa: F401 -- re-exported
 from musify.records import FileResult
@@ -163,7 +164,7 @@ def _fill(result: FileResult, ctx: PassContext, edits: list[Edit], text: str, da
         replaced = sum(len(text[e.start:e.end].encode("utf-8", "surrogateescape")) for e in edits)
     found = ctx.found
     result.edit_count = len(edits)
-    result.edits = None if ctx.options.json_lite else [_edit_json(e, text, ctx.lines) for e in edits]
+    result.edits = None if ctx.options.json_lite else PackedEdits(edits, text, ctx.lines.position)
     result.references = {"converted": sum(renamed.values()), "unconverted": sum(found.unconverted.values())}
     result.include_rewrites = categories["include"]
     result.shim_includes = categories["shim-include"]
@@ -186,11 +187,3 @@ def _converted(ruleset: RuleSet, rule_name: str) -> bool:
     and the reverse direction's records are all renames)."""
     rule = ruleset.lookup(rule_name)
     return rule is None or is_converted(rule)
-
-
-def _edit_json(e: Edit, text: str, lines: LineIndex) -> dict:
-    """One edit as the run record keeps it: where (line, column, 1-based, end exclusive), what
-    was there, what replaced it, and which rule asked for it."""
-    return {"start": list(lines.position(e.start)), "end": list(lines.position(e.end)),
-            "old": text[e.start:e.end], "new": e.replacement, "rule": e.rule, "library": e.library,
-            "kind": e.kind, "category": e.category, "inferred": e.inferred}

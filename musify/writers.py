@@ -14,18 +14,20 @@ import shutil
 import stat
 import sys
 import tempfile
+from collections.abc import Iterable
 from typing import TextIO
 
 
-def atomic_write(path: str, data: bytes, mode_from: str | None = None, durable: bool = True) -> None:
+def atomic_write(path: str, data: bytes | Iterable[str], mode_from: str | None = None, durable: bool = True) -> None:
     """Write `data` to `path` atomically; copy permission bits from `mode_from` when given.
+    `data` may be pieces of text (written as UTF-8 one by one: a big run record is never one string).
 
     `durable` adds an fsync before the rename, so even a power cut leaves the old or the new
     file: needed when replacing a user's source in place, not when filling a fresh output tree
     (where it costs more than the migration itself). There, a file that already holds exactly
     `data` with the right permissions is left alone, so re-running into the same output tree
     (an incremental run) rewrites only what changed."""
-    if not durable and _holds(path, data, mode_from):
+    if not durable and isinstance(data, bytes) and _holds(path, data, mode_from):
         return
     tmp = write_temp(path, data, mode_from, durable)
     try:
@@ -35,7 +37,7 @@ def atomic_write(path: str, data: bytes, mode_from: str | None = None, durable: 
         raise
 
 
-def write_temp(path: str, data: bytes, mode_from: str | None = None, durable: bool = False) -> str:
+def write_temp(path: str, data: bytes | Iterable[str], mode_from: str | None = None, durable: bool = False) -> str:
     """A temporary file beside `path` holding `data`, with the permission bits (and, where the
     caller may set them, the owner and group) of `mode_from` or of `path`; returns its name.
     The caller renames it into place (or discards it)."""
@@ -44,7 +46,11 @@ def write_temp(path: str, data: bytes, mode_from: str | None = None, durable: bo
     fd, tmp = tempfile.mkstemp(prefix=".musify-", suffix=".tmp", dir=directory)
     try:
         with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
+            if isinstance(data, bytes):
+                fh.write(data)
+            else:
+                for piece in data:
+                    fh.write(piece.encode("utf-8"))
             fh.flush()
             if durable:
                 os.fsync(fh.fileno())

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 from pathlib import Path
 
@@ -21,15 +22,23 @@ def _every_record_validates():
     from musify.schemas import validate_record
 
     plain = RunRecord.to_json
+    plain_pieces = RunRecord.iter_json  # what --json writes (and dumps joins), streamed
 
     def checked(self, deterministic: bool = False) -> dict:
         doc = plain(self, deterministic)
         validate_record(doc)
         return doc
 
+    def checked_pieces(self, deterministic: bool = False):
+        pieces = list(plain_pieces(self, deterministic))
+        validate_record(json.loads("".join(pieces)))
+        yield from pieces
+
     RunRecord.to_json = checked
+    RunRecord.iter_json = checked_pieces
     yield
     RunRecord.to_json = plain
+    RunRecord.iter_json = plain_pieces
 
 
 @pytest.fixture(scope="session", autouse=True)
