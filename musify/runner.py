@@ -11,15 +11,17 @@ characters outside every edit, so they come out as they went in.
 
 from __future__ import annotations
 
+import io
 import time
 import traceback
 from collections import Counter
-from dataclasses import dataclass
+from collections.abc import Iterator
+from dataclasses import dataclass, replace
 
 from musify import diagnostics
 from musify.discover import classify, read_regular
-from musify.engine.edits import Edit, apply, merge
-from musify.frontend.scanner import LineIndex
+from musify.engine.edits import Edit, apply, apply_pieces, merge
+from musify.frontend.scanner import LineIndex, Scan
 from musify.options import Options
 from musify.packed_edits import PackedEdits
 from musify.passes._base import PassContext, ProjectInfo
@@ -47,6 +49,16 @@ def migrate_text(text: str, path: str, ruleset: RuleSet, options: Options,
                  abspath: str = "", kind: str = "") -> tuple[str, PassContext, list[Edit]]:
     """Run the passes of the file's kind (default: classified from `path`) over `text`; return the
     new text, the context (diagnostics) and the edits."""
+    ctx, merged = edit_text(text, path, ruleset, options, project, display, abspath, kind)
+    return apply(text, merged), ctx, merged
+
+
+def edit_text(text: str, path: str, ruleset: RuleSet, options: Options,
+              project: ProjectInfo | None = None, display: str = "",
+              abspath: str = "", kind: str = "") -> tuple[PassContext, list[Edit]]:
+    """`migrate_text` without applying the edits: the context and the merged edits. The context
+    comes back without the scan (a huge file's tokens are most of what its migration holds, and
+    nothing after the passes reads them)."""
     language = language_for(kind or classify(path))
     sc = language.front_end(text, ruleset)
     ctx = PassContext(path, text, sc, ruleset, options, project or ProjectInfo(), LineIndex(text),
@@ -63,8 +75,9 @@ def migrate_text(text: str, path: str, ruleset: RuleSet, options: Options,
         edits.extend(run(ctx))
     if ctx.protected:
         edits = drop_protected(edits, ctx.protected)
-    merged = merge(edits)
-    return apply(text, merged), ctx, merged
+    del sc
+    ctx = replace(ctx, scan=Scan())
+    return ctx, merge(edits)
 
 
 def drop_protected(edits: list[Edit], spans: list[tuple[int, int]]) -> list[Edit]:
@@ -89,11 +102,15 @@ def migrate_file(job: FileJob, ruleset: RuleSet, options: Options, project: Proj
             return result, None
         codec = wide_codec(data)  # UTF-16/32 with a byte-order mark: kept in that encoding
         text, bad = _decode(data) if codec is None else (decode_wide(data, codec), 0)
-        new_text, ctx, edits = migrate_text(text, job.rel, ruleset, options, project, job.display,
-                                            job.abspath, job.kind)
+        ctx, edits = edit_text(text, job.rel, ruleset, options, project, job.display, job.abspath, job.kind)
         if bad:
             ctx.warn("MU0003", 0, origin="decoder", count=bad)
-        new = (encode_wide(new_text, codec) if codec else new_text.encode("utf-8", "surrogateescape")) if edits else data
+        if not edits:
+            new = data
+        elif codec:
+            new = encode_wide(apply(text, edits), codec)
+        else:
+            new = _encoded(apply_pieces(text, edits))
         _fill(result, ctx, edits, text, data, ruleset)
         renamed = job.output_rel.rsplit("/", 1)[-1] != job.rel.rsplit("/", 1)[-1]
         result.status = "migrated" if (new != data or renamed) else "unchanged"
@@ -112,6 +129,16 @@ def migrate_file(job: FileJob, ruleset: RuleSet, options: Options, project: Proj
         return result, None
     finally:
         result.seconds = time.perf_counter() - t0
+
+
+def _encoded(pieces: Iterator[str]) -> bytes:
+    """The pieces' UTF-8 bytes (lone surrogates back to the bytes they stand for), encoded one by
+    one: a huge file's new text and its new bytes are never both held (`getvalue` hands over the
+    buffer without copying it)."""
+    buf = io.BytesIO()
+    for piece in pieces:
+        buf.write(piece.encode("utf-8", "surrogateescape"))
+    return buf.getvalue()
 
 
 def _decode(data: bytes) -> tuple[str, int]:

@@ -6,6 +6,7 @@ is a bug in the rules or the passes, never something to resolve by guessing, so 
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import NamedTuple
 
 
@@ -40,11 +41,18 @@ def merge(edits: list[Edit]) -> list[Edit]:
 
 def apply(text: str, edits: list[Edit]) -> str:
     """Apply merged edits; text outside them is copied unchanged."""
-    parts = []
+    return "".join(apply_pieces(text, edits))
+
+
+def apply_pieces(text: str, edits: list[Edit], per_piece: int = 4096) -> Iterator[str]:
+    """`apply` in pieces of `per_piece` edits each (their concatenation is the new text), so a
+    file with a million edits is never a million small strings at once."""
     pos = 0
-    for e in edits:
-        parts.append(text[pos:e.start])
-        parts.append(e.replacement)
-        pos = e.end
-    parts.append(text[pos:])
-    return "".join(parts)
+    for lo in range(0, len(edits), per_piece):
+        parts = []
+        for e in edits[lo:lo + per_piece]:
+            parts.append(text[pos:e.start])
+            parts.append(e.replacement)
+            pos = e.end
+        yield "".join(parts)
+    yield text[pos:]

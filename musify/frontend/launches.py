@@ -138,9 +138,14 @@ _TOKENS = re.compile(r"<<<|>>>|[()\[\]{};]")
 
 @dataclass
 class _Structure:
-    closer: dict[int, int]  # opening bracket -> its closing bracket (-1: never closed)
-    semicolon: set[int]  # opening brackets with a ';' directly inside (not inside a nested bracket)
+    # only for the '(' that directly follows a '>>>' (an argument list: the one kind asked about;
+    # every bracket of a 50 MB file in a dictionary was half a gigabyte)
+    closer: dict[int, int]  # such an opening bracket -> its closing bracket (-1: never closed)
+    semicolon: set[int]  # such opening brackets with a ';' directly inside (not in a nested bracket)
     config_end: dict[int, int]  # '<<<' -> the '>>>' ending it at the same depth (-1: ';' or a closer first)
+
+
+_BLANK = " \t\r\n\\"  # what may stand between '>>>' and its argument list
 
 
 def _structure(text: str, codemap: CodeMap) -> _Structure:
@@ -148,9 +153,10 @@ def _structure(text: str, codemap: CodeMap) -> _Structure:
     asks ("where does this launch configuration end?", "where do these arguments end?") is then
     a dictionary look-up, so a file of unclosed `<<<` costs one pass, not one pass per `<<<`."""
     out = _Structure({}, set(), {})
-    stack: list[tuple[int, list[int]]] = []
+    stack: list[tuple[int, list[int], bool]] = []  # opener, the '<<<' pending outside it, asked about
     pending: list[int] = []  # '<<<' at the current depth still looking for their '>>>'
     spans = codemap.spans()  # comments and literals, in order: tokens starting in one are skipped
+    after_config = -1  # just after the last '>>>' in code
     j = 0
     for m in _TOKENS.finditer(text):
         i = m.start()
@@ -159,24 +165,31 @@ def _structure(text: str, codemap: CodeMap) -> _Structure:
         if j < len(spans) and spans[j][0] <= i:
             continue
         tok = m.group()
+        config_just_ended, after_config = after_config, -1  # only blanks may follow it, no token
         if tok == "<<<":
             pending.append(i)
         elif tok == ">>>" or tok == ";" or tok in _CLOSE:
             for lt in pending:
                 out.config_end[lt] = i if tok == ">>>" else -1
             pending = []
-            if tok == ";" and stack:
-                out.semicolon.add(stack[-1][0])
+            if tok == ">>>":
+                after_config = i + 3
+            elif tok == ";" and stack:
+                if stack[-1][2]:
+                    out.semicolon.add(stack[-1][0])
             elif tok in _CLOSE and stack:
-                opener, pending = stack.pop()
-                out.closer[opener] = i
+                opener, pending, asked = stack.pop()
+                if asked:
+                    out.closer[opener] = i
         else:  # an opening bracket
-            stack.append((i, pending))
+            asked = tok == "(" and config_just_ended >= 0 and not text[config_just_ended:i].strip(_BLANK)
+            stack.append((i, pending, asked))
             pending = []
     for lt in pending:
         out.config_end[lt] = -1
-    for opener, outer in stack:
-        out.closer[opener] = -1
+    for opener, outer, asked in stack:
+        if asked:
+            out.closer[opener] = -1
         for lt in outer:
             out.config_end[lt] = -1
     return out

@@ -12,26 +12,36 @@ from musify.frontend import syntax
 from musify.frontend.launches import find_kernel_defs, find_launches
 from musify.passes._base import PassContext
 
+# launches parsed together: a file's worth at once made tree-sitter hold the whole file's tree
+# (hundreds of MB for a 50 MB file); a few hundred at a time costs no more parses on real code
+BATCH = 256
+
 
 def run(ctx: PassContext) -> list[Edit]:
     codemap = ctx.scan.code_map()
     kernels = find_kernel_defs(ctx.text, codemap, ctx.lines)
     launches = find_launches(ctx.text, codemap, ctx.lines)
-    snippets = [ctx.text[launch.start:launch.args_end] + ";" for launch in launches]
-    # one parse for all the file's launches; only when that fails is each parsed on its own,
-    # to say which one tree-sitter cannot read
-    together = syntax.parse_statement("\n".join(snippets)) if launches else None
-    if together is not None and together.ok and syntax.count_nodes(together.root, "kernel_call_syntax") == len(launches):
-        parsed = len(launches)
-    else:
-        parsed = 0
-        for launch, snippet in zip(launches, snippets):
-            tree = syntax.parse_statement(snippet)
-            if tree.ok and syntax.count_nodes(tree.root, "kernel_call_syntax"):
-                parsed += 1
-            else:
-                ctx.warn("MU0007", launch.start, launch.kernel, construct=f"the launch of '{launch.kernel}'")
+    parsed = 0
+    for lo in range(0, len(launches), BATCH):
+        parsed += _parse(ctx, launches[lo:lo + BATCH])
     ctx.facts["kernels"] = len(kernels)
     ctx.facts["launches"] = len(launches)
     ctx.facts["launches_parsed"] = parsed
     return []
+
+
+def _parse(ctx: PassContext, launches: list) -> int:
+    """How many of `launches` tree-sitter reads, warning about each it cannot. One parse for the
+    batch; only when that fails is each parsed on its own, to say which one it cannot read."""
+    snippets = [ctx.text[launch.start:launch.args_end] + ";" for launch in launches]
+    together = syntax.parse_statement("\n".join(snippets))
+    if together.ok and syntax.count_nodes(together.root, "kernel_call_syntax") == len(launches):
+        return len(launches)
+    parsed = 0
+    for launch, snippet in zip(launches, snippets):
+        tree = syntax.parse_statement(snippet)
+        if tree.ok and syntax.count_nodes(tree.root, "kernel_call_syntax"):
+            parsed += 1
+        else:
+            ctx.warn("MU0007", launch.start, launch.kernel, construct=f"the launch of '{launch.kernel}'")
+    return parsed
