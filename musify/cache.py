@@ -173,6 +173,7 @@ def run_cached(todo: list, rules: Rules, options, project,
             misses.append((i, job))  # the runner reports it
             continue
         key = store.key(job, data, project)
+        del data  # not held while the misses are migrated (a big file's bytes)
         hit = store.get(key)
         if hit is None:
             keys[i] = (key, stamp, job.abspath)

@@ -32,6 +32,9 @@ from musify.rules.status import is_converted
 from musify.textcodec import decode_wide, encode_wide, wide_codec
 
 BINARY_SNIFF = 8192
+# from this size on, a file's bytes are not held while it is migrated (its text is): on a 50 MB
+# file they were a sixth of the peak; below it, keeping them costs less than deriving them again
+LARGE = 4 << 20
 
 
 @dataclass(frozen=True)
@@ -102,18 +105,22 @@ def migrate_file(job: FileJob, ruleset: RuleSet, options: Options, project: Proj
             return result, None
         codec = wide_codec(data)  # UTF-16/32 with a byte-order mark: kept in that encoding
         text, bad = _decode(data) if codec is None else (decode_wide(data, codec), 0)
+        size = len(data)
+        if codec is None and size >= LARGE:
+            data = None  # the text gives them back exactly (surrogateescape round-trips every byte)
         ctx, edits = edit_text(text, job.rel, ruleset, options, project, job.display, job.abspath, job.kind)
         if bad:
             ctx.warn("MU0003", 0, origin="decoder", count=bad)
         if not edits:
-            new = data
+            new = data if data is not None else text.encode("utf-8", "surrogateescape")
         elif codec:
             new = encode_wide(apply(text, edits), codec)
         else:
             new = _encoded(apply_pieces(text, edits))
-        _fill(result, ctx, edits, text, data, ruleset)
+        _fill(result, ctx, edits, text, size, ruleset)
         renamed = job.output_rel.rsplit("/", 1)[-1] != job.rel.rsplit("/", 1)[-1]
-        result.status = "migrated" if (new != data or renamed) else "unchanged"
+        same = not edits or (new == data if data is not None else _encodes_to(text, new))
+        result.status = "migrated" if (not same or renamed) else "unchanged"
         return result, new
     except UnicodeDecodeError as exc:  # only a wide codec decodes strictly: its mark lied
         result.status = "failed"
@@ -139,6 +146,19 @@ def _encoded(pieces: Iterator[str]) -> bytes:
     for piece in pieces:
         buf.write(piece.encode("utf-8", "surrogateescape"))
     return buf.getvalue()
+
+
+def _encodes_to(text: str, data: bytes) -> bool:
+    """Whether `text` encodes to exactly `data`, compared a megabyte at a time (never a second
+    copy of a big file's bytes)."""
+    view = memoryview(data)
+    pos = 0
+    for lo in range(0, len(text), 1 << 20):
+        piece = text[lo:lo + (1 << 20)].encode("utf-8", "surrogateescape")
+        if view[pos:pos + len(piece)] != piece:
+            return False
+        pos += len(piece)
+    return pos == len(data)
 
 
 def _decode(data: bytes) -> tuple[str, int]:
@@ -177,7 +197,7 @@ def _read(job: FileJob, result: FileResult, shown: str) -> bytes | None:
     return data
 
 
-def _fill(result: FileResult, ctx: PassContext, edits: list[Edit], text: str, data: bytes,
+def _fill(result: FileResult, ctx: PassContext, edits: list[Edit], text: str, size: int,
           ruleset: RuleSet) -> None:
     by_lib = Counter(e.library or "unknown" for e in edits)
     by_kind = Counter(e.kind or "unknown" for e in edits)
@@ -185,7 +205,7 @@ def _fill(result: FileResult, ctx: PassContext, edits: list[Edit], text: str, da
     renamed = Counter(e.rule for e in edits if e.category == "reference" and _converted(ruleset, e.rule))
     line_of = ctx.lines.line_of
     lines_touched = {line_of(e.start) for e in edits}
-    if len(data) == len(text):  # ASCII: characters are bytes
+    if size == len(text):  # ASCII: characters are bytes
         replaced = sum(e.end - e.start for e in edits)
     else:
         replaced = sum(len(text[e.start:e.end].encode("utf-8", "surrogateescape")) for e in edits)

@@ -1,0 +1,104 @@
+"""The memory-saving paths (packed edits, streamed record, ports written as they arrive, big
+files' bytes not held) give exactly what the plain paths give (benchmarks/README.md has the figures)."""
+
+from __future__ import annotations
+
+import json
+import pickle
+import shutil
+from pathlib import Path
+
+from musify import packed_edits, runner
+from musify.api import migrate
+from musify.engine.edits import Edit
+from musify.frontend.scanner import LineIndex
+from musify.options import Options
+from musify.packed_edits import PackedEdits
+from musify.records import FileResult, RunRecord
+from musify.rules.reverse import load_for
+from musify.runner import FileJob
+
+REPO = Path(__file__).resolve().parents[1]
+TEXT = 'int a;\n/* é "q" \\ */ cudaMalloc(x);\n\udcff cudaFree(p); é\n'
+
+
+def _edits() -> list[Edit]:
+    a = TEXT.index("cudaMalloc")
+    f = TEXT.index("cudaFree")
+    return [Edit(0, 0, "#include <musa.h>\n", "include:x", "cudart", "", False, "shim-include"),
+            Edit(a, a + 10, "musaMalloc", "cudaMalloc", "cudart", "function"),
+            Edit(f, f + 8, 'mu"\\é', "cudaFree", "", "function", True),
+            Edit(len(TEXT) - 2, len(TEXT) - 1, "", "\udcfe", "lib", "k", False, "arch-guard")]
+
+
+def _dicts(edits: list[Edit], text: str) -> list[dict]:
+    lines = LineIndex(text)
+    return [{"start": list(lines.position(e.start)), "end": list(lines.position(e.end)), "old": text[e.start:e.end],
+             "new": e.replacement, "rule": e.rule, "library": e.library, "kind": e.kind, "category": e.category,
+             "inferred": e.inferred} for e in edits]
+
+
+def test_packed_edits_read_and_write_as_the_dicts_they_replace(monkeypatch):
+    edits = _edits()
+    packed = PackedEdits(edits, TEXT, LineIndex(TEXT).position)
+    plain = _dicts(edits, TEXT)
+    assert packed == plain and list(packed) == plain and len(packed) == 4
+    assert packed[-1] == plain[-1] and packed[1:3] == plain[1:3]
+    assert pickle.loads(pickle.dumps(packed)) == plain
+    monkeypatch.setattr(packed_edits, "CHUNK", 1)
+    pieces = list(packed.iter_json(chunk=1))
+    assert len(pieces) > 3 and "".join(pieces) == json.dumps(plain, separators=(",", ":"))
+
+
+def test_a_record_with_packed_edits_writes_the_same_bytes_as_with_dicts():
+    packed = PackedEdits(_edits(), TEXT, LineIndex(TEXT).position)
+    files = [FileResult("a.cu", "a.mu", "cuda-source", "migrated", rel="a.cu", edit_count=4, edits=packed),
+             FileResult("b.cu", "b.mu", "cuda-source", "migrated", rel="b.cu", edits=None, seconds=1.5),
+             FileResult("c.cu", "c.mu", "cuda-source", "unchanged", rel="c.cu")]
+    record = RunRecord("1", "musify migrate", ["."], "out", {"jobs": 2}, "d", "now", 2.0, files)
+    plain_files = [FileResult(**{**f.__dict__, "edits": list(f.edits) if f.edits is not None else None})
+                   for f in files]
+    plain = RunRecord("1", "musify migrate", ["."], "out", {"jobs": 2}, "d", "now", 2.0, plain_files)
+    for deterministic in (False, True):
+        text = record.dumps(deterministic)
+        assert text == plain.dumps(deterministic)
+        assert json.loads(text) == plain.to_json(deterministic) == record.to_json(deterministic)
+    empty = RunRecord("1", "c", [], "out", {}, "d")
+    assert empty.dumps().endswith('"files": [\n\n  ]\n}\n')
+
+
+def _result(path: Path, rules, options):
+    job = FileJob(str(path), path.name, str(path.parent), "cuda-source", path.with_suffix(".mu").name, path.name)
+    result, data = runner.migrate_file(job, rules, options, None)
+    result.seconds = 0.0
+    return result, data
+
+
+def test_a_big_file_whose_bytes_are_not_held_migrates_the_same(tmp_path, monkeypatch):
+    options = Options(cache=False)
+    rules = load_for(options)
+    src = sorted((REPO / "corpora").rglob("*.cu"))[0].read_bytes()
+    cases = {"ported.cu": src, "bad-utf8.cu": src + b"\n// \xff\xfe cudaFree\n", "clean.cu": b"int x;\n",
+             "same.cu": b"int cudaMalloc;\n"}
+    for name, data in cases.items():
+        (tmp_path / name).write_bytes(data)
+    plain = {name: _result(tmp_path / name, rules, options) for name in cases}
+    monkeypatch.setattr(runner, "LARGE", 0)
+    for name in cases:
+        assert _result(tmp_path / name, rules, options) == plain[name], name
+    assert plain["ported.cu"][0].status == "migrated" and plain["clean.cu"][0].status == "migrated"
+
+
+def test_an_output_that_cannot_be_written_as_it_arrives_fails_that_file_only(tmp_path):
+    tree = tmp_path / "tree"
+    shutil.copytree(REPO / "corpora" / "vector_add", tree, ignore=shutil.ignore_patterns("expected*"))
+    first = sorted(tree.rglob("*.cu"))[0]
+    out = tmp_path / "out"
+    (out / first.relative_to(tree).with_suffix(".mu")).mkdir(parents=True)  # a folder where the port goes
+    record, _ = migrate([str(tree)], Options(cache=False), "out", str(out))
+    bad = [f for f in record.files if f.status == "failed"]
+    assert [f.rel for f in bad] == [first.relative_to(tree).as_posix()]
+    assert bad[0].diagnostics[-1].id == "MU0009" and bad[0].error.startswith("cannot write output")
+    for f in record.files:
+        if f.status == "migrated":
+            assert (out / f.output_path).is_file()
