@@ -60,8 +60,8 @@ def edit_text(text: str, path: str, ruleset: RuleSet, options: Options,
               project: ProjectInfo | None = None, display: str = "",
               abspath: str = "", kind: str = "") -> tuple[PassContext, list[Edit]]:
     """`migrate_text` without applying the edits: the context and the merged edits. The context
-    comes back without the scan (a huge file's tokens are most of what its migration holds, and
-    nothing after the passes reads them)."""
+    comes back without the scan and the passes' shared scratch facts (a huge file's tokens and
+    function lists are most of what its migration holds, and nothing after the passes reads them)."""
     language = language_for(kind or classify(path))
     sc = language.front_end(text, ruleset)
     ctx = PassContext(path, text, sc, ruleset, options, project or ProjectInfo(), LineIndex(text),
@@ -79,6 +79,7 @@ def edit_text(text: str, path: str, ruleset: RuleSet, options: Options,
     if ctx.protected:
         edits = drop_protected(edits, ctx.protected)
     del sc
+    ctx.found.scratch.clear()  # facts the passes shared (device functions...): read by nothing after them
     ctx = replace(ctx, scan=Scan())
     return ctx, merge(edits)
 

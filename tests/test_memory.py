@@ -77,7 +77,7 @@ def _result(path: Path, rules, options):
 def test_a_big_file_whose_bytes_are_not_held_migrates_the_same(tmp_path, monkeypatch):
     options = Options(cache=False)
     rules = load_for(options)
-    src = sorted((REPO / "corpora").rglob("*.cu"))[0].read_bytes()
+    src = min((REPO / "corpora").rglob("*.cu")).read_bytes()
     cases = {"ported.cu": src, "bad-utf8.cu": src + b"\n// \xff\xfe cudaFree\n", "clean.cu": b"int x;\n",
              "same.cu": b"int cudaMalloc;\n"}
     for name, data in cases.items():
@@ -92,7 +92,7 @@ def test_a_big_file_whose_bytes_are_not_held_migrates_the_same(tmp_path, monkeyp
 def test_an_output_that_cannot_be_written_as_it_arrives_fails_that_file_only(tmp_path):
     tree = tmp_path / "tree"
     shutil.copytree(REPO / "corpora" / "vector_add", tree, ignore=shutil.ignore_patterns("expected*"))
-    first = sorted(tree.rglob("*.cu"))[0]
+    first = min(tree.rglob("*.cu"))
     out = tmp_path / "out"
     (out / first.relative_to(tree).with_suffix(".mu")).mkdir(parents=True)  # a folder where the port goes
     record, _ = migrate([str(tree)], Options(cache=False), "out", str(out))
