@@ -13,6 +13,7 @@ a sequence of the same dicts, and writes its JSON in pieces, byte for byte what
 from __future__ import annotations
 
 import json
+import sys
 from array import array
 from collections.abc import Iterator, Sequence
 
@@ -24,6 +25,12 @@ _TEMPLATE = ('{"start":[%d,%d],"end":[%d,%d],"old":%s,"new":%s,"rule":%s,"librar
 CHUNK = 8192  # edits per JSON piece: a huge file's list is never one string
 
 
+def _shared(s):
+    """One copy of each string however many files' tables hold it (a run of 40,000 files holds
+    "cudaMalloc" once, not once per file, including in a parent that unpickled each table)."""
+    return sys.intern(s) if type(s) is str else s
+
+
 class PackedEdits(Sequence):
     """An immutable sequence of edit dicts, stored as arrays (see the module docstring)."""
 
@@ -32,7 +39,7 @@ class PackedEdits(Sequence):
     def __init__(self, edits, text: str, position) -> None:
         """`edits`: merged `Edit`s of `text`; `position(offset) -> (line, column)`."""
         pos = array("q")
-        idx = array("l")
+        idx = array("i")
         inferred = bytearray()
         table: list[str] = []
         index: dict[str, int] = {}
@@ -41,7 +48,7 @@ class PackedEdits(Sequence):
             i = index.get(s)
             if i is None:
                 i = index[s] = len(table)
-                table.append(s)
+                table.append(_shared(s))
             return i
 
         for e in edits:
@@ -50,7 +57,8 @@ class PackedEdits(Sequence):
             idx.extend((ref(text[e.start:e.end]), ref(e.replacement), ref(e.rule), ref(e.library),
                         ref(e.kind), ref(e.category)))
             inferred.append(1 if e.inferred else 0)
-        self._pos, self._idx, self._inferred, self._table = pos, idx, bytes(inferred), table
+        # a slice is an exact-size copy: growing arrays keep up to an eighth more than they hold
+        self._pos, self._idx, self._inferred, self._table = pos[:], idx[:], bytes(inferred), table
 
     def __len__(self) -> int:
         return len(self._inferred)
@@ -86,7 +94,8 @@ class PackedEdits(Sequence):
         return self._pos, self._idx, self._inferred, self._table
 
     def __setstate__(self, state) -> None:
-        self._pos, self._idx, self._inferred, self._table = state
+        self._pos, self._idx, self._inferred, table = state
+        self._table = [_shared(s) for s in table]
 
     def iter_json(self, chunk: int = CHUNK) -> Iterator[str]:
         """The JSON array in pieces (their concatenation is the whole array)."""
