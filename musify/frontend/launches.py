@@ -11,6 +11,7 @@ string; it is linear in the file size and needs no parse of the whole file.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 from musify.frontend.scanner import CodeMap, LineIndex, scan
@@ -197,12 +198,16 @@ def _structure(text: str, codemap: CodeMap) -> _Structure:
 
 def find_launches(text: str, codemap: CodeMap | None = None, lines: LineIndex | None = None) -> list[Launch]:
     """Every `kernel<<<config>>>(args)` in code (macro bodies included), in order."""
+    return list(iter_launches(text, codemap, lines))
+
+
+def iter_launches(text: str, codemap: CodeMap | None = None, lines: LineIndex | None = None) -> Iterator[Launch]:
+    """`find_launches` one at a time (a 50 MB file has hundreds of thousands)."""
     if "<<<" not in text:
-        return []
+        return
     codemap = codemap or scan(text).code_map()
     lines = lines or LineIndex(text)
     shape = _structure(text, codemap)
-    out: list[Launch] = []
     pos = 0
     while True:
         lt = text.find("<<<", pos)
@@ -224,19 +229,23 @@ def find_launches(text: str, codemap: CodeMap | None = None, lines: LineIndex | 
         _, parts = _match_forward(text, lt + 3, codemap, ">>>")
         config = [text[s:e].strip() for s, e in parts]
         kernel = re.sub(r"\s+", " ", text[start:lt]).strip()
-        out.append(Launch(start, kernel, lt, gt + 3, config, a, close + 1, lines.line_of(start)))
+        yield Launch(start, kernel, lt, gt + 3, config, a, close + 1, lines.line_of(start))
         pos = close + 1
-    return out
 
 
 def find_kernel_defs(text: str, codemap: CodeMap | None = None,
                      lines: LineIndex | None = None) -> list[KernelDef]:
     """Every `__global__` function declaration or definition in code, with its name."""
+    return list(iter_kernel_defs(text, codemap, lines))
+
+
+def iter_kernel_defs(text: str, codemap: CodeMap | None = None,
+                     lines: LineIndex | None = None) -> Iterator[KernelDef]:
+    """`find_kernel_defs` one at a time."""
     if "__global__" not in text:
-        return []
+        return
     codemap = codemap or scan(text).code_map()
     lines = lines or LineIndex(text)
-    out = []
     for m in _KERNEL_DEF.finditer(text):
         s, e = m.start(), m.end()
         if (s and (text[s - 1].isalnum() or text[s - 1] == "_")) or text[e:e + 1].isalnum() or text[e:e + 1] == "_":
@@ -245,6 +254,5 @@ def find_kernel_defs(text: str, codemap: CodeMap | None = None,
             continue
         for d in _DEF_NAME.finditer(text, m.end(), min(len(text), m.end() + 400)):
             if d.group(1) not in _NOT_NAMES:
-                out.append(KernelDef(m.start(), d.group(1), lines.line_of(m.start())))
+                yield KernelDef(m.start(), d.group(1), lines.line_of(m.start()))
                 break
-    return out

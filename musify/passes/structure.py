@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from musify.engine.edits import Edit
 from musify.frontend import syntax
-from musify.frontend.launches import find_kernel_defs, find_launches
+from musify.frontend.launches import Launch, iter_kernel_defs, iter_launches
 from musify.passes._base import PassContext
 
 # launches parsed together: a file's worth at once made tree-sitter hold the whole file's tree
@@ -19,18 +19,25 @@ BATCH = 256
 
 def run(ctx: PassContext) -> list[Edit]:
     codemap = ctx.scan.code_map()
-    kernels = find_kernel_defs(ctx.text, codemap, ctx.lines)
-    launches = find_launches(ctx.text, codemap, ctx.lines)
-    parsed = 0
-    for lo in range(0, len(launches), BATCH):
-        parsed += _parse(ctx, launches[lo:lo + BATCH])
-    ctx.facts["kernels"] = len(kernels)
-    ctx.facts["launches"] = len(launches)
+    kernels = sum(1 for _ in iter_kernel_defs(ctx.text, codemap, ctx.lines))
+    launches = parsed = 0
+    batch: list[Launch] = []
+    for launch in iter_launches(ctx.text, codemap, ctx.lines):  # never all of a huge file's at once
+        batch.append(launch)
+        if len(batch) == BATCH:
+            parsed += _parse(ctx, batch)
+            launches += len(batch)
+            batch = []
+    if batch:
+        parsed += _parse(ctx, batch)
+        launches += len(batch)
+    ctx.facts["kernels"] = kernels
+    ctx.facts["launches"] = launches
     ctx.facts["launches_parsed"] = parsed
     return []
 
 
-def _parse(ctx: PassContext, launches: list) -> int:
+def _parse(ctx: PassContext, launches: list[Launch]) -> int:
     """How many of `launches` tree-sitter reads, warning about each it cannot. One parse for the
     batch; only when that fails is each parsed on its own, to say which one it cannot read."""
     snippets = [ctx.text[launch.start:launch.args_end] + ";" for launch in launches]
