@@ -110,9 +110,11 @@ class RunRecord:
     def totals(self) -> dict:
         return compute_totals(self.files)
 
-    def to_json(self, deterministic: bool = False) -> dict:
+    def to_json(self, deterministic: bool = False, packed: bool = False) -> dict:
+        """The record as JSON values; `packed` leaves each file's packed edits packed (a sequence
+        that makes one file's dicts at a time: what the report renderers read)."""
         d = self._head(deterministic)
-        d["files"] = [f.to_json() for f in self.files]
+        d["files"] = [f.to_json(packed) for f in self.files]
         if deterministic:
             for f in d["files"]:
                 f["seconds"] = 0.0

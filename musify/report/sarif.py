@@ -124,7 +124,10 @@ def render_sarif(record: Any) -> str:
     files = d.get("files", [])
     ids = sorted({x["id"] for f in files for x in f.get("diagnostics", [])})
     index = {diag_id: i for i, diag_id in enumerate(ids)}
-    results = [_result(diag, index[diag["id"]], edit_list(f)) for f in files for diag in f.get("diagnostics", [])]
+    results = []
+    for f in files:
+        edits = edit_list(f)  # once per file: a packed list is unpacked for each call
+        results.extend(_result(diag, index[diag["id"]], edits) for diag in f.get("diagnostics", []))
     failed = [f for f in files if f.get("status") == "failed"]
     run = {
         "tool": {"driver": {"name": "musify", "version": str(d.get("tool_version", "")),

@@ -11,6 +11,7 @@ from collections import Counter
 from typing import Any
 
 from musify.diagnostics import CATALOGUE, SEVERITY_RANK
+from musify.packed_edits import PackedEdits
 
 # Hours of hand work per diagnostic by the catalogue's effort class: a rough planning figure, not
 # a promise (docs/report.md explains it). "none" is information only.
@@ -24,7 +25,7 @@ def as_dict(record: Any) -> dict:
     """The record's JSON form (a dict passes through unchanged)."""
     if isinstance(record, dict):
         return record
-    d = record.to_json()
+    d = record.to_json(packed=True)  # edits stay packed; `edit_list` unpacks one file's at a time
     for section in ("verify", "analysis"):  # sections others add as plain attributes
         if d.get(section) is None and getattr(record, section, None) is not None:
             d[section] = getattr(record, section)
@@ -42,6 +43,8 @@ def edit_count(f: dict) -> int:
 def edit_list(f: dict) -> list[dict]:
     """The file's edits (record v2, not --json-lite), each {start, end, old, new, rule, library, kind}."""
     edits = f.get("edits")
+    if isinstance(edits, PackedEdits):
+        return list(edits)
     return edits if isinstance(edits, list) else []
 
 
