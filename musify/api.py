@@ -221,7 +221,9 @@ def _run_jobs(todo, ruleset: RuleSet, options: Options, project: ProjectInfo):
     try:
         with ProcessPoolExecutor(max_workers=options.jobs, mp_context=context, initializer=_init_worker,
                                  initargs=(options, project)) as pool:
-            yield from pool.map(_work, todo, chunksize=max(1, len(todo) // (options.jobs * 8)))
+            # chunks of at most 64 files: each worker (and the parent, for chunks done early)
+            # holds a whole chunk of results and bytes before handing it over
+            yield from pool.map(_work, todo, chunksize=max(1, min(64, len(todo) // (options.jobs * 8))))
     finally:
         _WORKER.clear()
 
