@@ -93,6 +93,7 @@ class CodeMap:
     def __init__(self, spans: list[tuple[int, int, Ctx]]):
         self._starts = [s for s, _, _ in spans]
         self._spans = spans
+        self._pairs: dict[str, tuple[str, dict[int, int]]] = {}
 
     def context_at(self, pos: int) -> Ctx:
         i = bisect.bisect_right(self._starts, pos) - 1
@@ -125,6 +126,27 @@ class CodeMap:
             if s <= pos < e:
                 return e
         return None
+
+    def closing(self, pattern: re.Pattern[str], text: str, i: int) -> int:
+        """The offset of the bracket closing the opener `text[i]` (`pattern` matches that opener
+        and its closer), or -1. All of the text's pairs of that kind are matched in one pass the
+        first time: asking per opener would rescan to the end of the file for each unclosed one,
+        which is quadratic on a file of unclosed functions."""
+        opener = text[i]
+        known = self._pairs.get(opener)
+        if known is None or known[0] is not text:
+            pairs: dict[int, int] = {}
+            stack: list[int] = []
+            j = 0
+            while (m := self.search(pattern, text, j)) is not None:
+                j = m.start()
+                if text[j] == opener:
+                    stack.append(j)
+                elif stack:
+                    pairs[stack.pop()] = j
+                j += 1
+            known = self._pairs[opener] = (text, pairs)
+        return known[1].get(i, -1)
 
     def spans(self) -> list[tuple[int, int, Ctx]]:
         """The comment and literal spans in order (launch detection walks them alongside its
