@@ -81,3 +81,16 @@ def test_jobs_do_not_change_output_or_record(tmp_path_factory, contents):
         d.pop("options")
         results.append((outputs.texts, d))
     assert results[0] == results[1]
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.text(alphabet="ab_Z9 :\t\n\u00e9\u00a0x", max_size=40), st.integers(0, 40), st.integers(1, 30))
+def test_qualifier_lookback_equals_the_regex_it_replaces(text, pos, window):
+    """`qualifier_before` reads `name ::` backwards; it must find what the regex search found."""
+    import re
+
+    from musify.passes.identifiers import qualifier_before
+
+    pos = min(pos, len(text))
+    m = re.compile(r"([A-Za-z_]\w*)\s*::\s*$").search(text, max(0, pos - window), pos)
+    assert qualifier_before(text, pos, window) == ((m.group(1), m.start(1)) if m else None)
