@@ -5,7 +5,7 @@ fully cached run still did was everything around migration (planning, the run-le
 serialising a record of every edit, comparing the output tree). The memo sits on top of it and
 keeps, per run, what that work produced:
 
-  * the key: FORMAT, musify's version and source digest, the rules digest, every option, the
+  * the key: FORMAT, musify's version and source digest, the rules and vocabulary digests, every option, the
     working directory, the command line, its output targets (the `-o` tree, the `--json` file,
     real paths included), the failure severity, and the discovered input set: each entry's root,
     path, kind, link text (and whether a link stays inside its root) and, for a regular file, its
@@ -209,9 +209,10 @@ def _real(path: str | None) -> str | None:
 
 def _key(request: Request, found: Discovery) -> str:
     from musify.rules.reverse import digest_for
+    from musify.rules.vocab import digest as vocab_digest
 
     o = request.options
-    h = hashlib.sha256(repr((FORMAT, cache.source_digest(), digest_for(o), sorted(o.to_json().items()),
+    h = hashlib.sha256(repr((FORMAT, cache.source_digest(), digest_for(o), vocab_digest(), sorted(o.to_json().items()),
                              os.getcwd(), request.name, request.command, request.paths,
                              [_real(p) for p in request.paths], request.mode, request.out_dir,
                              _real(request.out_dir), request.json_path, _real(request.json_path),
