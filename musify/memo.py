@@ -217,8 +217,8 @@ def _key(request: Request, found: Discovery) -> str:
                              [_real(p) for p in request.paths], request.mode, request.out_dir,
                              _real(request.out_dir), request.json_path, _real(request.json_path),
                              request.fail_on, request.fail_on_change)).encode())
-    for f in found.files:
-        h.update(repr((f.root, f.rel, f.kind, f.symlink, f.error)).encode("utf-8", "surrogateescape"))
+    for f in found.files:  # NUL ends each field: no name holds one
+        h.update(f"\1{f.root}\0{f.rel}\0{f.kind}\0{f.symlink}\0{f.error}\0".encode("utf-8", "surrogateescape"))
         if f.symlink is not None:
             h.update(b"inside" if link_stays_inside(f) else b"outside")
         elif f.stamp is not None:
