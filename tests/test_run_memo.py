@@ -31,6 +31,7 @@ def tree(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     (src / "main.cu").write_text('#include "util.cuh"\nint main() { void *p; f(&p); cudaFree(p); cudaMyThing(); }\n')
     (src / "other.cu").write_text("void g(void *p) { cudaFree(p); }\n")
     (src / "README").write_text("copied as it is\n")
+    (src / "alias.cuh").symlink_to("util.cuh")  # a link is recreated in the output tree: replayed as it is
     return src
 
 
@@ -66,7 +67,8 @@ def test_an_unchanged_rerun_is_replayed_byte_identical(tree: Path, engine: list[
     assert first[1].count("MU1001") == 1 and first[0] == 0  # diagnostics replayed as printed
     assert first[3]["main.mu"].startswith(b'#include "util.muh"') and first[3]["README"] == b"copied as it is\n"
     doc = json.loads(Path("run.json").read_bytes())  # the spliced record is still valid JSON
-    assert doc["started"] and doc["seconds"] >= 0 and len(doc["files"]) == 4
+    assert doc["started"] and doc["seconds"] >= 0 and len(doc["files"]) == 5
+    assert os.readlink("out/alias.cuh") == "util.muh"
     assert json.loads(raw)["files"] == doc["files"]
 
 
@@ -94,6 +96,7 @@ CHANGES = {
     "a header others include": lambda src, _mp: (src / "util.cuh").write_text("void cudaMyThing();\n"),
     "a new file": lambda src, _mp: (src / "new.cu").write_text("void h() { cudaFree(0); }\n"),
     "a deleted file": lambda src, _mp: (src / "other.cu").unlink(),
+    "a link's target": lambda src, _mp: ((src / "alias.cuh").unlink(), (src / "alias.cuh").symlink_to("other.cu")),
     "a source's permission bits": lambda src, _mp: (src / "other.cu").chmod(0o755),
     "a new .gitignore": lambda src, _mp: (src / ".gitignore").write_text("other.cu\n"),
     "a rule": _set_rules,
