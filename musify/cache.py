@@ -71,10 +71,22 @@ def source_digest() -> str:
     if not _source_digest:
         h = hashlib.sha256(__version__.encode())
         root = resources.PACKAGE
-        for path in sorted(p for pattern in ("*.py", "*.c", "*.h") for p in root.rglob(pattern)):
+        for path in sorted(_own_source(root)):
             h.update(path.relative_to(root).as_posix().encode() + b"\0" + path.read_bytes() + b"\0")
         _source_digest.append(h.hexdigest())
     return _source_digest[0]
+
+
+def _own_source(root: Path) -> Iterator[Path]:
+    """musify's Python and C files, less the data a wheel carries (`musify/data/`: rules, shims,
+    docs, each keyed on its own) and compiled leftovers."""
+    for directory, subdirs, names in os.walk(root):
+        if directory == str(root):
+            subdirs[:] = [d for d in subdirs if d != "data"]
+        subdirs[:] = [d for d in subdirs if d != "__pycache__"]
+        for name in names:
+            if name.endswith((".py", ".c", ".h")):
+                yield Path(directory, name)
 
 
 class Store:
