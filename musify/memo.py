@@ -30,6 +30,7 @@ the folder is always safe.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
@@ -141,6 +142,7 @@ class Memo:
         report = Report(record)
         value = _Value(self.key, record.exit_code, console, Summary(record.command, report.totals, report.problems()),
                        _manifest(self.request, record), None)
+        tmp = self.slot.with_name(f".{self.slot.name}.{os.getpid()}.tmp")
         try:
             self.slot.parent.mkdir(parents=True, exist_ok=True)
             old = self._load()
@@ -148,13 +150,13 @@ class Memo:
                 value.record = self._keep_record(record)
                 if value.record is None:
                     return
-            tmp = self.slot.with_name(f".{self.slot.name}.{os.getpid()}.tmp")
             tmp.write_bytes(pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL))
             os.replace(tmp, self.slot)
-            if old is not None and old.record is not None and (value.record is None or old.record[0] != value.record[0]):
-                (self.slot.parent / old.record[0]).unlink(missing_ok=True)
-        except OSError:
-            pass  # a full disk or a read-only cache costs the next run its speed, nothing else
+        except OSError:  # a full disk or a read-only cache costs the next run its speed, nothing else
+            _remove(tmp, self.slot.parent / value.record[0] if value.record else None)
+            return
+        if old is not None and old.record is not None:  # the copy the replaced memo held
+            _remove(self.slot.parent / old.record[0])
 
     def _keep_record(self, record) -> tuple[str, int, int, int, int] | None:
         """Copy the record file the normal path wrote; find where its `started` and `seconds` are."""
@@ -181,6 +183,13 @@ class Memo:
         except (OSError, pickle.UnpicklingError, EOFError, AttributeError, ImportError, ValueError, TypeError):
             return None
         return value if isinstance(value, _Value) and value.format == FORMAT else None
+
+
+def _remove(*paths: Path | None) -> None:
+    for path in paths:
+        if path is not None:
+            with contextlib.suppress(OSError):
+                path.unlink(missing_ok=True)
 
 
 def eligible(request: Request) -> bool:

@@ -142,6 +142,8 @@ def test_options_arguments_and_musify_itself_are_in_the_key(tree: Path, engine: 
     monkeypatch.setattr(cache, "_source_digest", ["another musify"])
     _migrate("-q", "--fail-on", "warning")
     assert len(engine) == 4
+    kept = sorted(p.suffix for p in (Path(os.environ["MUSIFY_CACHE_DIR"]) / "runs").iterdir())
+    assert kept == [".json", ".pickle"]  # one memo per command shape: each run replaced the last
 
 
 def test_check_is_replayed_with_its_findings_and_exit_code(tree: Path, engine: list[int]) -> None:
