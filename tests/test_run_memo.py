@@ -169,3 +169,16 @@ def test_a_failed_file_or_a_damaged_memo_means_the_normal_path(tree: Path, engin
         slot.write_bytes(b"not a pickle")
     assert _migrate("-q") == first and len(engine) == 4
     assert _migrate("-q") == first and len(engine) == 4
+
+
+def test_a_record_shape_the_memo_does_not_know_is_not_memoised(tree: Path, engine: list[int],
+                                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    """The memo copies whatever file the record writer wrote; when it cannot find where that
+    file keeps `started` and `seconds`, it keeps nothing rather than replay a stale value."""
+    from musify import cli
+
+    monkeypatch.setattr(cli, "_write_json", lambda record, path: Path(path).write_text(
+        json.dumps(record.to_json(), separators=(",", ":"))))
+    _migrate("-q")
+    _migrate("-q")
+    assert len(engine) == 2 and not list((Path(os.environ["MUSIFY_CACHE_DIR"]) / "runs").glob("*.json"))
