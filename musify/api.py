@@ -57,7 +57,8 @@ def migrate(inputs: list[str], options: Options | None = None, mode: str = "none
         raise UsageError(f"unknown output mode {mode!r}")
     if mode == "in-place" and inplace.active() is None:  # hold the tree's lock for the whole run
         with inplace.session(inputs, options.lock_wait):
-            return migrate(inputs, options, mode, out_dir, ruleset, command, collect)
+            return migrate(inputs, options, mode, out_dir, ruleset, command, collect, fail_on, fail_on_change,
+                           progress, found)
     t0 = time.perf_counter()
     started = datetime.now(timezone.utc).isoformat(timespec="seconds")
     if found is None:

@@ -182,3 +182,9 @@ def test_a_record_shape_the_memo_does_not_know_is_not_memoised(tree: Path, engin
     _migrate("-q")
     _migrate("-q")
     assert len(engine) == 2 and not list((Path(os.environ["MUSIFY_CACHE_DIR"]) / "runs").glob("*.json"))
+
+
+def test_in_place_is_never_replayed_and_keeps_its_failure_severity(tree: Path, engine: list[int]) -> None:
+    r = CliRunner().invoke(main, ["migrate", "src", "--in-place", "-q", "--fail-on", "warning"])
+    assert "warning: MU1001" in r.stderr and r.exit_code == 1 and (tree / "main.mu").exists()
+    assert engine and not (Path(os.environ["MUSIFY_CACHE_DIR"]) / "runs").exists()
