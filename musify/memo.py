@@ -5,9 +5,9 @@ fully cached run still did was everything around migration (planning, the run-le
 serialising a record of every edit, comparing the output tree). The memo sits on top of it and
 keeps, per run, what that work produced:
 
-  * the key: FORMAT, musify's version and source digest, the rules and vocabulary digests, every option, the
-    working directory, the command line, its output targets (the `-o` tree, the `--json` file,
-    real paths included), the failure severity, and the discovered input set: each entry's root,
+  * the key: FORMAT, musify's version and source digest, the rules and vocabulary digests, every
+    option, the working directory, the command line, its output targets (the `-o` tree, the
+    `--json` file, real paths included), the failure severity, and the discovered input set: each entry's root,
     path, kind, link text (and whether a link stays inside its root) and, for a regular file, its
     permission bits and a SHA-256 of its bytes. Every file is read and hashed on every run: a time
     stamp is never trusted to say the bytes are unchanged;
@@ -23,9 +23,11 @@ Only plain `musify migrate ... -o DIR` and `musify check` runs are memoised: `--
 `--analyze`, `--verify`, `-v`, `--in-place`, `--stdout`, `--diff`, `--no-cache` and precise mode
 always take the normal path, as does a run in which some file failed (a failure may be passing: a
 full disk, a permission). A value is stored only if the inputs hash the same after the run as
-before it (no file changed while it was read). One memo slot per (working directory, command,
-inputs, targets) under `<cache root>/runs/`, overwritten by the next run of that shape; deleting
-the folder is always safe.
+before it (no file changed while it was read). One memo slot per (working directory, command
+name, inputs, targets) under `<cache root>/runs/`, overwritten by the next run of that shape
+(other options, say), so the folder never holds more than one record copy per shape; deleting it
+is always safe. The memo lives at the CLI level, not in `musify.api.migrate`: what it replays is
+what the command prints and writes.
 """
 
 from __future__ import annotations
