@@ -23,6 +23,15 @@ _RACE_SITE = re.compile(r"(?P<path>[^\s:()]+\.(?:cu|cuh|mu|muh|cpp|h|hpp)):(?P<l
 _MAIN = re.compile(r"(?m)^[ \t]*(?:int|auto|void)\s+main\s*\(")
 
 
+def warp_of(arch: str) -> int:
+    """The warp width an arch key of the record stands for: the emulator's and mcc's `mp_XX`, an
+    NVIDIA GPU's `sm_XX`; any other key is an NVIDIA target of the cuda backend (32 lanes)."""
+    try:
+        return emulator_target(arch)[2]
+    except ValueError:
+        return 32
+
+
 def is_warp_size(d: Diagnostic) -> bool:
     return d.id in WARP_SIZE_IDS or d.origin.startswith("pass:warp")
 
@@ -52,8 +61,8 @@ def _program_files(result: dict, by_path: dict[Path, FileResult]) -> list[Path]:
 
 
 def _hazard_verdict(archs: dict) -> str:
-    wide = [e for name, e in archs.items() if emulator_target(name)[2] == 128]
-    narrow = [e for name, e in archs.items() if emulator_target(name)[2] == 32]
+    wide = [e for name, e in archs.items() if warp_of(name) == 128]
+    narrow = [e for name, e in archs.items() if warp_of(name) == 32]
     if wide and all(e["verdict"] == "pass" for e in wide):
         return "cleared"
     if any(e["verdict"] == "pass" for e in narrow) and any(e["verdict"] in ("fail", "timeout") for e in wide):
@@ -63,7 +72,7 @@ def _hazard_verdict(archs: dict) -> str:
 
 def _first_128_difference(archs: dict) -> str:
     for name, entry in archs.items():
-        if emulator_target(name)[2] == 128 and entry["verdict"] != "pass":
+        if warp_of(name) == 128 and entry["verdict"] != "pass":
             return f"{name}: {entry.get('reason', entry['verdict'])}"
     return ""
 
@@ -107,13 +116,13 @@ def _add_outcome_diagnostics(result: dict, by_path: dict[Path, FileResult], port
         elif main and verdict in ("original-fails", "build-fail-original"):
             _add(main[0], make("MU5005", main[0].path, main[1], 1, reason=f"{verdict}: {reason}", origin="verify"))
             if entry.get("races"):  # the port keeps the code: a hazard where a warp has 128 lanes
-                wide = next((a for a in result["archs"] if emulator_target(a)[2] == 128), "mp_22")
+                wide = next((a for a in result["archs"] if warp_of(a) == 128), "mp_22")
                 _races(entry["races"], wide, by_path, port_to_original, main)
             break
 
 
 def _races(races: list[str], arch: str, by_path, port_to_original, main) -> None:
-    width = emulator_target(arch)[2]
+    width = warp_of(arch)
     for race in races[:3]:
         sites = [(m["path"], int(m["line"])) for m in _RACE_SITE.finditer(race)]
         placed = False

@@ -56,6 +56,7 @@ class Settings:
     harness_size: int = 1000  # elements per generated input array
     base: str = "."  # the configuration file's directory
     progress: bool = True
+    backend: str = "emu"  # where to build and run: emu, cuda, mcc (backend.py, native.py)
 
     def with_(self, **changes) -> Settings:
         return replace(self, **{k: v for k, v in changes.items() if v is not None})
