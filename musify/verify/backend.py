@@ -71,6 +71,8 @@ class Backend(Protocol):
 
     def targets(self, archs: tuple[str, ...]) -> tuple[str, ...]: ...
 
+    def not_honoured(self, ignored: list[tuple[str, str]]) -> list[list[str]]: ...
+
     def build_original(self, program: Program, settings: Settings) -> Built: ...
 
     def build_port(self, program: Program, target: str, settings: Settings) -> Built: ...
@@ -127,6 +129,10 @@ class EmuBackend:
 
     def targets(self, archs: tuple[str, ...]) -> tuple[str, ...]:
         return archs
+
+    def not_honoured(self, ignored: list[tuple[str, str]]) -> list[list[str]]:
+        """The project flags this backend's builds leave out, each with why."""
+        return [list(x) for x in ignored]
 
     def build_original(self, program: Program, settings: Settings) -> Built:
         return emulator_build(program.sources, build_options("cuda", "sm_80", program.build.flags.flags, settings))

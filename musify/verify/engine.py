@@ -61,7 +61,7 @@ def verify_program(program: Program, settings: Settings, comparer: Comparer, bac
     result: dict = {"name": program.name, "kind": program.kind, "sources": [str(s) for s in program.sources],
                     "port_sources": [str(s) for s in program.port_sources],
                     "flags": {"from": program.build.where, "honoured": program.build.flags.flags,
-                              "not_honoured": [list(x) for x in program.build.flags.ignored],
+                              "not_honoured": backend.not_honoured(program.build.flags.ignored),
                               "problem": program.build.problem},
                     "original": {}, "archs": {}}
     if program.problem:

@@ -44,7 +44,7 @@ def verify_record(record: RunRecord, port_root: Path, settings: Settings,
         if found:
             found(runnable)
         results = verify_all(runnable, settings, done, backend)
-    counts = hazards.apply(record, results, {v: k for k, v in pair.ports.items()})
+    counts = hazards.apply(record, results, {v: k for k, v in pair.ports.items()}, backend.name)
     hazards.note_unharnessed(record, unharnessed)
     verdicts = Counter(entry["verdict"] for r in results for entry in r["archs"].values())
     section = {

@@ -215,6 +215,13 @@ class NativeBackend:
             return ((self.gpu.arch if self.gpu and self.gpu.arch else "sm_native" if self.gpu else "nvcc-default"),)
         return archs
 
+    def not_honoured(self, ignored: list[tuple[str, str]]) -> list[list[str]]:
+        """Device options and -O levels are verify's to choose here too (the GPU's arch, -O2);
+        the rest is left out for the emulator's reasons (musify/emu/flags.py sorts them)."""
+        tool = Path(self.port.path).name
+        chosen = f"not passed to {tool}: the {self.name} backend sets the arch and -O2 itself"
+        return [[flag, chosen if "device-code" in why or "optimisation" in why else why] for flag, why in ignored]
+
     def build_original(self, program: Program, settings: Settings) -> Built:
         if self.original is None:  # mcc: the reference outputs come from the emulator
             return EmuBackend().build_original(program, settings)
