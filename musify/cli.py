@@ -138,7 +138,7 @@ def _write_json(record, path: str | None) -> None:
 @click.option("--report", "report_path", type=click.Path(dir_okay=False), help="Also write the HTML report here.")
 @click.option("--sarif", "sarif_path", type=click.Path(dir_okay=False), help="Also write SARIF 2.1.0 here.")
 @click.option("--analyze", is_flag=True, help="Write nothing; report how much would port and the work left.")
-@click.option("--verify", "verify_after", is_flag=True, help="Then verify the port on the emulator (docs/verify.md; needs -o).")
+@click.option("--verify", "verify_after", is_flag=True, help="Then verify the port (on the emulator, or --backend cuda|mcc; docs/verify.md; needs -o).")
 @verify_options("--verify-arch")
 def migrate_cmd(paths, out_dir, in_place, to_stdout, as_diff, json_path, quiet, verbose, fail_on, report_path,
                 sarif_path, analyze, verify_after, **kw) -> None:

@@ -28,15 +28,19 @@ def load_settings(original: str, **overrides) -> Settings:
     return settings.with_(**overrides)
 
 
-def chosen_backend(name: str):
+def chosen_backend(name: str, archs: tuple[str, ...] = ()):
     """The backend `--backend` names; a missing compiler is a usage error (one line, exit 2)."""
     from musify.verify.backend import make_backend
 
     try:
-        return make_backend(name)
+        backend = make_backend(name)
     except ValueError as exc:
         click.echo(f"musify verify: error: {exc}", err=True)
         sys.exit(2)
+    if archs and name == "cuda":
+        click.echo("musify verify: note: --arch is for the emu and mcc backends; the cuda backend verifies at "
+                   "the NVIDIA GPU's own arch (warp 32)", err=True)
+    return backend
 
 
 def run_verify(record: RunRecord, port_root: Path, settings: Settings, quiet: bool = False, backend=None) -> dict:
@@ -105,7 +109,7 @@ def settings_from_cli(original: str, ctx: click.Context, archs, time_limit, memo
 def verify_port(record: RunRecord, original: str, out_dir: str, jobs: int, quiet: bool, verify_kw: dict) -> dict:
     """`migrate -o DIR --verify`: verify the port just written (exit 2 on a usage problem)."""
     name = verify_kw.pop("backend", "emu")
-    backend = chosen_backend(name)
+    backend = chosen_backend(name, tuple(verify_kw.get("archs") or ()))
     try:
         settings = settings_from_cli(original, click.get_current_context(), jobs=jobs, **verify_kw).with_(backend=name)
     except (ConfigError, ValueError) as exc:
@@ -134,7 +138,7 @@ def verify_cmd(ctx, original, port, record_path, backend, jobs, build_dir, json_
     a port fails, does not compile or does not finish, or when a GPU backend has no GPU to run on
     (the builds are still checked); 0 otherwise (docs/verify.md).
     """
-    name, backend = backend, chosen_backend(backend)
+    name, backend = backend, chosen_backend(backend, tuple(kw.get("archs") or ()))
     kw["verify_build_dir"] = kw.get("verify_build_dir") or build_dir
     try:
         settings = settings_from_cli(original, ctx, jobs=jobs, **kw).with_(backend=name)
