@@ -28,6 +28,7 @@ from functools import lru_cache
 from pathlib import Path
 
 from musify import resources
+from musify.arch import MUSA_PRODUCTS
 from musify.emu.build import collect_files, drop_included_sources
 from musify.sandbox import Limits, Outcome, run_tool
 from musify.sandbox import run as sandboxed
@@ -67,11 +68,14 @@ def nvidia_gpu() -> Gpu | None:
 
 def musa_gpu() -> Gpu | None:
     """A Moore Threads GPU: `mthreads-gmi` (the driver's management tool) succeeding, or a
-    `/dev/mtgpu*` device node. Which arch it is stays the user's to say (`--arch`)."""
+    `/dev/mtgpu*` device node; its arch where the tool names a product musify knows (MTT S5000)."""
     gmi = shutil.which("mthreads-gmi")
     if gmi:
         out = run_tool([gmi], time_limit=30)
         if out.returncode == 0:
+            product = re.search(r"\bMTT\s+(S\d+)\b", out.stdout)
+            if product:
+                return Gpu(f"MTT {product[1]}", MUSA_PRODUCTS.get(product[1], ""))
             return Gpu(f"MUSA GPU ({gmi})")
     nodes = sorted(Path("/dev").glob("mtgpu*"))
     return Gpu(f"MUSA GPU ({nodes[0]})") if nodes else None
@@ -229,7 +233,18 @@ class NativeBackend:
 
     def build_port(self, program: Program, target: str, settings: Settings) -> Built:
         arch = self._nvcc_arch() if self.name == "cuda" else target
-        return self._build(self.port, program.port_sources, program.port_flags.flags, arch, self.name == "cuda", settings)
+        built = self._build(self.port, program.port_sources, program.port_flags.flags, arch, self.name == "cuda",
+                            settings)
+        built.not_run = self.not_run_for(target) if built.ok else ""
+        return built
+
+    def not_run_for(self, target: str) -> str:
+        """Why a port built for `target` cannot run here: no GPU, or (mcc) a GPU of another arch."""
+        if self.not_run or self.name == "cuda":
+            return self.not_run
+        if self.gpu and self.gpu.arch and target != self.gpu.arch:
+            return f"the MUSA GPU here ({self.gpu.name}) is {self.gpu.arch}; a port built for {target} does not run on it"
+        return ""
 
     def _nvcc_arch(self) -> str:
         if not self.gpu:

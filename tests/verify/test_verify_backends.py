@@ -22,7 +22,7 @@ from musify.report.summary import Report
 from musify.schemas import validate_record
 from musify.verify.backend import compiler_errors, make_backend
 from musify.verify.flow import verify_record
-from musify.verify.native import Compiler, _libraries, find_compiler, nvidia_gpu
+from musify.verify.native import Compiler, Gpu, NativeBackend, _libraries, find_compiler, musa_gpu, nvidia_gpu
 from musify.verify.settings import Settings
 
 REPO = Path(__file__).resolve().parents[2]
@@ -73,6 +73,20 @@ def test_gpu_detection_needs_a_listed_gpu_not_just_the_tool(tmp_path, monkeypatc
                                 '*) echo "NVIDIA H200, 9.0";; esac\n')
     gpu = nvidia_gpu()
     assert (gpu.name, gpu.arch) == ("NVIDIA H200", "sm_90")
+
+
+def test_a_musa_gpu_runs_only_the_ports_built_for_its_arch(tmp_path, monkeypatch):
+    fake = tmp_path / "bin"
+    _script(fake, "mthreads-gmi", "#!/bin/sh\necho '  0  MTT S4000   | 00000000:01:00.0'\n")
+    monkeypatch.setenv("PATH", f"{fake}:{os.environ['PATH']}")
+    gpu = musa_gpu()
+    assert gpu == Gpu("MTT S4000", "mp_22")
+    backend = NativeBackend("mcc", Compiler("mcc", "musa"), None, gpu, "no MUSA GPU here")
+    assert backend.not_run_for("mp_22") == ""
+    assert backend.not_run_for("mp_31") == ("the MUSA GPU here (MTT S4000) is mp_22; a port built for mp_31 "
+                                            "does not run on it")
+    assert NativeBackend("mcc", Compiler("mcc", "musa"), None, None, "no MUSA GPU here").not_run_for("mp_22") == \
+        "no MUSA GPU here"
 
 
 def test_a_missing_compiler_is_a_one_line_usage_error(tmp_path):
@@ -172,7 +186,7 @@ def test_mcc_backend_builds_runs_and_compares_with_a_stand_in_mcc(tmp_path, monk
         validate_record(record.to_json())
     _script(tools, "mthreads-gmi", "#!/bin/sh\necho 'MTT S5000'\n")  # the GPU detector finds one
     section = verify_record(record, port, settings)
-    assert section["backend"] == "mcc" and section["device"].startswith("MUSA GPU")
+    assert section["backend"] == "mcc" and section["device"] == "MTT S5000 (mp_31)"
     assert verdicts(section) == {"tiny": {"mp_31": "pass"}, "tiny_index": {"mp_31": "fail"}}
     first = program(section, "tiny_index")["archs"]["mp_31"]["first_difference"]
     assert first["where"] == "stdout line 2" and first["original"].startswith("sum ")
