@@ -145,10 +145,16 @@ class Compiler:
 
     path: str
     vendor: str  # "cuda" (nvcc) or "musa" (mcc)
+    toolkit: str = ""  # the toolkit's root when the driver is not in its bin/ (a wrapper script)
 
     @property
     def home(self) -> Path:
-        return Path(self.path).resolve().parents[1]
+        below = Path(self.path).resolve().parents[1]
+        return below if (below / self.libdir).is_dir() or not self.toolkit else Path(self.toolkit)
+
+    @property
+    def libdir(self) -> str:
+        return "lib" if self.vendor == "musa" else "lib64"
 
     def split_flags(self, flags: Sequence[str]) -> tuple[list[str], list[str]]:
         """(compile flags, link flags) from the project flags (musify/emu/flags.py's spelling)."""
@@ -188,7 +194,7 @@ class Compiler:
         return [*cmd, *flags, "-c", str(source), "-o", str(obj)]
 
     def link_command(self, objects: list[Path], exe: Path, flags: list[str], libraries: list[str], arch: str) -> list[str]:
-        libdir = self.home / ("lib" if self.vendor == "musa" else "lib64")
+        libdir = self.home / self.libdir
         rpath = ["-Xlinker", f"-rpath={libdir}"] if self.vendor == "cuda" else [f"-Wl,-rpath,{libdir}"]
         cmd = [self.path, *([f"-arch={arch}"] if arch and self.vendor == "cuda" else []), *map(str, objects),
                "-o", str(exe), *flags, *(["-L", str(libdir), *rpath] if libdir.is_dir() else [])]
@@ -293,13 +299,13 @@ def native_backend(name: str, environ: dict[str, str]) -> NativeBackend:
     if name == "cuda":
         if nvcc is None:
             raise ValueError("backend cuda needs nvcc: not on the PATH, nor in $CUDA_HOME/bin")
-        compiler = Compiler(nvcc, "cuda")
+        compiler = Compiler(nvcc, "cuda", environ.get("CUDA_HOME", "/usr/local/cuda"))
         return NativeBackend("cuda", compiler, compiler, nvidia_gpu(),
                              "no NVIDIA GPU here (nvidia-smi -L lists none, no /dev/nvidia0)")
     if name == "mcc":
         mcc = find_compiler("mcc", "MUSA_HOME", "/usr/local/musa", environ)
         if mcc is None:
             raise ValueError("backend mcc needs mcc: not on the PATH, nor in $MUSA_HOME/bin")
-        return NativeBackend("mcc", Compiler(mcc, "musa"), None, musa_gpu(),
+        return NativeBackend("mcc", Compiler(mcc, "musa", environ.get("MUSA_HOME", "/usr/local/musa")), None, musa_gpu(),
                              "no MUSA GPU here (mthreads-gmi did not succeed, no /dev/mtgpu*)")
     raise ValueError(f"unknown backend {name!r} (emu, cuda, mcc)")
