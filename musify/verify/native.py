@@ -196,8 +196,11 @@ class Compiler:
     def link_command(self, objects: list[Path], exe: Path, flags: list[str], libraries: list[str], arch: str) -> list[str]:
         libdir = self.home / self.libdir
         rpath = ["-Xlinker", f"-rpath={libdir}"] if self.vendor == "cuda" else [f"-Wl,-rpath,{libdir}"]
+        # the driver library's link stubs, where the toolkit has them: a machine without the driver
+        # still links a driver-API program (the GPU's own library is the one loaded at run time)
+        stubs = ["-L", str(libdir / "stubs")] if (libdir / "stubs").is_dir() else []
         cmd = [self.path, *([f"-arch={arch}"] if arch and self.vendor == "cuda" else []), *map(str, objects),
-               "-o", str(exe), *flags, *(["-L", str(libdir), *rpath] if libdir.is_dir() else [])]
+               "-o", str(exe), *flags, *(["-L", str(libdir), *rpath] if libdir.is_dir() else []), *stubs]
         return cmd + libraries
 
 
