@@ -107,9 +107,12 @@ def settings_from_cli(original: str, ctx: click.Context, archs, time_limit, memo
 
 
 def verify_port(record: RunRecord, original: str, out_dir: str, jobs: int, quiet: bool, verify_kw: dict) -> dict:
-    """`migrate -o DIR --verify`: verify the port just written (exit 2 on a usage problem)."""
-    name = verify_kw.pop("backend", "emu")
-    backend = chosen_backend(name, tuple(verify_kw.get("archs") or ()))
+    """`migrate -o DIR --verify`: verify the port just written (exit 2 on a usage problem).
+    `verify_kw["backend"]` is a backend's name or the backend itself."""
+    backend = verify_kw.pop("backend", "emu")
+    if isinstance(backend, str):  # the name, not yet the backend (musify/cli.py chooses it first)
+        backend = chosen_backend(backend, tuple(verify_kw.get("archs") or ()))
+    name = backend.name
     try:
         settings = settings_from_cli(original, click.get_current_context(), jobs=jobs, **verify_kw).with_(backend=name)
     except (ConfigError, ValueError) as exc:

@@ -267,6 +267,9 @@ class NativeBackend:
     def _compile_and_link(self, compiler: Compiler, sources: list[Path], flags: list[str], arch: str,
                           through_shims: bool, settings: Settings) -> Built:
         sources = drop_included_sources(list(sources))
+        odd = next((s for s in sources if not s.is_file()), None)
+        if odd is not None:  # a FIFO or a device would hang the compiler that reads it
+            return Built(None, 0.0, message=f"{odd}: not a regular file")
         out = Path(tempfile.mkdtemp(dir=self.scratch))
         compile_flags, link_flags = compiler.split_flags(flags)
         objects = []
