@@ -42,10 +42,10 @@ def print_verify(section: dict, stream=None) -> None:
     verdicts = ", ".join(f"{n} {v}" for v, n in totals["verdicts"].items()) or "nothing verified"
     hz = totals["hazards"]
     backend = section.get("backend", "emu")
-    where = f" with {backend}" + (f" on {section['device']}" if section.get("device") else "") if backend != "emu" else ""
+    where = f" with {backend}" + (f", {section['device']}" if section.get("device") else "") if backend != "emu" else ""
     if section.get("not_run"):
         console.print(f"[bold yellow]verify[/]: built with {escape(backend)}, not run: {escape(section['not_run'])}")
-    console.print(f"[bold]verify[/]: {totals['programs']} programs{escape(where)} on {', '.join(archs)}: {verdicts}; "
+    console.print(f"[bold]verify[/]: {totals['programs']} programs on {', '.join(archs)}{escape(where)}: {verdicts}; "
                   f"warp-size diagnostics {hz['confirmed']} confirmed, {hz['cleared']} cleared "
                   f"({section['seconds']:.1f} s)")
 
