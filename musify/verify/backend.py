@@ -29,7 +29,7 @@ from musify.verify.programs import Program
 from musify.verify.settings import Settings
 
 # gcc/clang: `path:12:3: error: msg`; nvcc's front end: `path(12): error: msg`
-_ERROR = re.compile(r"^(?P<path>[^:\n(]+?)(?::(?P<line>\d+):(?:(?P<col>\d+):)?|\((?P<pline>\d+)\):) "
+_ERROR = re.compile(r"^(?P<path>[^:\n]+?)(?::(?P<line>\d+):(?:(?P<col>\d+):)?|\((?P<pline>\d+)\):) "
                     r"(?:fatal )?error(?: #\w+(?:-D)?)?: (?P<msg>.*)$", re.MULTILINE)
 
 Runner = Callable[[Path, Sequence[str], Path, Limits, "bytes | None"], Outcome]

@@ -39,9 +39,10 @@ def _script(folder: Path, name: str, body: str) -> Path:
 def test_compiler_errors_in_gcc_and_nvcc_spelling():
     log = ("/p/a.mu(27): error: identifier \"musaFreeNowhere\" is undefined\n"
            "/p/b.mu:3:9: error: 'cudaFree' was not declared in this scope\n"
-           "/p/c.mu(4): error #20-D: identifier \"x\" is undefined\n/p/d.mu:5:1: warning: unused\n")
+           "/p/c.mu(4): error #20-D: identifier \"x\" is undefined\n/p/d.mu:5:1: warning: unused\n"
+           "/p (copy)/e.mu:6:2: error: expected ';'\n")
     assert [(e["path"], e["line"], e["column"]) for e in compiler_errors(log)] == \
-        [("/p/a.mu", 27, 0), ("/p/b.mu", 3, 9), ("/p/c.mu", 4, 0)]
+        [("/p/a.mu", 27, 0), ("/p/b.mu", 3, 9), ("/p/c.mu", 4, 0), ("/p (copy)/e.mu", 6, 2)]
     assert compiler_errors(log)[0]["message"] == 'identifier "musaFreeNowhere" is undefined'
 
 
