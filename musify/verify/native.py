@@ -28,7 +28,7 @@ from functools import lru_cache
 from pathlib import Path
 
 from musify import resources
-from musify.arch import MUSA_PRODUCTS
+from musify.arch import MUSA_PRODUCTS, WARP_WIDTH
 from musify.emu.build import collect_files, drop_included_sources
 from musify.sandbox import Limits, Outcome, run_tool
 from musify.sandbox import run as sandboxed
@@ -219,9 +219,14 @@ class NativeBackend:
         self.port, self.original = port, original
         self.gpu = gpu
         self.not_run = "" if gpu else missing_gpu
-        self.device = (gpu.name + (f" ({gpu.arch})" if gpu.arch else "")) if gpu else ""
+        self.device = f"{gpu.name} ({self._lanes(gpu)})" if gpu else ""
         self.scratch = Path(tempfile.mkdtemp(prefix=f"musify-verify-{name}-"))
         atexit.register(shutil.rmtree, self.scratch, True)
+
+    def _lanes(self, gpu: Gpu) -> str:
+        """The GPU's arch and warp width, as the record shows them: an NVIDIA warp is 32 lanes."""
+        warp = 32 if self.name == "cuda" else WARP_WIDTH.get(gpu.arch)
+        return ", ".join(x for x in (gpu.arch, f"warp {warp}" if warp else "") if x) or "arch not known"
 
     def targets(self, archs: tuple[str, ...]) -> tuple[str, ...]:
         if self.name == "cuda":  # the GPU's own arch, or nvcc's default where there is no GPU

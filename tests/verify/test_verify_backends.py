@@ -83,6 +83,7 @@ def test_a_musa_gpu_runs_only_the_ports_built_for_its_arch(tmp_path, monkeypatch
     gpu = musa_gpu()
     assert gpu == Gpu("MTT S4000", "mp_22")
     backend = NativeBackend("mcc", Compiler("mcc", "musa"), None, gpu, "no MUSA GPU here")
+    assert backend.device == "MTT S4000 (mp_22, warp 128)"
     assert backend.not_run_for("mp_22") == ""
     assert backend.not_run_for("mp_31") == ("the MUSA GPU here (MTT S4000) is mp_22; a port built for mp_31 "
                                             "does not run on it")
@@ -187,7 +188,7 @@ def test_mcc_backend_builds_runs_and_compares_with_a_stand_in_mcc(tmp_path, monk
         validate_record(record.to_json())
     _script(tools, "mthreads-gmi", "#!/bin/sh\necho 'MTT S5000'\n")  # the GPU detector finds one
     section = verify_record(record, port, settings)
-    assert section["backend"] == "mcc" and section["device"] == "MTT S5000 (mp_31)"
+    assert section["backend"] == "mcc" and section["device"] == "MTT S5000 (mp_31, warp 32)"
     assert verdicts(section) == {"tiny": {"mp_31": "pass"}, "tiny_index": {"mp_31": "fail"}}
     first = program(section, "tiny_index")["archs"]["mp_31"]["first_difference"]
     assert first["where"] == "stdout line 2" and first["original"].startswith("sum ")
