@@ -147,9 +147,9 @@ def migrate_cmd(paths, out_dir, in_place, to_stdout, as_diff, json_path, quiet, 
     if verify_after and not out_dir:
         _fail("--verify needs -o DIR (the port is verified where it was written)")
     if verify_after:  # a backend whose compiler is missing stops the run before anything is written
-        from musify.verify.command import chosen_backend
+        from musify.verify.command import backend_name, chosen_backend
 
-        verify_kw["backend"] = chosen_backend(verify_kw["backend"], tuple(verify_kw["archs"] or ()))
+        verify_kw["backend"] = chosen_backend(backend_name(paths[0], verify_kw["backend"]), tuple(verify_kw["archs"] or ()))
     from musify.api import migrate
     from musify.progress import progress_for
 

@@ -28,6 +28,18 @@ def load_settings(original: str, **overrides) -> Settings:
     return settings.with_(**overrides)
 
 
+def backend_name(original: str, given: str | None) -> str:
+    """`--backend`, else the configuration's `verify.backend`, else the emulator."""
+    if given:
+        return given
+    try:
+        found = find_config(original)
+        return from_table(found[1].get("verify", {}), found[0], str(Path(found[0]).parent)).backend if found else "emu"
+    except ConfigError as exc:  # the whole table is checked here, before anything is migrated or built
+        click.echo(f"musify verify: error: {exc}", err=True)
+        sys.exit(2)
+
+
 def chosen_backend(name: str, archs: tuple[str, ...] = ()):
     """The backend `--backend` names; a missing compiler is a usage error (one line, exit 2)."""
     from musify.verify.backend import make_backend
@@ -109,9 +121,9 @@ def settings_from_cli(original: str, ctx: click.Context, archs, time_limit, memo
 def verify_port(record: RunRecord, original: str, out_dir: str, jobs: int, quiet: bool, verify_kw: dict) -> dict:
     """`migrate -o DIR --verify`: verify the port just written (exit 2 on a usage problem).
     `verify_kw["backend"]` is a backend's name or the backend itself."""
-    backend = verify_kw.pop("backend", "emu")
-    if isinstance(backend, str):  # the name, not yet the backend (musify/cli.py chooses it first)
-        backend = chosen_backend(backend, tuple(verify_kw.get("archs") or ()))
+    backend = verify_kw.pop("backend", None)
+    if backend is None or isinstance(backend, str):  # the name, not yet the backend (musify/cli.py chose it)
+        backend = chosen_backend(backend_name(original, backend), tuple(verify_kw.get("archs") or ()))
     name = backend.name
     try:
         settings = settings_from_cli(original, click.get_current_context(), jobs=jobs, **verify_kw).with_(backend=name)
@@ -141,7 +153,8 @@ def verify_cmd(ctx, original, port, record_path, backend, jobs, build_dir, json_
     a port fails, does not compile or does not finish, or when a GPU backend has no GPU to run on
     (the builds are still checked); 0 otherwise (docs/verify.md).
     """
-    name, backend = backend, chosen_backend(backend, tuple(kw.get("archs") or ()))
+    name = backend_name(original, backend)
+    backend = chosen_backend(name, tuple(kw.get("archs") or ()))
     kw["verify_build_dir"] = kw.get("verify_build_dir") or build_dir
     try:
         settings = settings_from_cli(original, ctx, jobs=jobs, **kw).with_(backend=name)

@@ -191,6 +191,9 @@ class Compiler:
                     ["-I", str(SHIM), "-include", "musa_on_cuda.h"]
         else:
             cmd += ([f"--offload-arch={arch}"] if device else []) + (["-x", "musa"] if source.suffix == ".cu" else [])
+            include = self.home / "include"
+            if not device and include.is_dir():  # a host .cpp calling the MUSA runtime finds its headers
+                cmd += ["-I", str(include)]
         return [*cmd, *flags, "-c", str(source), "-o", str(obj)]
 
     def link_command(self, objects: list[Path], exe: Path, flags: list[str], libraries: list[str], arch: str) -> list[str]:

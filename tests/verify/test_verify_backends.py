@@ -102,6 +102,12 @@ def test_a_missing_compiler_is_a_one_line_usage_error(tmp_path):
     assert proc.returncode == 2
     assert proc.stderr.strip().splitlines() == [("musify verify: error: backend mcc needs mcc: not on the PATH, "
                                                  "nor in $MUSA_HOME/bin")]
+    # the configuration may choose the backend; a wrong one names the file before anything runs
+    (tmp_path / ".musify.toml").write_text('[verify]\nbackend = "gpu"\n')
+    proc = subprocess.run([sys.executable, "-m", "musify", "migrate", str(src), "-o", str(tmp_path / "out"), "--verify"],
+                          capture_output=True, text=True, env=env, timeout=120, check=False)
+    assert proc.returncode == 2 and not (tmp_path / "out").exists()
+    assert ".musify.toml: verify.backend must be one of emu, cuda, mcc, got 'gpu'" in proc.stderr
 
 
 _nvcc = find_compiler("nvcc", "CUDA_HOME", "/usr/local/cuda", dict(os.environ))
