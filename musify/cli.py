@@ -138,7 +138,7 @@ def _write_json(record, path: str | None) -> None:
 @click.option("--report", "report_path", type=click.Path(dir_okay=False), help="Also write the HTML report here.")
 @click.option("--sarif", "sarif_path", type=click.Path(dir_okay=False), help="Also write SARIF 2.1.0 here.")
 @click.option("--analyze", is_flag=True, help="Write nothing; report how much would port and the work left.")
-@click.option("--verify", "verify_after", is_flag=True, help="Then verify the port on the emulator (docs/verify.md; needs -o).")
+@click.option("--verify", "verify_after", is_flag=True, help="Then verify the port (on the emulator, or --backend cuda|mcc; docs/verify.md; needs -o).")
 @verify_options("--verify-arch")
 def migrate_cmd(paths, out_dir, in_place, to_stdout, as_diff, json_path, quiet, verbose, fail_on, report_path,
                 sarif_path, analyze, verify_after, **kw) -> None:
@@ -146,6 +146,10 @@ def migrate_cmd(paths, out_dir, in_place, to_stdout, as_diff, json_path, quiet, 
     verify_kw = {k: kw.pop(k) for k in VERIFY_KEYS}
     if verify_after and not out_dir:
         _fail("--verify needs -o DIR (the port is verified where it was written)")
+    if verify_after:  # a backend whose compiler is missing stops the run before anything is written
+        from musify.verify.command import backend_name, chosen_backend
+
+        verify_kw["backend"] = chosen_backend(backend_name(paths[0], verify_kw["backend"]), tuple(verify_kw["archs"] or ()))
     chosen = [m for m, on in (("out", out_dir), ("in-place", in_place), ("stdout", to_stdout), ("diff", as_diff),
                               ("none", analyze)) if on]
     if len(chosen) != 1:
