@@ -87,6 +87,12 @@ def install_rules(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, yaml_text: st
     d = tmp_path / "rules" / "rt"
     d.mkdir(parents=True, exist_ok=True)
     (d / "r.yaml").write_text(yaml_text)
+    from musify.resources import data_dir
+    from musify.rules.vocab import TABLES
+
+    for table in TABLES:  # the front ends' vocabularies: every run needs them, no test replaces them
+        (tmp_path / "rules" / table).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / "rules" / table).write_bytes((data_dir("rules") / table).read_bytes())
     monkeypatch.setenv("MUSIFY_RULES_DIR", str(tmp_path / "rules"))
     monkeypatch.setenv("MUSIFY_CACHE_DIR", str(tmp_path / "cache"))
     return tmp_path / "rules"

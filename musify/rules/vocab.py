@@ -8,6 +8,7 @@ read once per process; a malformed table raises `RuleFileError` naming the file.
 
 from __future__ import annotations
 
+import hashlib
 from functools import cache
 from pathlib import Path
 
@@ -23,6 +24,20 @@ def load_vocab(table: str) -> dict:
     """One vocabulary table (a path relative to `rules/`, e.g. "build/toolchain.toml"), read once
     per rules folder (`MUSIFY_RULES_DIR` can point elsewhere)."""
     return _load(default_rules_dir() / table)
+
+
+def digest() -> str:
+    """A digest of every vocabulary table's bytes: part of the incremental cache's key, since the
+    tables change what the Python, build-file and C++ front ends rewrite (the rules digest covers
+    the YAML records only)."""
+    h = hashlib.sha256()
+    for table in TABLES:
+        try:
+            data = (default_rules_dir() / table).read_bytes()
+        except OSError:
+            data = b"\0missing"
+        h.update(table.encode() + b"\0" + data + b"\0")
+    return h.hexdigest()[:20]
 
 
 @cache
