@@ -37,6 +37,7 @@ import hashlib
 import json
 import os
 import pickle
+import shutil
 import stat
 import sys
 import time
@@ -162,20 +163,27 @@ class Memo:
 
     def _keep_record(self, record) -> tuple[str, int, int, int, int] | None:
         """Copy the record file the normal path wrote; find where its `started` and `seconds` are."""
+        started = b'"started": ' + json.dumps(record.started).encode()
+        seconds = b'"seconds": ' + json.dumps(round(record.seconds, 6)).encode()
+        name = f"{self.slot.stem}.{os.urandom(6).hex()}.json"
+        tmp = self.slot.parent / f".{name}.tmp"
         with open(self.request.json_path, "rb") as fh:
             if not stat.S_ISREG(os.fstat(fh.fileno()).st_mode):
                 return None
-            data = fh.read()
-        started = b'"started": ' + json.dumps(record.started).encode()
-        seconds = b'"seconds": ' + json.dumps(round(record.seconds, 6)).encode()
-        # a string value holds no bare quote, so the first `"started": ` is the top-level key; the
-        # header (and both keys) come before the file list, whose entries have their own "seconds"
-        a, b, files = data.find(started), data.find(seconds), data.find(b'"files"')
-        if not (0 <= a < b < files):
-            return None  # a record shape this memo does not know: not kept, never wrong
-        name = f"{self.slot.stem}.{os.urandom(6).hex()}.json"
-        tmp = self.slot.parent / f".{name}.tmp"
-        tmp.write_bytes(data)
+            data = b""  # the header only: a big run's record is copied, never read whole
+            while b'"files"' not in data:
+                chunk = fh.read(1 << 20)
+                if not chunk:
+                    break
+                data += chunk
+            # a string value holds no bare quote, so the first `"started": ` is the top-level key; the
+            # header (and both keys) come before the file list, whose entries have their own "seconds"
+            a, b, files = data.find(started), data.find(seconds), data.find(b'"files"')
+            if not (0 <= a < b < files):
+                return None  # a record shape this memo does not know: not kept, never wrong
+            fh.seek(0)
+            with open(tmp, "wb") as out:
+                shutil.copyfileobj(fh, out, 1 << 20)
         os.replace(tmp, self.slot.parent / name)
         return (name, a + 11, len(started) - 11, b + 11, len(seconds) - 11)
 
