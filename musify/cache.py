@@ -26,12 +26,13 @@ import os
 import pickle
 import posixpath
 import re
+import struct
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 
 from musify import __version__, resources
 
-FORMAT = "1"  # bump when the cached value changes shape
+FORMAT = "2"  # bump when the cached value or the pack changes shape
 _INCLUDE = re.compile(rb"include\s*[<\"]([^\">\n]+)[\">]")  # a superset of what the scanner finds
 _NOT_KEYED = frozenset({"jobs", "cache", "lock_wait"})  # options that cannot change a file's result
 _source_digest: list[str] = []
@@ -90,10 +91,13 @@ def _own_source(root: Path) -> Iterator[Path]:
 
 
 class Store:
-    """The entries of one input set (its roots), kept in one pack file under `<cache root>/files/`:
-    one read and one unpickle per run rather than one per file. The pack is rewritten, atomically,
-    with exactly the entries the run used, so it never grows beyond the tree; a damaged or foreign
-    pack is an empty one."""
+    """The entries of one input set (its roots), kept in one pack file under `<cache root>/files/`.
+    The pack is rewritten, atomically, with exactly the entries the run used, so it never grows
+    beyond the tree; a damaged or foreign pack is an empty one. Only the pack's index (key ->
+    where the value is) is read up front; a value is unpickled when it is hit, and the new pack is
+    written entry by entry as results arrive, so a run holds one file's entry at a time, not the
+    tree's (a pack is a header line, then per entry two little-endian lengths, the key and the
+    pickled value)."""
 
     def __init__(self, options, rules_digest: str, roots: Iterable[str], directory: Path | None = None):
         directory = directory or resources.cache_dir("files")
@@ -103,20 +107,43 @@ class Store:
         self._base = hashlib.sha256(f"{FORMAT}\0{source_digest()}\0{rules_digest}\0{vocab_digest()}\0{opts!r}".encode())
         where = hashlib.sha256("\0".join(sorted(set(roots))).encode()).hexdigest()[:24]
         self.path = directory / f"pack-{where}.pickle"
-        self._entries = self._load()
-        self._used: dict[str, tuple] = {}
-        self._changed = False
+        self._tmp = self.path.parent / f".{self.path.name}.{os.getpid()}.tmp"
+        self._src = None  # the old pack, open for reading values
+        self._index = self._load()
+        self._used: list[str] = []  # keys hit or put, in order
+        self._kept: set[str] = set()
+        self._out = None  # the new pack being written (opened at the first new entry)
+        self._broken = False
         self._project = None
         self._basenames: set[str] = set()
 
-    def _load(self) -> dict:
+    def _load(self) -> dict[str, tuple[int, int]]:
+        index: dict[str, tuple[int, int]] = {}
         try:
-            with open(self.path, "rb") as fh:
-                value = pickle.load(fh)
-        except (OSError, pickle.UnpicklingError, EOFError, AttributeError, ImportError, ValueError):
+            fh = open(self.path, "rb")  # noqa: SIM115 -- kept open for the run's reads
+        except OSError:
+            return index
+        try:
+            if fh.readline() != _MAGIC:
+                fh.close()
+                return index
+            size = os.fstat(fh.fileno()).st_size
+            while True:
+                head = fh.read(_LENGTHS.size)
+                if len(head) < _LENGTHS.size:
+                    break
+                klen, vlen = _LENGTHS.unpack(head)
+                key = fh.read(klen).decode("ascii", "replace")
+                at = fh.tell()
+                if at + vlen > size:
+                    break  # a truncated pack: the entries before the cut are good
+                index[key] = (at, vlen)
+                fh.seek(vlen, os.SEEK_CUR)
+        except OSError:
+            fh.close()
             return {}
-        ok = isinstance(value, tuple) and len(value) == 2 and value[0] == FORMAT and isinstance(value[1], dict)
-        return value[1] if ok else {}
+        self._src = fh
+        return index
 
     def key(self, job, data: bytes, project) -> str:
         """The entry key of one job whose file holds `data`."""
@@ -141,28 +168,88 @@ class Store:
 
     def get(self, key: str):
         """(result, new bytes) stored under `key`, or None."""
-        value = self._entries.get(key)
-        if value is not None:
-            self._used[key] = value
+        at = self._index.get(key)
+        if at is None or self._src is None:
+            return None
+        try:
+            raw = os.pread(self._src.fileno(), at[1], at[0])
+            value = pickle.loads(raw)
+        except (OSError, pickle.UnpicklingError, EOFError, AttributeError, ImportError, ValueError, TypeError):
+            return None
+        self._keep(key, raw)
         return value
 
     def put(self, key: str, result, data: bytes | None) -> None:
-        self._used[key] = (result, data)
-        self._changed = True
+        self._keep(key, pickle.dumps((result, data), protocol=pickle.HIGHEST_PROTOCOL), new=True)
 
-    def save(self) -> None:
-        """Write the pack when this run's entries differ from it; a full disk or a read-only cache
-        only costs the next run its speed. Called before the run-level finalisers touch results."""
-        if not self._changed and len(self._used) == len(self._entries):
+    def _keep(self, key: str, raw: bytes, new: bool = False) -> None:
+        """Record that the run uses this entry; from the first new entry on, write each to the new
+        pack as it comes (the hits before it first, copied from the old pack)."""
+        if key in self._kept:
             return
+        self._kept.add(key)
+        self._used.append(key)
+        if self._out is None and new and not self._broken:
+            self._open_out(self._used[:-1])
+        self._write(key, raw)
+
+    def _open_out(self, hits: list[str]) -> None:
+        """Start the new pack with the entries hit so far, copied straight from the old pack."""
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
-            tmp = self.path.parent / f".{self.path.name}.{os.getpid()}.tmp"
-            with open(tmp, "wb") as fh:
-                pickle.dump((FORMAT, self._used), fh, protocol=pickle.HIGHEST_PROTOCOL)
-            os.replace(tmp, self.path)
+            self._out = open(self._tmp, "wb")  # noqa: SIM115 -- closed by save()
+            self._out.write(_MAGIC)
+            for key in hits:
+                at = self._index[key]
+                self._write(key, os.pread(self._src.fileno(), at[1], at[0]) if self._src else b"")
         except OSError:
-            pass
+            self._fail()
+
+    def _write(self, key: str, raw: bytes) -> None:
+        if self._out is None:
+            return
+        try:
+            k = key.encode("ascii")
+            self._out.write(_LENGTHS.pack(len(k), len(raw)) + k + raw)
+        except OSError:
+            self._fail()
+
+    def _fail(self) -> None:
+        """A full disk or a read-only cache only costs the next run its speed."""
+        self._broken = True
+        if self._out is not None:
+            self._out.close()
+        self._out = None
+        _discard(self._tmp)
+
+    def save(self) -> None:
+        """Finish the pack when this run's entries differ from the old one. Entries are written
+        as they arrive, before the run-level finalisers touch results."""
+        try:
+            if self._out is None and not self._broken and set(self._used) != set(self._index):
+                self._open_out(self._used)  # no new entry, but some old ones were not used
+            if self._out is not None:
+                self._out.close()
+                self._out = None
+                if not self._broken:
+                    os.replace(self._tmp, self.path)
+        except OSError:
+            self._fail()
+        finally:
+            if self._src is not None:
+                self._src.close()
+                self._src = None
+
+
+_MAGIC = f"musify-pack {FORMAT}\n".encode()
+_LENGTHS = struct.Struct("<II")
+
+
+def _discard(path: Path) -> None:
+    try:
+        path.unlink()
+    except OSError:
+        pass
 
 
 def usable(options) -> bool:

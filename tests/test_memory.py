@@ -4,6 +4,7 @@ files' bytes not held) give exactly what the plain paths give (benchmarks/README
 from __future__ import annotations
 
 import json
+import os
 import pickle
 import shutil
 from pathlib import Path
@@ -104,3 +105,21 @@ def test_an_output_that_cannot_be_written_as_it_arrives_fails_that_file_only(tmp
     for f in record.files:
         if f.status == "migrated":
             assert (out / f.output_path).is_file()
+
+
+def test_a_cut_incremental_pack_keeps_its_whole_entries(tmp_path):
+    """The pack is read entry by entry: cut short, the entries before the cut are still hits and
+    the rest are migrated again, with the same result as a run without the cache."""
+    tree = tmp_path / "tree"
+    shutil.copytree(REPO / "corpora" / "vector_add", tree / "a", ignore=shutil.ignore_patterns("expected*"))
+    shutil.copytree(REPO / "corpora" / "vector_add", tree / "b", ignore=shutil.ignore_patterns("expected*"))
+    fresh, _ = migrate([str(tree)], Options(cache=False), "out", str(tmp_path / "fresh"))
+    migrate([str(tree)], Options(), "out", str(tmp_path / "o1"))
+    packs = list((Path(os.environ["MUSIFY_CACHE_DIR"]) / "files").glob("pack-*.pickle"))
+    pack = max(packs, key=lambda p: p.stat().st_mtime)
+    data = pack.read_bytes()
+    pack.write_bytes(data[: len(data) * 3 // 4])
+    again, _ = migrate([str(tree)], Options(), "out", str(tmp_path / "o2"))
+    assert json.loads(again.dumps(True))["files"] == json.loads(fresh.dumps(True))["files"]
+    assert again.totals == fresh.totals
+    assert len(pack.read_bytes()) == len(data)  # rewritten whole (the cut entries migrated again)
