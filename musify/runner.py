@@ -12,21 +12,22 @@ characters outside every edit, so they come out as they went in.
 from __future__ import annotations
 
 import time
-import traceback
 from collections import Counter
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from musify import diagnostics
 from musify.discover import classify, read_regular
 from musify.engine.edits import Edit, apply, merge
-from musify.frontend.scanner import LineIndex
-from musify.options import Options
 from musify.passes._base import PassContext, ProjectInfo
-from musify.passes.languages import language_for, scanner_prefixes  # noqa: F401 -- re-exported
 from musify.records import FileResult
-from musify.rules.model import RuleSet
 from musify.rules.status import is_converted
 from musify.textcodec import decode_wide, encode_wide, wide_codec
+
+if TYPE_CHECKING:
+    from musify.frontend.scanner import LineIndex
+    from musify.options import Options
+    from musify.rules.model import RuleSet
 
 BINARY_SNIFF = 8192
 
@@ -46,6 +47,10 @@ def migrate_text(text: str, path: str, ruleset: RuleSet, options: Options,
                  abspath: str = "", kind: str = "") -> tuple[str, PassContext, list[Edit]]:
     """Run the passes of the file's kind (default: classified from `path`) over `text`; return the
     new text, the context (diagnostics) and the edits."""
+    # imported here, not with the module: a fully cached run loads no front end and no pass
+    from musify.frontend.scanner import LineIndex
+    from musify.passes.languages import language_for
+
     language = language_for(kind or classify(path))
     sc = language.front_end(text, ruleset)
     ctx = PassContext(path, text, sc, ruleset, options, project or ProjectInfo(), LineIndex(text),
@@ -107,6 +112,8 @@ def migrate_file(job: FileJob, ruleset: RuleSet, options: Options, project: Proj
         result.status = "failed"
         result.error = f"internal error: {exc.__class__.__name__}: {exc}"
         result.diagnostics.append(diagnostics.make("MU0001", shown, 1, 1, origin="runner", cause=result.error))
+        import traceback
+
         result.facts["traceback_lines"] = len(traceback.format_exc().splitlines())
         return result, None
     finally:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import shutil
 from pathlib import Path
 
 import pytest
@@ -73,10 +74,17 @@ def rules() -> RuleSet:
 
 
 def install_rules(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, yaml_text: str) -> Path:
-    """Make `yaml_text` the whole built-in rule database for one test (with its own cache)."""
+    """Make `yaml_text` the whole built-in rule database for one test (with its own cache). The
+    vocabulary tables (TOML, read by the build-file and PyTorch passes) are the real ones, so a
+    test gives the same result alone as after another test that loaded them."""
+    from musify.rules.vocab import TABLES
+
     d = tmp_path / "rules" / "rt"
     d.mkdir(parents=True, exist_ok=True)
     (d / "r.yaml").write_text(yaml_text)
+    for table in TABLES:
+        (tmp_path / "rules" / table).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(REPO / "rules" / table, tmp_path / "rules" / table)
     monkeypatch.setenv("MUSIFY_RULES_DIR", str(tmp_path / "rules"))
     monkeypatch.setenv("MUSIFY_CACHE_DIR", str(tmp_path / "cache"))
     return tmp_path / "rules"
