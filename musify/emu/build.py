@@ -276,7 +276,7 @@ def _built_once(folder: Path, name: str, command: list[str], timeout: float) -> 
     if target.is_file():
         return None
     folder.mkdir(parents=True, exist_ok=True)
-    with open(folder / "lock", "w") as lock:
+    with open(folder / f"{name}.lock", "w") as lock:  # one lock per file: the two build side by side
         if fcntl:
             fcntl.flock(lock, fcntl.LOCK_EX)
         if target.is_file():
@@ -357,8 +357,10 @@ def build(sources: list[Path], options: BuildOptions = BuildOptions(), keep_dir:
                 shutil.copy2(exe, keep_dir / "prog")
             return Build(exe, probe, True)
         out = Path(tmp) / "prog"
-        prelude = precompiled_prelude(options, sources) if any(map(_is_device_file, copies)) else None
-        runtime = runtime_object(options, sources) if runtime_linked(options) else None
+        with ThreadPoolExecutor(max_workers=1) as side:  # a cold cache builds the runtime beside the PCH
+            pending = side.submit(runtime_object, options, sources) if runtime_linked(options) else None
+            prelude = precompiled_prelude(options, sources) if any(map(_is_device_file, copies)) else None
+            runtime = pending.result() if pending else None
         cmd, proc = _compile(copies, out, options, include_dirs, prelude, runtime)
         if proc.timed_out:
             raise BuildError(f"the compiler did not finish within {options.compile_timeout:g} s "

@@ -163,12 +163,10 @@ struct BlockCtx {
                 }
     }
 
+    // The scheduler (defined below the class; see the note there).
     void run();
-
     void run_body();
-
     void enter_fiber_mode();
-
     void switch_to(int t);
 
     // The current thread waits (or ended): run the next runnable thread, release a barrier
@@ -180,7 +178,6 @@ struct BlockCtx {
 
     // The current thread's body returned while the block is in fiber mode.
     void thread_exit();
-
     int barrier(Site site, int pred);
 
     // Lanes of `group` that must arrive before a collective over it completes.
@@ -208,7 +205,6 @@ struct BlockCtx {
 };
 
 inline thread_local BlockCtx* tl_block = nullptr;
-
 
 // BlockCtx's scheduler, out of the class: compiled once into the runtime with EMU_RUNTIME_LINKED
 // (config.hpp), inline in every translation unit otherwise.

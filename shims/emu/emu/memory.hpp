@@ -49,7 +49,6 @@ EMU_RT_FN int fill(void* dst, int value, size_t count);
 EMU_RT_FN int fill_2d(void* dst, size_t pitch, int value, size_t width, size_t height);
 EMU_RT_FN int symbol_copy(void* symbol, size_t symbol_size, void* buffer, size_t count, size_t offset, bool to);
 
-
 #if EMU_RT_BODY
 EMU_RT_FN Allocations& allocations() {
     static Allocations a;
