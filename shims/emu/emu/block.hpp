@@ -163,22 +163,79 @@ struct BlockCtx {
                 }
     }
 
-    // The scheduler (defined below the class; see the note there).
+    // Cold parts of the scheduler are defined below the class (see the note there); the
+    // barrier's path (barrier, schedule, switch_to) stays here, inlined into every kernel.
     void run();
     void run_body();
     void enter_fiber_mode();
-    void switch_to(int t);
+
+    void switch_to(int t) {
+        int from = cur;
+        FiberSlot& next = slots[t];
+        if (next.state == ThreadState::NotStarted)
+            make_context(next.ctx, stacks.base(t), stacks.size(t), &fiber_main, this);
+        if (next.state != ThreadState::Done) next.state = ThreadState::Running;
+        if (t == from) return;
+        cur = t;
+        threadIdx = next.idx;
+        switch_context(slots[from].ctx, next.ctx);
+    }
 
     // The current thread waits (or ended): run the next runnable thread, release a barrier
     // when every live thread waits at it, or report a block that can never go on. Releasing a
     // barrier is O(1): its waiters, in arrival order, become the run queue (a thread's state
     // says AtBarrier until it runs again, which only a stall report could see, and a stall
     // happens only with an empty run queue).
-    void schedule();
+    void schedule() {
+        for (;;) {
+            if (rq_head < runq.size()) {
+                int t = runq[rq_head++];
+                if (rq_head == runq.size()) {
+                    runq.clear();
+                    rq_head = 0;
+                } else {
+                    __builtin_prefetch(slots[runq[rq_head]].ctx.sp_hint());
+                }
+                switch_to(t);
+                return;
+            }
+            if (live == 0) {
+                switch_to(native_tid);
+                return;
+            }
+            if (!bar_mixed && bar_waiters.size() == static_cast<size_t>(live)) {
+                bar_released = bar_count;
+                EMU_RC_HOOK(barrier_released());
+                runq.swap(bar_waiters);  // runq is empty here
+                bar_waiters.clear();
+                continue;
+            }
+            if (complete_coalesced()) continue;
+            report_stall();
+        }
+    }
 
     // The current thread's body returned while the block is in fiber mode.
     void thread_exit();
-    int barrier(Site site, int pred);
+
+    int barrier(Site site, int pred) {
+        if (n == 1) return pred != 0;
+        if (!fiber_mode) enter_fiber_mode();
+        FiberSlot& me = slots[cur];
+        me.state = ThreadState::AtBarrier;
+        me.site = site;
+        if (bar_waiters.empty()) {
+            bar_site = site;
+            bar_mixed = false;
+            bar_count = 0;
+        } else if (!same_site(site, bar_site)) {
+            bar_mixed = true;
+        }
+        bar_waiters.push_back(cur);
+        bar_count += pred != 0;
+        schedule();
+        return bar_released;
+    }
 
     // Lanes of `group` that must arrive before a collective over it completes.
     LaneSet needed(int warp, const LaneSet& group) const {
@@ -271,47 +328,6 @@ EMU_RT_FN void BlockCtx::enter_fiber_mode() {
 #endif
 }
 
-EMU_RT_FN void BlockCtx::switch_to(int t) {
-    int from = cur;
-    FiberSlot& next = slots[t];
-    if (next.state == ThreadState::NotStarted)
-        make_context(next.ctx, stacks.base(t), stacks.size(t), &fiber_main, this);
-    if (next.state != ThreadState::Done) next.state = ThreadState::Running;
-    if (t == from) return;
-    cur = t;
-    threadIdx = next.idx;
-    switch_context(slots[from].ctx, next.ctx);
-}
-
-EMU_RT_FN void BlockCtx::schedule() {
-    for (;;) {
-        if (rq_head < runq.size()) {
-            int t = runq[rq_head++];
-            if (rq_head == runq.size()) {
-                runq.clear();
-                rq_head = 0;
-            } else {
-                __builtin_prefetch(slots[runq[rq_head]].ctx.sp_hint());
-            }
-            switch_to(t);
-            return;
-        }
-        if (live == 0) {
-            switch_to(native_tid);
-            return;
-        }
-        if (!bar_mixed && bar_waiters.size() == static_cast<size_t>(live)) {
-            bar_released = bar_count;
-            EMU_RC_HOOK(barrier_released());
-            runq.swap(bar_waiters);  // runq is empty here
-            bar_waiters.clear();
-            continue;
-        }
-        if (complete_coalesced()) continue;
-        report_stall();
-    }
-}
-
 EMU_RT_FN void BlockCtx::thread_exit() {
     ThreadCtx& me = th[cur];
     slots[cur].state = ThreadState::Done;
@@ -323,25 +339,6 @@ EMU_RT_FN void BlockCtx::thread_exit() {
         if (w.waiting.has(l) && !th[me.warp * kWarpSize + l].coalesce)
             try_complete(me.warp, th[me.warp * kWarpSize + l].group);
     schedule();
-}
-
-EMU_RT_FN int BlockCtx::barrier(Site site, int pred) {
-    if (n == 1) return pred != 0;
-    if (!fiber_mode) enter_fiber_mode();
-    FiberSlot& me = slots[cur];
-    me.state = ThreadState::AtBarrier;
-    me.site = site;
-    if (bar_waiters.empty()) {
-        bar_site = site;
-        bar_mixed = false;
-        bar_count = 0;
-    } else if (!same_site(site, bar_site)) {
-        bar_mixed = true;
-    }
-    bar_waiters.push_back(cur);
-    bar_count += pred != 0;
-    schedule();
-    return bar_released;
 }
 
 EMU_RT_FN bool BlockCtx::try_complete(int warp, LaneSet group) {
