@@ -5,7 +5,8 @@ Builds the replicated corpus of bench_migrate.py (--mb megabytes), then runs the
 against one fresh cache root:
 a first run (rules compiled or loaded, every file migrated), the same run again (every file a
 cache hit), and a run after one file changed. It checks that the re-run wrote byte-identical
-output and the same record (less the run's `started` and `seconds`) and prints the speed-ups.
+output and the same record (less the run's `started` and `seconds`), says whether the first run
+left a whole-run memo (musify/memo.py) for the re-run to replay, and prints the speed-ups.
 
     python benchmarks/bench_incremental.py --mb 10 --warm-rules
     python benchmarks/bench_incremental.py --tree /usr/local/cuda/include/cccl --warm-rules   # real code
@@ -84,8 +85,9 @@ def main() -> None:
         before = snapshot(out)
         again = migrate(corpus, out, env)  # into the same output tree, as a user re-runs
         same = snapshot(out) == before
+        memo = "a run memo was kept" if any((cache / "runs").glob("run-*.pickle")) else "NO run memo"
         print(f"unchanged re-run:  {again[0]:6.2f} s wall {again[1]:6.2f} s CPU ({first[0] / again[0]:.1f}x faster wall, "
-              f"{first[1] / again[1]:.1f}x CPU; output and record {'identical' if same else 'DIFFERENT'})")
+              f"{first[1] / again[1]:.1f}x CPU; output and record {'identical' if same else 'DIFFERENT'}; {memo})")
         victim = files[len(files) // 2]
         victim.write_text(victim.read_text(encoding="utf-8", errors="surrogateescape") + "\n// edited\n",
                           encoding="utf-8", errors="surrogateescape")

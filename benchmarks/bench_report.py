@@ -57,9 +57,11 @@ def browse(page: Path) -> dict[str, float]:
         figures = {"load to readyState complete (s)": time.perf_counter() - t0}
         rows = "document.querySelectorAll('#diags tbody tr')"
         visible = f"Array.from({rows}).filter(r => !r.hidden).length"
-        figures["search 'warp' (ms)"] = _in_page(
+        before = b.eval("document.getElementById('shown').textContent")
+        figures["search 'warp' (ms)"] = _in_page(  # done when the count of matches has changed
             b, "const q = document.getElementById('q'); q.value = 'warp'; q.dispatchEvent(new Event('input'))",
-            f"{visible} < {rows}.length")
+            f"document.getElementById('shown').textContent !== {json.dumps(before)}")
+        figures["rows laid out after the search"] = b.eval(visible)
         figures["filter severity=note (ms)"] = _in_page(
             b, "const s = document.getElementById('f-severity'); s.value = 'note'; "
                "s.dispatchEvent(new Event('change'))", "true")
@@ -78,16 +80,34 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--files", type=int, default=2000)
     ap.add_argument("--work", type=Path, default=REPO / "benchmarks" / "out-report")
+    ap.add_argument("--record", type=Path, help="use this run record (e.g. of a real tree) instead of "
+                    "migrating the replicated corpora")
+    ap.add_argument("--rows-per-page", type=int, nargs="+", help="also render in-process with these page "
+                    "sizes and time each page in the browser (a size above the row count lays out every row)")
     args = ap.parse_args()
-    corpus = args.work / "corpus"
-    build_corpus(REPO / "corpora", corpus, args.files * BYTES_PER_FILE / 1e6)
-    nfiles = len(sources(corpus))
-    run = args.work / "run.json"
-    migrate_s = _musify("migrate", str(corpus), "-o", str(args.work / "port"), "--json", str(run), "-q")
+    args.work.mkdir(parents=True, exist_ok=True)
+    if args.record:
+        run, migrate_s = args.record, 0.0
+        nfiles = len(json.loads(run.read_text())["files"])
+    else:
+        corpus = args.work / "corpus"
+        build_corpus(REPO / "corpora", corpus, args.files * BYTES_PER_FILE / 1e6)
+        nfiles = len(sources(corpus))
+        run = args.work / "run.json"
+        migrate_s = _musify("migrate", str(corpus), "-o", str(args.work / "port"), "--json", str(run), "-q")
     record = json.loads(run.read_text())
     diags = sum(len(f["diagnostics"]) for f in record["files"])
     page = args.work / "report.html"
     render_s = _musify("report", str(run), "-o", str(page))
+    for size in args.rows_per_page or []:
+        sys.path.insert(0, str(REPO))
+        from musify.report.html import render_html
+
+        paged = args.work / f"report-{size}.html"
+        paged.write_text(render_html(record, rows_per_page=size), encoding="utf-8")
+        print(f"rows per page {size}:")
+        for name, value in browse(paged).items():
+            print(f"  {name}: {value:.1f}" if isinstance(value, float) else f"  {name}: {value}")
     print(f"{nfiles} source files, {diags} diagnostics; migrate {migrate_s:.1f} s; "
           f"musify report -o report.html {render_s:.1f} s, {page.stat().st_size / 1e6:.1f} MB")
     for name, value in browse(page).items():

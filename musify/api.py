@@ -14,8 +14,8 @@ from datetime import datetime, timezone
 from typing import TYPE_CHECKING
 
 from musify import __version__, cache, diagnostics, inplace, lifeline, renames, writers
-from musify.config import find_config
-from musify.discover import SOURCE_KINDS, Found, discover, link_stays_inside, printable
+from musify.config import run_excludes
+from musify.discover import SOURCE_KINDS, Discovery, Found, discover, link_stays_inside, printable
 from musify.finalise import finalise
 from musify.options import Options
 from musify.passes.includes import build_project_info
@@ -47,23 +47,25 @@ def migrate(inputs: list[str], options: Options | None = None, mode: str = "none
             out_dir: str | None = None, ruleset: RuleSet | None = None,
             command: str = "musify migrate", collect: bool = False, fail_on: str = "error",
             fail_on_change: bool = False,
-            progress: Callable[[FileResult, int, int], None] | None = None) -> tuple[RunRecord, Outputs]:
+            progress: Callable[[FileResult, int, int], None] | None = None,
+            found: Discovery | None = None) -> tuple[RunRecord, Outputs]:
     """Migrate `inputs` (files and directories) and write results according to `mode`.
 
     `fail_on` is the lowest diagnostic severity that makes the run fail; `fail_on_change` makes a
     file that would change fail it too (`musify check`). The record's exit code comes from
     `Report`, the one place that decides it. `progress(result, done, total)` is called as each
-    file is done."""
+    file is done. `found` is the inputs' discovery when the caller already made it (the run memo)."""
     options = options or Options()
     if mode not in MODES:
         raise UsageError(f"unknown output mode {mode!r}")
     if mode == "in-place" and inplace.active() is None:  # hold the tree's lock for the whole run
         with inplace.session(inputs, options.lock_wait):
-            return migrate(inputs, options, mode, out_dir, ruleset, command, collect)
+            return migrate(inputs, options, mode, out_dir, ruleset, command, collect, fail_on, fail_on_change,
+                           progress, found)
     t0 = time.perf_counter()
     started = datetime.now(timezone.utc).isoformat(timespec="seconds")
-    exclude = tuple(options.exclude) + _tree_excludes(inputs)
-    found = discover(inputs, exclude, options.respect_gitignore)
+    if found is None:
+        found = discover(inputs, run_excludes(inputs, options), options.respect_gitignore)
     if mode == "in-place":
         inplace.clean(found.owned)
     if mode == "out":
@@ -93,16 +95,6 @@ def migrate(inputs: list[str], options: Options | None = None, mode: str = "none
                        fail_on=fail_on, fail_on_change=fail_on_change)
     record.exit_code = Report(record).exit_code
     return record, outputs
-
-
-def _tree_excludes(inputs: list[str]) -> tuple[str, ...]:
-    out: list[str] = []
-    for item in inputs:
-        if os.path.isdir(item):
-            found = find_config(item)
-            if found and os.path.dirname(found[0]) == os.path.abspath(item):
-                out.extend(found[1].get("exclude", []))
-    return tuple(out)
 
 
 def _check_out_dir(out_dir: str | None, inputs: list[str]) -> None:

@@ -39,6 +39,9 @@ DEFAULT_ARCH = "mp_22"
 WARP_WIDTH = {name: a.warp for name, a in MUSA_ARCHES.items()}
 LOWEST_MUSA_ARCH = min(a.value for a in MUSA_ARCHES.values())
 CUDA_WARP = 32
+# Moore Threads products and their arch, as above (MUSA_FACTS section 2); verify's mcc backend reads
+# the GPU's arch from its product name
+MUSA_PRODUCTS: dict[str, str] = {"S80": "mp_22", "S3000": "mp_22", "S4000": "mp_22", "S5000": "mp_31"}
 
 
 def emulator_target(arch: str) -> tuple[str, int, int]:

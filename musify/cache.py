@@ -3,12 +3,14 @@
 A file's entry is keyed by everything its migration depends on:
   * its bytes, its path as shown, its kind and its output path (renames);
   * the rules digest (built-in files and user tables, direction), computed from the rule files
-    without loading them, so a fully cached run never unpickles the rule database;
+    without loading them, so a fully cached run never unpickles the rule database, and a digest
+    of the front ends' vocabulary tables (`rules/**/*.toml`, `musify.rules.vocab`);
   * the options that change output (all of `Options` except `jobs`, `cache`, `lock_wait`);
   * the project facts the file sees: each include it writes, the project file that include
     resolves to and that file's new name (a header renamed, or no longer renamed, re-migrates
     the files that include it);
-  * musify's version and a digest of its own source, so an upgrade or a local edit starts afresh.
+  * musify's version and a digest of its own source (Python and the compiled scanner's C), so an
+    upgrade or a local edit starts afresh.
 The value is the per-file result exactly as the runner returned it (before the run-level
 finalisers, which run again on every run: a header that newly declares a name changes the MU1001
 of the files that use it without re-migrating them) and the output bytes, so a cached run writes
@@ -65,10 +67,10 @@ class Rules:
 
 
 def source_digest() -> str:
-    """A digest of musify's own Python source (once per process; memoised by stat across runs)."""
+    """A digest of musify's own source (once per process; memoised by stat across runs)."""
     if not _source_digest:
         root = resources.PACKAGE
-        files = sorted(root.rglob("*.py"))
+        files = sorted(_own_source(root))
 
         def compute() -> str:
             h = hashlib.sha256(__version__.encode())
@@ -80,6 +82,18 @@ def source_digest() -> str:
     return _source_digest[0]
 
 
+def _own_source(root: Path) -> Iterator[Path]:
+    """musify's Python and C files, less the data a wheel carries (`musify/data/`: rules, shims,
+    docs, each keyed on its own) and compiled leftovers."""
+    for directory, subdirs, names in os.walk(root):
+        if directory == str(root):
+            subdirs[:] = [d for d in subdirs if d != "data"]
+        subdirs[:] = [d for d in subdirs if d != "__pycache__"]
+        for name in names:
+            if name.endswith((".py", ".c", ".h")):
+                yield Path(directory, name)
+
+
 class Store:
     """The entries of one input set (its roots), kept in one pack file under `<cache root>/files/`:
     one read and one unpickle per run rather than one per file. The pack is rewritten, atomically,
@@ -89,7 +103,9 @@ class Store:
     def __init__(self, options, rules_digest: str, roots: Iterable[str], directory: Path | None = None):
         directory = directory or resources.cache_dir("files")
         opts = {k: v for k, v in sorted(options.to_json().items()) if k not in _NOT_KEYED}
-        self._base = hashlib.sha256(f"{FORMAT}\0{source_digest()}\0{rules_digest}\0{opts!r}".encode())
+        from musify.rules.vocab import digest as vocab_digest
+
+        self._base = hashlib.sha256(f"{FORMAT}\0{source_digest()}\0{rules_digest}\0{vocab_digest()}\0{opts!r}".encode())
         where = hashlib.sha256("\0".join(sorted(set(roots))).encode()).hexdigest()[:24]
         self.path = directory / f"pack-{where}.pickle"
         self._entries = self._load()

@@ -91,7 +91,7 @@ def build_options(paths, jobs, exclude, no_gitignore, rule_files, rewrite_commen
                   no_rename, suppress, arch=None, arch_map=None, no_shims=False, semantic=False,
                   build_dir=None, json_lite=False, no_cache=False, **flags) -> Options:
     """Command-line flags over the nearest configuration file over the defaults."""
-    from musify.passes.hazards.settings import hazard_settings
+    from musify.settings import hazard_settings
 
     found = find_config(paths[0]) if paths else None
     cfg = found[1] if found else {}
@@ -138,7 +138,7 @@ def _write_json(record, path: str | None) -> None:
 @click.option("--report", "report_path", type=click.Path(dir_okay=False), help="Also write the HTML report here.")
 @click.option("--sarif", "sarif_path", type=click.Path(dir_okay=False), help="Also write SARIF 2.1.0 here.")
 @click.option("--analyze", is_flag=True, help="Write nothing; report how much would port and the work left.")
-@click.option("--verify", "verify_after", is_flag=True, help="Then verify the port on the emulator (docs/verify.md; needs -o).")
+@click.option("--verify", "verify_after", is_flag=True, help="Then verify the port (on the emulator, or --backend cuda|mcc; docs/verify.md; needs -o).")
 @verify_options("--verify-arch")
 def migrate_cmd(paths, out_dir, in_place, to_stdout, as_diff, json_path, quiet, verbose, fail_on, report_path,
                 sarif_path, analyze, verify_after, **kw) -> None:
@@ -146,9 +146,10 @@ def migrate_cmd(paths, out_dir, in_place, to_stdout, as_diff, json_path, quiet, 
     verify_kw = {k: kw.pop(k) for k in VERIFY_KEYS}
     if verify_after and not out_dir:
         _fail("--verify needs -o DIR (the port is verified where it was written)")
-    from musify.api import migrate
-    from musify.progress import progress_for
+    if verify_after:  # a backend whose compiler is missing stops the run before anything is written
+        from musify.verify.command import backend_name, chosen_backend
 
+        verify_kw["backend"] = chosen_backend(backend_name(paths[0], verify_kw["backend"]), tuple(verify_kw["archs"] or ()))
     chosen = [m for m, on in (("out", out_dir), ("in-place", in_place), ("stdout", to_stdout), ("diff", as_diff),
                               ("none", analyze)) if on]
     if len(chosen) != 1:
@@ -157,10 +158,18 @@ def migrate_cmd(paths, out_dir, in_place, to_stdout, as_diff, json_path, quiet, 
     try:
         options = build_options(paths, **kw)
         fail_on = fail_on or (find_config(paths[0]) or (None, {}))[1].get("fail_on") or "error"
+        command = "musify migrate " + " ".join(sys.argv[2:])
+        memo = _replay("migrate", paths, options, mode, out_dir, json_path, command, fail_on, quiet,
+                       verbose or bool(report_path or sarif_path or analyze or verify_after))
+        from musify.api import migrate  # after the memo: a replayed run never imports the engine
+        from musify.progress import progress_for
+
         with progress_for(quiet, verbose) as progress:
             record, outputs = migrate(list(paths), options, mode, out_dir, collect=mode == "stdout",
-                                      command="musify migrate " + " ".join(sys.argv[2:]), fail_on=fail_on,
-                                      progress=progress)
+                                      command=command, fail_on=fail_on, progress=progress,
+                                      found=memo.found if memo else None)
+    except SystemExit:  # a replayed run: checked first, so the clause below imports nothing
+        raise
     except _errors() as exc:
         _fail(str(exc))
     if mode == "stdout":
@@ -180,16 +189,41 @@ def migrate_cmd(paths, out_dir, in_place, to_stdout, as_diff, json_path, quiet, 
 
         verify_port(record, paths[0], out_dir, kw["jobs"] or 1, quiet, verify_kw)
         record.exit_code = Report(record).exit_code
-    _finish(record, json_path, quiet, report_path, sarif_path)
+    _finish(record, json_path, quiet, report_path, sarif_path, memo=memo)
+
+
+def _replay(name: str, paths, options, mode: str, out_dir, json_path, command: str, fail_on: str,
+            quiet: bool, not_memoised: bool, fail_on_change: bool = False):
+    """Exit here when the run memo (musify/memo.py) holds this very run; else the memo to fill
+    after the normal run (None when this run is not memoised)."""
+    from musify import memo as run_memo
+
+    request = run_memo.Request(name, list(paths), options, mode, out_dir, json_path, command, fail_on, fail_on_change)
+    if not_memoised or not run_memo.eligible(request):
+        return None
+    memo = run_memo.open_memo(request)
+    if memo is not None:
+        code = memo.replay(quiet)
+        if code is not None:
+            sys.exit(code)
+    return memo
 
 
 def _finish(record, json_path: str | None, quiet: bool, report_path: str | None = None,
-            sarif_path: str | None = None) -> None:
-    """Print, write the record and reports, exit with the record's code (set once, by `Report`)."""
+            sarif_path: str | None = None, console: str = "", memo=None) -> None:
+    """Print, write the record and reports, exit with the record's code (set once, by `Report`).
+    `console` is what the command printed first; with it, it goes to the memo."""
+    import io
+
     from musify.console import print_diagnostics, print_summary
 
-    print_diagnostics(record)
+    buffer = io.StringIO()
+    print_diagnostics(record, buffer)
+    console += buffer.getvalue()
+    sys.stderr.write(console)
     _write_json(record, json_path)
+    if memo is not None:
+        memo.store(record, console)
     from musify import report
 
     for fmt, path in (("html", report_path), ("sarif", sarif_path)):
@@ -211,24 +245,31 @@ def _finish(record, json_path: str | None, quiet: bool, report_path: str | None 
 @click.option("--sarif", "sarif_path", type=click.Path(dir_okay=False), help="Also write SARIF 2.1.0 here.")
 def check_cmd(paths, fail_on, json_path, quiet, verbose, sarif_path, **kw) -> None:
     """For pre-commit and CI: fail when a migration would change a file or raise a diagnostic."""
-    from musify.api import migrate
     from musify.discover import printable
-    from musify.progress import progress_for
 
     try:
         options = build_options(paths, **kw)
+        command = "musify check " + " ".join(sys.argv[2:])
+        memo = _replay("check", paths, options, "none", None, json_path, command, fail_on, quiet,
+                       verbose or bool(sarif_path), fail_on_change=True)
+        from musify.api import migrate
+        from musify.progress import progress_for
+
         with progress_for(quiet, verbose) as progress:
-            record, _ = migrate(list(paths), options, "none", command="musify check " + " ".join(sys.argv[2:]),
-                                fail_on=fail_on, fail_on_change=True, progress=progress)
+            record, _ = migrate(list(paths), options, "none", command=command, fail_on=fail_on,
+                                fail_on_change=True, progress=progress, found=memo.found if memo else None)
+    except SystemExit:
+        raise
     except _errors() as exc:
         _fail(str(exc))
+    lines = []
     for f in record.files:
         if f.status == "migrated":
             new_name = f.output_path.rsplit("/", 1)[-1]
             renamed = new_name != f.rel.rsplit("/", 1)[-1]
-            click.echo(f"{f.path}: would be migrated ({f.edit_count} edits"
-                       + (f", renamed to {printable(new_name)}" if renamed else "") + ")", err=True)
-    _finish(record, json_path, quiet, sarif_path=sarif_path)
+            lines.append(f"{f.path}: would be migrated ({f.edit_count} edits"
+                         + (f", renamed to {printable(new_name)}" if renamed else "") + ")\n")
+    _finish(record, json_path, quiet, sarif_path=sarif_path, console="".join(lines), memo=memo)
 
 
 @main.command("explain", context_settings=_CONTEXT)

@@ -109,6 +109,18 @@ def find_config(start: str) -> tuple[str, dict] | None:
         d = parent
 
 
+def run_excludes(inputs: list[str], options) -> tuple[str, ...]:
+    """The run's exclusion globs: `--exclude` and the `exclude` key of a configuration file that
+    sits in an input directory itself (a parent's file only sets options)."""
+    out = list(options.exclude)
+    for item in inputs:
+        if os.path.isdir(item):
+            found = find_config(item)
+            if found and os.path.dirname(found[0]) == os.path.abspath(item):
+                out.extend(found[1].get("exclude", []))
+    return tuple(out)
+
+
 def read_config(path: str) -> dict | None:
     """The musify table of one file (None: a pyproject without one); raises ConfigError."""
     if sys.version_info >= (3, 11):  # imported here: most runs find no configuration file

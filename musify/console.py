@@ -22,13 +22,17 @@ def print_diagnostics(record: RunRecord, stream=None, min_severity: str = "note"
 
 
 def print_summary(record: RunRecord, stream=None) -> None:
+    report = Report(record)
+    print_totals(record.command, report.totals, report.problems(), record.seconds, stream)
+
+
+def print_totals(command: str, t: dict, problems: list[str], seconds: float, stream=None) -> None:
+    """The summary of a run from its totals and failure reasons (a memoised run has no files)."""
     from rich.console import Console  # here: `-q` runs and diagnostics alone never need rich
     from rich.table import Table
 
     console = Console(file=stream or sys.stderr, highlight=False, soft_wrap=True)
-    report = Report(record)
-    t = report.totals
-    table = Table(title=f"musify {record.command.split()[1] if ' ' in record.command else ''}".strip(),
+    table = Table(title=f"musify {command.split()[1] if ' ' in command else ''}".strip(),
                   show_header=False, box=None, pad_edge=False)
     table.add_column(style="bold")
     table.add_column()
@@ -48,8 +52,7 @@ def print_summary(record: RunRecord, stream=None) -> None:
         table.add_row("kernels", f"{facts.get('kernels', 0)} defined, {facts.get('launches', 0)} launches")
     sev = t["diagnostics_by_severity"]
     table.add_row("diagnostics", ", ".join(f"{sev.get(k, 0)} {k}s" for k in ("error", "warning", "note")))
-    table.add_row("time", f"{record.seconds:.2f} s")
+    table.add_row("time", f"{seconds:.2f} s")
     console.print(table)
-    problems = report.problems()
     if problems:
         console.print(f"[bold red]failed: {'; '.join(problems)}[/]")

@@ -204,7 +204,7 @@ _SPECS = [
              "provide '{musa}')"),
     # --- MU50xx: verify (musify/verify/hazards.py raises them) ---------------------------------
     DiagSpec("MU5001", "error", "medium", "port does not compile",
-             "the port does not compile on the emulator's MUSA face ({arch}): {error}"),
+             "the port does not compile {where} ({arch}): {error}"),
     DiagSpec("MU5002", "error", "high", "port computes something else",
              "verify ({arch}): the port's run differs from the original's: {difference}"),
     DiagSpec("MU5003", "error", "medium", "port does not finish",
@@ -212,7 +212,7 @@ _SPECS = [
     DiagSpec("MU5004", "note", "none", "kernel not harnessed",
              "kernel '{name}' has no main to run it and no harness could be generated: {reason}"),
     DiagSpec("MU5005", "note", "none", "original not verifiable here",
-             "verify: the original cannot be verified on the emulator ({reason}); the port is not judged"),
+             "verify: the original cannot be verified {where} ({reason}); the port is not judged"),
     DiagSpec("MU5010", "warning", "medium", "shared-memory race (implicit warp-synchronous code)",
              "verify ({arch}): a thread reads shared memory another thread wrote with no barrier between "
              "({race}); this relies on warp-synchronous execution, which a {width}-lane warp does not give "

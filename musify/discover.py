@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import errno
 import fnmatch
+import operator
 import os
 import re
 import stat
@@ -78,6 +79,8 @@ _TEMP = re.compile(r"\.musify-[A-Za-z0-9_]+\.tmp\Z")
 
 def is_owned_name(name: str) -> bool:
     """True for musify's lock, journal and temporary files (`.musify-*.tmp`)."""
+    if not name.startswith(".musify"):  # every name tested: the common case costs one compare
+        return False
     return name in (LOCK_NAME, JOURNAL_NAME) or _TEMP.match(name) is not None
 
 
@@ -155,6 +158,9 @@ class GitIgnore:
             line = line.lstrip("/")
             regex = _glob_to_regex(line, anchored)
             self._rules.append((base, re.compile(regex), negate, dir_only))
+
+    def has_rules(self) -> bool:
+        return bool(self._rules)
 
     def ignored(self, rel: str, is_dir: bool) -> bool:
         result = False
@@ -242,40 +248,49 @@ def _entry(root: str, rel: str, name: str, st: os.stat_result) -> Found:
 
 
 def _walk(root: str, exclude: tuple[str, ...], respect_gitignore: bool, found: Discovery) -> None:
+    """Every run (a replayed one too) pays for this walk, so it asks the system as little as it
+    can: a directory's type comes from its listing (no stat), only files are stat'ed (for their
+    stamp), and the exclusion and .gitignore tests are skipped when there is nothing to test."""
     ignore = GitIgnore()
     files = found.files
     todo = [""]
+    by_name = operator.attrgetter("name")
     while todo:
         rel_dir = todo.pop()
         dirpath = os.path.join(root, *rel_dir.split("/")) if rel_dir else root
         try:
             with os.scandir(dirpath) as it:
-                entries = sorted(it, key=lambda e: e.name)
+                entries = sorted(it, key=by_name)
         except OSError as exc:
             files.append(Found(root, rel_dir or ".", "missing",
                                error=f"cannot list directory: {exc.strerror or exc}"))
             continue
         if respect_gitignore and any(e.name == ".gitignore" for e in entries):
             ignore.add_file(rel_dir, os.path.join(dirpath, ".gitignore"))
+        ignoring = respect_gitignore and ignore.has_rules()
         subdirs = []
         for e in entries:
-            rel = f"{rel_dir}/{e.name}" if rel_dir else e.name
-            if is_owned_name(e.name):
-                found.owned.append(os.path.join(dirpath, e.name))
+            name = e.name
+            rel = f"{rel_dir}/{name}" if rel_dir else name
+            if is_owned_name(name):
+                found.owned.append(os.path.join(dirpath, name))
                 continue
+            st = None
             try:
-                st = e.stat(follow_symlinks=False)
+                is_dir = e.is_dir(follow_symlinks=False)
+                if not is_dir:
+                    st = e.stat(follow_symlinks=False)
+                    is_dir = stat.S_ISDIR(st.st_mode)  # (a directory that replaced the entry)
             except OSError as exc:
                 files.append(Found(root, rel, "missing", error=exc.strerror or str(exc)))
                 continue
-            is_dir = stat.S_ISDIR(st.st_mode)
-            if (is_dir and e.name == ".git") or excluded(rel, exclude) \
-                    or (respect_gitignore and ignore.ignored(rel, is_dir)):
+            if (is_dir and name == ".git") or (exclude and excluded(rel, exclude)) \
+                    or (ignoring and ignore.ignored(rel, is_dir)):
                 continue
             if is_dir:
                 subdirs.append(rel)
             else:
-                files.append(_entry(root, rel, e.name, st))
+                files.append(_entry(root, rel, name, st))
         todo.extend(reversed(subdirs))
     files.sort(key=lambda x: (x.root, x.rel))
 

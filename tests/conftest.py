@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import shutil
 from pathlib import Path
 
 import pytest
@@ -74,17 +73,16 @@ def rules() -> RuleSet:
 
 
 def install_rules(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, yaml_text: str) -> Path:
-    """Make `yaml_text` the whole built-in rule database for one test (with its own cache). The
-    vocabulary tables (TOML, read by the build-file and PyTorch passes) are the real ones, so a
-    test gives the same result alone as after another test that loaded them."""
-    from musify.rules.vocab import TABLES
-
+    """Make `yaml_text` the whole built-in rule database for one test (with its own cache)."""
     d = tmp_path / "rules" / "rt"
     d.mkdir(parents=True, exist_ok=True)
     (d / "r.yaml").write_text(yaml_text)
-    for table in TABLES:
+    from musify.resources import data_dir
+    from musify.rules.vocab import TABLES
+
+    for table in TABLES:  # the front ends' vocabularies: every run needs them, no test replaces them
         (tmp_path / "rules" / table).parent.mkdir(parents=True, exist_ok=True)
-        shutil.copyfile(REPO / "rules" / table, tmp_path / "rules" / table)
+        (tmp_path / "rules" / table).write_bytes((data_dir("rules") / table).read_bytes())
     monkeypatch.setenv("MUSIFY_RULES_DIR", str(tmp_path / "rules"))
     monkeypatch.setenv("MUSIFY_CACHE_DIR", str(tmp_path / "cache"))
     return tmp_path / "rules"

@@ -91,6 +91,15 @@ def test_a_rule_change_invalidates(tree: Path, tmp_path: Path, calls: list[str],
     assert b"musaFreeV2(p)" in files["other.mu"]
 
 
+def test_a_vocabulary_table_change_invalidates(tree: Path, tmp_path: Path, calls: list[str]) -> None:
+    _run(tree, tmp_path / "o1")
+    calls.clear()
+    with open(tmp_path / "rules" / "torch_cpp" / "structural.toml", "a") as fh:
+        fh.write("# the front ends read these tables too\n")
+    _run(tree, tmp_path / "o2")
+    assert sorted(calls) == ["main.cu", "other.cu", "util.cuh"]
+
+
 def test_a_user_table_change_invalidates(tree: Path, tmp_path: Path, calls: list[str]) -> None:
     table = tmp_path / "mine.json"
     table.write_text('{"cudaMyThing": "musaMyThing"}')

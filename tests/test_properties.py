@@ -81,3 +81,48 @@ def test_jobs_do_not_change_output_or_record(tmp_path_factory, contents):
         d.pop("options")
         results.append((outputs.texts, d))
     assert results[0] == results[1]
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.text(alphabet="ab_Z9 :\t\n\u00e9\u00a0x", max_size=40), st.integers(0, 40), st.integers(1, 30))
+def test_qualifier_lookback_equals_the_regex_it_replaces(text, pos, window):
+    """`qualifier_before` reads `name ::` backwards; it must find what the regex search found."""
+    import re
+
+    from musify.passes.identifiers import qualifier_before
+
+    pos = min(pos, len(text))
+    m = re.compile(r"([A-Za-z_]\w*)\s*::\s*$").search(text, max(0, pos - window), pos)
+    assert qualifier_before(text, pos, window) == ((m.group(1), m.start(1)) if m else None)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(alphabet="{}x/", min_size=1, max_size=60), st.lists(st.integers(0, 59), max_size=6), st.randoms())
+def test_remembered_bracket_matching_equals_a_fresh_scan(text, comment_starts, rnd):
+    """CodeMap.closing remembers pairs and unclosed openers across questions asked in any order;
+    each answer must be what a fresh depth-counting scan from that opener gives."""
+    import re
+
+    from musify.frontend.scanner import CodeMap
+
+    spans, last = [], -1
+    for s in sorted(set(comment_starts)):
+        if s > last and s < len(text):
+            spans.append((s, min(len(text), s + 3), Ctx.COMMENT))
+            last = spans[-1][1]
+    cm = CodeMap(spans)
+    pattern = re.compile(r"\{|\}")
+
+    def fresh(i):
+        depth, j = 0, i
+        while (m := cm.search(pattern, text, j)) is not None:
+            j = m.start()
+            depth += 1 if text[j] == "{" else -1
+            if depth == 0:
+                return j
+            j += 1
+        return -1
+
+    openers = [k for k, c in enumerate(text) if c == "{" and cm.is_code(k)]
+    rnd.shuffle(openers)
+    assert [cm.closing(pattern, text, k) for k in openers] == [fresh(k) for k in openers]

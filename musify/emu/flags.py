@@ -94,7 +94,11 @@ def _split(word: str, following: str | None) -> tuple[str, str | None, int]:
 def _sort_one(name: str, value: str | None, word: str, directory: str, out: FlagSet) -> None:
     shown = word if value is None or word.endswith(value) else f"{word} {value}"
     if name in ("-I", "-isystem", "-iquote") and value is not None:
-        out.flags.append("-I" + os.path.normpath(os.path.join(directory, value)))
+        path = os.path.normpath(os.path.join(directory, value))
+        if os.path.isfile(os.path.join(path, "cuda_runtime_api.h")):  # FindCUDA and CMake add it
+            out.ignored.append((shown, "the CUDA toolkit's own headers; the emulator supplies its own"))
+        else:
+            out.flags.append("-I" + path)
     elif name in ("-D", "-U") and value is not None:
         out.flags.append(name + value)
     elif name in ("-std", "--std") and value is not None:

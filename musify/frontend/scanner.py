@@ -93,6 +93,7 @@ class CodeMap:
     def __init__(self, spans: list[tuple[int, int, Ctx]]):
         self._starts = [s for s, _, _ in spans]
         self._spans = spans
+        self._pairs: dict[str, tuple[str, dict[int, int]]] = {}
 
     def context_at(self, pos: int) -> Ctx:
         i = bisect.bisect_right(self._starts, pos) - 1
@@ -125,6 +126,41 @@ class CodeMap:
             if s <= pos < e:
                 return e
         return None
+
+    def closing(self, pattern: re.Pattern[str], text: str, i: int) -> int:
+        """The offset of the bracket closing the opener `text[i]` (in code; `pattern` matches
+        that opener and its closer), or -1. Every pair a search passes is remembered, and a later
+        search jumps over a known pair and stops at a known unclosed opener (which leaves every
+        opener before it unclosed too), so each bracket of the file is read at most once: asking
+        per opener would rescan to the end of the file for each unclosed one, which is quadratic
+        on a file of unclosed function bodies."""
+        opener = text[i]
+        known = self._pairs.get(opener)
+        if known is None or known[0] is not text:
+            known = self._pairs[opener] = (text, {})
+        pairs = known[1]
+        if i in pairs:
+            return pairs[i]
+        stack = [i]
+        j = i + 1
+        while stack:
+            m = self.search(pattern, text, j)
+            k = m.start() if m is not None else -1
+            if k >= 0 and text[k] != opener:
+                pairs[stack.pop()] = k
+                j = k + 1
+                continue
+            close = pairs.get(k, 0) if k >= 0 else -1
+            if close == -1:  # the end of the file, or an opener known never to close
+                for o in stack:
+                    pairs[o] = -1
+                break
+            if close:
+                j = close + 1  # a balanced pair seen before
+            else:
+                stack.append(k)
+                j = k + 1
+        return pairs[i]
 
     def spans(self) -> list[tuple[int, int, Ctx]]:
         """The comment and literal spans in order (launch detection walks them alongside its

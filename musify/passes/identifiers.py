@@ -34,7 +34,6 @@ _USE_KEYWORDS = frozenset({
     "return", "else", "case", "goto", "throw", "new", "delete", "sizeof", "alignof", "co_return",
     "co_yield", "co_await", "typeid", "decltype", "and", "or", "not", "if", "while", "do", "defined",
 })
-_QUAL_BACK = re.compile(r"([A-Za-z_]\w*)\s*::\s*$")
 
 
 def run(ctx: PassContext) -> list[Edit]:
@@ -147,14 +146,35 @@ def _qualified_rule(text: str, start: int, entries: list) -> Rule | None:
         pos = start
         ok = True
         for q in reversed(quals):
-            m = _QUAL_BACK.search(text, max(0, pos - 200), pos)
-            if not m or m.group(1) != q:
+            found = qualifier_before(text, pos)
+            if found is None or found[0] != q:
                 ok = False
                 break
-            pos = m.start(1)
+            pos = found[1]
         if ok:
             return rule
     return None
+
+
+def qualifier_before(text: str, pos: int, window: int = 200) -> tuple[str, int] | None:
+    r"""The name and its offset in `name ::` just before `pos` (what the regex
+    `([A-Za-z_]\w*)\s*::\s*$` finds searching the `window` characters before `pos`), read backwards: the regex search tried every start
+    in the window, a cost paid for each qualified name (`torch.cuda` in Python is one)."""
+    low = max(0, pos - window)
+    j = pos
+    while j > low and text[j - 1].isspace():
+        j -= 1
+    if j - 2 < low or text[j - 2:j] != "::":
+        return None
+    j -= 2
+    while j > low and text[j - 1].isspace():
+        j -= 1
+    k = j
+    while k > low and (text[k - 1].isalnum() or text[k - 1] == "_"):
+        k -= 1
+    while k < j and not (text[k] == "_" or ("a" <= text[k] <= "z") or ("A" <= text[k] <= "Z")):
+        k += 1  # the name starts at its first ASCII letter or underscore
+    return (text[k:j], k) if k < j else None
 
 
 def _maybe_unknown(ctx: PassContext, start: int, name: str, where: Ctx) -> None:

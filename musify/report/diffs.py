@@ -9,6 +9,7 @@ themselves, each old and new text highlighted. Every piece of user text is escap
 
 from __future__ import annotations
 
+import bisect
 import difflib
 import itertools
 from collections.abc import Iterator
@@ -73,6 +74,12 @@ def _offsets(text: str) -> list[int]:
 def apply_edits(original: str, edits: list[dict]) -> str | None:
     """The port rebuilt from the original and the record's edits; None when an edit does not match
     (the file changed since the run, or the columns mean something else)."""
+    spans = _spans(original, edits)
+    return None if spans is None else _rebuild(original, spans)
+
+
+def _spans(original: str, edits: list[dict]) -> list[tuple[int, int, str]] | None:
+    """The edits as sorted (start, end, new) offsets, or None when one does not match."""
     starts = _offsets(original)
     spans = []
     for e in edits:
@@ -85,10 +92,14 @@ def apply_edits(original: str, edits: list[dict]) -> str | None:
             return None
         spans.append((at, at + len(old), e.get("new", "")))
     spans.sort()
+    if any(a < prev_end for (_, prev_end, _), (a, _, _) in itertools.pairwise(spans)):
+        return None  # overlapping edits: not a record this renderer understands
+    return spans
+
+
+def _rebuild(original: str, spans: list[tuple[int, int, str]]) -> str:
     out, pos = [], 0
     for a, b, new in spans:
-        if a < pos:
-            return None  # overlapping edits: not a record this renderer understands
         out.append(original[pos:a])
         out.append(new)
         pos = b
@@ -96,9 +107,74 @@ def apply_edits(original: str, edits: list[dict]) -> str | None:
     return "".join(out)
 
 
-def _hunks(old_lines: list[str], new_lines: list[str]) -> Iterator[list[tuple[str, int, int]]]:
-    """Unified-diff hunks as rows (tag, old index, new index); tag ' ', '-' or '+'."""
-    matcher = difflib.SequenceMatcher(None, old_lines, new_lines, autojunk=False)
+def _opcodes(original: str, spans: list[tuple[int, int, str]]) -> list[tuple[str, int, int, int, int]]:
+    """difflib-style opcodes over lines, read off the edits: the lines an edit touches are replaced
+    (edits on one line, or on touching lines, make one block), every other line is equal. A general
+    diff of two whole files (difflib) is quadratic on long files with many equal lines, and the
+    edits already say what changed."""
+    starts = _offsets(original)
+    blocks: list[list] = []  # [first old line, last old line, [spans]]
+    for a, b, new in spans:
+        first = bisect.bisect_right(starts, a) - 1
+        last = bisect.bisect_right(starts, b) - 1 if b > a else first  # an edit taking a newline joins the next line
+        if blocks and first <= blocks[-1][1] + 1:
+            blocks[-1][1] = max(blocks[-1][1], last)
+            blocks[-1][2].append((a, b, new))
+        else:
+            blocks.append([first, last, [(a, b, new)]])
+    ops, i, j = [], 0, 0
+    n_old = len(starts)
+    for first, last, group in blocks:
+        if first > i:
+            ops.append(("equal", i, first, j, j + first - i))
+            j += first - i
+        lo = starts[first]
+        hi = starts[last + 1] - 1 if last + 1 < n_old else len(original)
+        block_old = original[lo:hi].split("\n")
+        block_new = _rebuild(original[lo:hi], [(a - lo, b - lo, new) for a, b, new in group]).split("\n")
+        head = 0  # lines the edits left as they were, at the block's ends, are context
+        while head < min(len(block_old), len(block_new)) and block_old[head] == block_new[head]:
+            head += 1
+        tail = 0
+        while (tail < min(len(block_old), len(block_new)) - head
+               and block_old[-1 - tail] == block_new[-1 - tail]):
+            tail += 1
+        if head:
+            ops.append(("equal", first, first + head, j, j + head))
+        old_n, new_n = len(block_old) - head - tail, len(block_new) - head - tail
+        tag = "replace" if old_n and new_n else ("delete" if old_n else "insert")
+        if old_n or new_n:
+            ops.append((tag, first + head, first + head + old_n, j + head, j + head + new_n))
+        if tail:
+            ops.append(("equal", last + 1 - tail, last + 1, j + head + new_n, j + head + new_n + tail))
+        i, j = last + 1, j + len(block_new)
+    if i < n_old or not ops:
+        ops.append(("equal", i, n_old, j, j + n_old - i))
+    merged: list[tuple[str, int, int, int, int]] = []
+    for op in ops:  # one equal run between changes, as difflib gives
+        if merged and op[0] == "equal" == merged[-1][0]:
+            merged[-1] = ("equal", merged[-1][1], op[2], merged[-1][3], op[4])
+        elif op[2] > op[1] or op[4] > op[3] or op[0] == "equal":
+            merged.append(op)
+    return merged
+
+
+class _EditMatcher(difflib.SequenceMatcher):
+    """difflib's hunk grouping (`get_grouped_opcodes`) over opcodes read off the edits."""
+
+    def __init__(self, ops: list[tuple[str, int, int, int, int]]) -> None:
+        super().__init__(None, [], [])
+        self._ops = ops
+
+    def get_opcodes(self):
+        return list(self._ops)
+
+
+def _hunks(old_lines: list[str], new_lines: list[str],
+           ops: list[tuple[str, int, int, int, int]] | None = None) -> Iterator[list[tuple[str, int, int]]]:
+    """Unified-diff hunks as rows (tag, old index, new index); tag ' ', '-' or '+'. `ops`: opcodes
+    already known (from the edits); else difflib computes them."""
+    matcher = _EditMatcher(ops) if ops is not None else difflib.SequenceMatcher(None, old_lines, new_lines, autojunk=False)
     for group in matcher.get_grouped_opcodes(CONTEXT):
         rows = []
         for tag, i1, i2, j1, j2 in group:
@@ -118,10 +194,11 @@ def _excerpt(lines: list[str], picked: list[int], path: str, hl: Highlighter) ->
     return dict(zip(range(lo, hi + 1), hl.lines("\n".join(lines[lo:hi + 1]), path)))
 
 
-def unified_html(path: str, original: str, port: str, hl: Highlighter) -> Markup:
+def unified_html(path: str, original: str, port: str, hl: Highlighter,
+                 ops: list[tuple[str, int, int, int, int]] | None = None) -> Markup:
     old_lines, new_lines = original.split("\n"), port.split("\n")
     parts = ["<table class='diff'>"]
-    for rows in _hunks(old_lines, new_lines):
+    for rows in _hunks(old_lines, new_lines, ops):
         old_html = _excerpt(old_lines, [i for _, i, _ in rows if i >= 0], path, hl)
         new_html = _excerpt(new_lines, [j for tag, _, j in rows if tag == "+"], path, hl)
         first = next((i for _, i, _ in rows if i >= 0), 0)
@@ -161,9 +238,9 @@ def file_diff(f: dict, hl: Highlighter, read_source: bool = True) -> tuple[str, 
                 original = fh.read()
         except (OSError, UnicodeDecodeError, ValueError):
             original = None
-        port = apply_edits(original, edits) if original is not None else None
-        if port is not None:
-            return "unified", unified_html(path, original, port, hl)
+        spans = _spans(original, edits) if original is not None else None
+        if spans is not None:
+            return "unified", unified_html(path, original, _rebuild(original, spans), hl, _opcodes(original, spans))
     return "edits", edits_html(path, edits, hl)
 
 

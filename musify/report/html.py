@@ -92,6 +92,11 @@ def _explained(ids: set[str]) -> list[str]:
     return sorted(seen)
 
 
+# Rows of the diagnostics table laid out at once; the rest wait behind "show more". A browser
+# lays out every visible row, so 10,000 visible rows make loading and each filter take seconds.
+ROWS_PER_PAGE = 1000
+
+
 def _diag_rows(d: dict) -> list[dict]:
     rank = {s: i for i, s in enumerate(reversed(SEVERITIES))}
     rows = []
@@ -149,9 +154,10 @@ def _analysis(section: dict | None) -> dict | None:
     return {**section, "directories": ordered(section["directories"]), "libraries": ordered(section["libraries"])}
 
 
-def render_html(record: Any, read_sources: bool = True) -> str:
+def render_html(record: Any, read_sources: bool = True, rows_per_page: int = ROWS_PER_PAGE) -> str:
     """The report page. `read_sources`: build unified diffs from the original files when they are
-    still readable and match the record (else the edits are listed as recorded)."""
+    still readable and match the record (else the edits are listed as recorded). `rows_per_page`:
+    diagnostics laid out before "show more"."""
     d = as_dict(record)
     totals = {**_TOTALS, **(d.get("totals") or {})}
     rows = _diag_rows(d)
@@ -170,7 +176,7 @@ def render_html(record: Any, read_sources: bool = True) -> str:
     ids = sorted({r["id"] for r in rows})
     explained = _explained(set(ids))
     return _env().get_template("report.html.j2").render(
-        record=d, totals=totals, rows=rows, files=files, diff_modes=diff_modes, charts=charts,
+        record=d, totals=totals, rows=rows, page=max(1, rows_per_page), files=files, diff_modes=diff_modes, charts=charts,
         readiness=ready, severity_by_effort=_severity_by_effort(rows), efforts=EFFORTS,
         effort_total=effort_hours(rows), verify=_verify(d), analysis=_analysis(d.get("analysis")),
         docs=[{"id": i, "title": title_of(i), "html": explanation(i)} for i in explained],

@@ -13,6 +13,7 @@ from musify.records import RunRecord, compute_totals
 
 # verify verdicts that count against the port (docs/verify.md); "original-fails" never does
 PORT_FAILURES = frozenset({"fail", "build-fail-port", "timeout"})
+NOT_RUN = "not-run"  # built but not run (a GPU backend without its GPU): not a failure, never a pass
 
 
 @dataclass
@@ -44,6 +45,10 @@ class Report:
         bad = verify_port_failures(r.verify)
         if bad:
             out.append(f"{bad} verify run{'s' if bad != 1 else ''} failed on the port")
+        unrun = verify_port_failures(r.verify, frozenset({NOT_RUN}))
+        if unrun:
+            why = r.verify.get("not_run") or ""
+            out.append(f"{unrun} verify run{'s' if unrun != 1 else ''} built but not run" + (f" ({why})" if why else ""))
         return out
 
     @property
@@ -53,10 +58,11 @@ class Report:
         return 1 if self.problems() else 0
 
 
-def verify_port_failures(section: dict | None) -> int:
-    """How many (program, arch) verify runs ended in a verdict that counts against the port."""
+def verify_port_failures(section: dict | None, verdicts: frozenset[str] = PORT_FAILURES) -> int:
+    """How many (program, arch) verify runs ended in a verdict that counts against the port (or
+    in one of `verdicts`)."""
     if not section:
         return 0
     return sum(1 for p in section.get("programs", [])
                for run in [*p.get("archs", {}).values(), *p.get("runs", [])]  # archs: docs/verify.md
-               if run.get("verdict") in PORT_FAILURES)
+               if run.get("verdict") in verdicts)

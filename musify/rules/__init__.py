@@ -10,7 +10,7 @@ from importlib import import_module
 
 __all__ = ["Rule", "RuleFileError", "RuleSet", "load_ruleset"]
 _HOME = {"Rule": "musify.rules.model", "RuleSet": "musify.rules.model",
-         "RuleFileError": "musify.rules.loader", "load_ruleset": "musify.rules.loader"}
+         "RuleFileError": "musify.rules.files", "load_ruleset": "musify.rules.loader"}
 
 
 def __getattr__(name: str):

@@ -15,6 +15,10 @@ from musify import digests, resources
 LOADER_VERSION = "5"  # bump when Rule or RuleSet change shape, to invalidate caches
 
 
+class RuleFileError(ValueError):
+    """A rule file that cannot be used; the message starts with `path:line:`."""
+
+
 def default_rules_dir() -> Path:
     env = os.environ.get("MUSIFY_RULES_DIR")
     if env:

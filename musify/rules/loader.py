@@ -18,6 +18,7 @@ from musify import resources
 from musify.diagnostics import CATALOGUE
 from musify.rules.files import (  # noqa: F401 -- re-exported: the loader's public surface
     LOADER_VERSION,
+    RuleFileError,
     builtin_digest,
     default_rules_dir,
     rule_files,
@@ -35,10 +36,6 @@ RECORD_KEYS = frozenset(
 FILE_KEYS = frozenset({"schema", "library", "kind", "status", "source", "rules", "section", "vendor_prefixes"})
 ANNOUNCE_BYTES = 1 << 20  # a database this big takes over a second to compile: say so
 _RECORD_LINE = re.compile(r"^\s*-\s", re.MULTILINE)
-
-
-class RuleFileError(ValueError):
-    """A rule file that cannot be used; the message starts with `path:line:`."""
 
 
 def _cache_dir() -> Path:

@@ -8,12 +8,11 @@ read once per process; a malformed table raises `RuleFileError` naming the file.
 
 from __future__ import annotations
 
+import hashlib
 from functools import cache
 from pathlib import Path
 
-import tomllib
-
-from musify.rules.loader import RuleFileError, default_rules_dir
+from musify.rules.files import RuleFileError, default_rules_dir
 
 SCHEMA = "musify-vocab/1"
 TABLES = ("pytorch/python.toml", "build/toolchain.toml", "build/cmake.toml", "torch_cpp/structural.toml")
@@ -25,8 +24,24 @@ def load_vocab(table: str) -> dict:
     return _load(default_rules_dir() / table)
 
 
+def digest() -> str:
+    """A digest of every vocabulary table's bytes: part of the incremental cache's key, since the
+    tables change what the Python, build-file and C++ front ends rewrite (the rules digest covers
+    the YAML records only)."""
+    h = hashlib.sha256()
+    for table in TABLES:
+        try:
+            data = (default_rules_dir() / table).read_bytes()
+        except OSError:
+            data = b"\0missing"
+        h.update(table.encode() + b"\0" + data + b"\0")
+    return h.hexdigest()[:20]
+
+
 @cache
 def _load(path: Path) -> dict:
+    import tomllib  # here: a run that only needs the tables' digest never parses one
+
     try:
         doc = tomllib.loads(path.read_text(encoding="utf-8"))
     except OSError as exc:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shlex
 import shutil
 import tempfile
@@ -103,12 +104,40 @@ def from_cmake(directory: Path, time_limit: float) -> BuildInfo:
         out = run_tool([cmake, "-S", str(directory), "-B", tmp, "-DCMAKE_EXPORT_COMPILE_COMMANDS=ON"],
                        cwd=Path(tmp), time_limit=time_limit)
         db = Path(tmp) / "compile_commands.json"
-        if out.returncode != 0 or not db.is_file():
+        if out.returncode != 0:
             info.problem = f"cmake could not configure the project: {(out.stderr.strip().splitlines() or [out.reason()])[-1]}"
             return info
-        found = from_compile_commands(db, directory)
+        found = from_compile_commands(db, directory) if db.is_file() else BuildInfo()
+        _findcuda_commands(Path(tmp), found)
     found.where = info.where
     return found
+
+
+_CMAKE_SET = re.compile(r"^set\((\w+) (.*?)\)(?: #.*)?$", re.MULTILINE)
+
+
+def _findcuda_commands(build: Path, info: BuildInfo) -> None:
+    """FindCUDA's `cuda_add_executable` compiles each .cu through a generated CMake script, which
+    the compile database does not list: read the nvcc flags, include folders and definitions
+    from those scripts (`CMakeFiles/<target>.dir/<target>_generated_<source>.o.cmake`)."""
+    for script in sorted(build.glob("CMakeFiles/*.dir/**/*_generated_*.o.cmake")):
+        values = {m.group(1): m.group(2) for m in _CMAKE_SET.finditer(script.read_text(encoding="utf-8", errors="replace"))}
+        source = values.get("source_file", "").strip('"')
+        if not source:
+            continue
+        words = ["nvcc", *_cmake_list(values.get("CUDA_NVCC_FLAGS", "")), *_cmake_list(values.get("nvcc_flags", ""))]
+        words += ["-I" + d for d in _cmake_list(values.get("CUDA_NVCC_INCLUDE_DIRS", ""))]
+        words += ["-D" + d for d in _cmake_list(values.get("CUDA_NVCC_COMPILE_DEFINITIONS", ""))]
+        words += shlex.split(values.get("CMAKE_HOST_FLAGS", ""))
+        _add_command(info, [*words, source], build)
+
+
+def _cmake_list(value: str) -> list[str]:
+    """A CMake list as the generated script writes it: `a;b ;; ` or `[==[a;b]==]`."""
+    value = value.strip()
+    if value.startswith("[==[") and value.endswith("]==]"):
+        value = value[4:-4]
+    return [w.strip() for w in value.split(";") if w.strip()]
 
 
 def _add_command(info: BuildInfo, words: list[str], run_in: Path) -> None:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import shutil
 import sys
 from dataclasses import replace
 from pathlib import Path
@@ -29,26 +28,40 @@ def load_settings(original: str, **overrides) -> Settings:
     return settings.with_(**overrides)
 
 
-def backend_problem(backend: str) -> str:
-    """Why a backend cannot run here ("" for the emulator, which always can)."""
-    if backend == "mcc":
-        return "mcc is not on the PATH" if shutil.which("mcc") is None else \
-            "running ports built with mcc is not part of this build of musify"
-    if backend == "cuda":
-        if shutil.which("nvcc") is None:
-            return "nvcc is not on the PATH"
-        return "no NVIDIA GPU here (nvidia-smi not found)" if shutil.which("nvidia-smi") is None else \
-            "the CUDA backend is not part of this build of musify"
-    return ""
+def backend_name(original: str, given: str | None) -> str:
+    """`--backend`, else the configuration's `verify.backend`, else the emulator."""
+    if given:
+        return given
+    try:
+        found = find_config(original)
+        return from_table(found[1].get("verify", {}), found[0], str(Path(found[0]).parent)).backend if found else "emu"
+    except ConfigError as exc:  # the whole table is checked here, before anything is migrated or built
+        click.echo(f"musify verify: error: {exc}", err=True)
+        sys.exit(2)
 
 
-def run_verify(record: RunRecord, port_root: Path, settings: Settings, quiet: bool = False) -> dict:
+def chosen_backend(name: str, archs: tuple[str, ...] = ()):
+    """The backend `--backend` names; a missing compiler is a usage error (one line, exit 2)."""
+    from musify.verify.backend import make_backend
+
+    try:
+        backend = make_backend(name)
+    except ValueError as exc:
+        click.echo(f"musify verify: error: {exc}", err=True)
+        sys.exit(2)
+    if archs and name == "cuda":
+        click.echo("musify verify: note: --arch is for the emu and mcc backends; the cuda backend verifies at "
+                   "the NVIDIA GPU's own arch (warp 32)", err=True)
+    return backend
+
+
+def run_verify(record: RunRecord, port_root: Path, settings: Settings, quiet: bool = False, backend=None) -> dict:
     """Verify with progress on stderr, then print the section; returns it."""
     from musify.verify.flow import verify_record
     from musify.verify.render import print_verify
 
     progress = _Progress(enabled=not quiet and settings.progress)
-    section = verify_record(record, port_root, settings, done=progress.done, found=progress.start)
+    section = verify_record(record, port_root, settings, done=progress.done, found=progress.start, backend=backend)
     progress.close()
     print_verify(section)
     return section
@@ -106,18 +119,18 @@ def settings_from_cli(original: str, ctx: click.Context, archs, time_limit, memo
 
 
 def verify_port(record: RunRecord, original: str, out_dir: str, jobs: int, quiet: bool, verify_kw: dict) -> dict:
-    """`migrate -o DIR --verify`: verify the port just written (exit 2 on a usage problem)."""
-    backend = verify_kw.pop("backend", "emu")
-    problem = backend_problem(backend)
-    if problem:
-        click.echo(f"musify verify: error: backend {backend} not available here: {problem}", err=True)
-        sys.exit(2)
+    """`migrate -o DIR --verify`: verify the port just written (exit 2 on a usage problem).
+    `verify_kw["backend"]` is a backend's name or the backend itself."""
+    backend = verify_kw.pop("backend", None)
+    if backend is None or isinstance(backend, str):  # the name, not yet the backend (musify/cli.py chose it)
+        backend = chosen_backend(backend_name(original, backend), tuple(verify_kw.get("archs") or ()))
+    name = backend.name
     try:
-        settings = settings_from_cli(original, click.get_current_context(), jobs=jobs, **verify_kw)
+        settings = settings_from_cli(original, click.get_current_context(), jobs=jobs, **verify_kw).with_(backend=name)
     except (ConfigError, ValueError) as exc:
         click.echo(f"musify verify: error: {exc}", err=True)
         sys.exit(2)
-    return run_verify(record, Path(out_dir), settings, quiet)
+    return run_verify(record, Path(out_dir), settings, quiet, backend)
 
 
 @click.command("verify", cls=_SplitAtDashes, context_settings={"help_option_names": ["-h", "--help"]})
@@ -133,24 +146,23 @@ def verify_port(record: RunRecord, original: str, out_dir: str, jobs: int, quiet
 @click.option("-q", "--quiet", is_flag=True, help="No progress lines.")
 @click.pass_context
 def verify_cmd(ctx, original, port, record_path, backend, jobs, build_dir, json_path, quiet, **kw) -> None:
-    """Build ORIGINAL and PORT on the emulator, run both, and compare what they do.
+    """Build ORIGINAL and PORT on the emulator (or nvcc/mcc: --backend), run both, and compare what they do.
 
     Compiler flags -I, -D, -U, -std=, -Xcompiler and -fopenmp apply to both builds; flags are also
     read from the project's compile_commands.json, Makefile or CMakeLists.txt. Exit status 1 when
-    a port fails, does not compile or does not finish; 0 otherwise (docs/verify.md).
+    a port fails, does not compile or does not finish, or when a GPU backend has no GPU to run on
+    (the builds are still checked); 0 otherwise (docs/verify.md).
     """
-    problem = backend_problem(backend)
-    if problem:
-        click.echo(f"musify verify: error: backend {backend} not available here: {problem}", err=True)
-        sys.exit(2)
+    name = backend_name(original, backend)
+    backend = chosen_backend(name, tuple(kw.get("archs") or ()))
     kw["verify_build_dir"] = kw.get("verify_build_dir") or build_dir
     try:
-        settings = settings_from_cli(original, ctx, jobs=jobs, **kw)
+        settings = settings_from_cli(original, ctx, jobs=jobs, **kw).with_(backend=name)
         record = _record(original, record_path)
     except (ConfigError, ValueError) as exc:
         click.echo(f"musify verify: error: {exc}", err=True)
         sys.exit(2)
-    section = run_verify(record, Path(port), settings, quiet)
+    section = run_verify(record, Path(port), settings, quiet, backend)
     from musify.console import print_diagnostics
 
     print_diagnostics(_verified_only(record))

@@ -1,53 +1,43 @@
-"""Build and run each program's original and port on the emulator, and give each arch a verdict.
+"""Build and run each program's original and port, and give each arch a verdict.
 
-The original is built on the CUDA face at warp 32; the port on the MUSA face at each `--arch`'s
-warp width (mp_22: 128, mp_31: 32). Every run is contained (musify/sandbox.py) in a fresh
-working directory holding copies of the program's data files. Programs are verified on `jobs`
-threads (each build and run is a process of its own).
+Where they are built and run is the backend's (backend.py: the emulator by default, the original on
+its CUDA face at warp 32 and the port on its MUSA face at each `--arch`'s warp width; native.py:
+nvcc or mcc and a real GPU). Whatever the backend, every run is contained (musify/sandbox.py) in a
+fresh working directory holding copies of the program's data files, and compared by one Comparer.
+Programs are verified on `jobs` threads (each build and run is a process of its own).
 
 Verdicts: `pass`; `fail` (with the first difference and a diff); `original-fails` (the original
 itself does not succeed here: not verifiable on this backend, never a port failure);
-`build-fail-original`; `build-fail-port` (the compiler's errors at the port's lines); `timeout`.
+`build-fail-original`; `build-fail-port` (the compiler's errors at the port's lines); `timeout`;
+`not-run` (built, but this machine has no GPU for the backend: nothing was proven about results).
 """
 
 from __future__ import annotations
 
-import re
-import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import fields
 from pathlib import Path
 
-from musify.arch import emulator_target
-from musify.emu.build import BuildError, BuildOptions, build
-from musify.emu.run import run
 from musify.sandbox import Limits, Outcome, kill_all, workspace
+from musify.verify.backend import Backend, Built, EmuBackend, build_options
 from musify.verify.compare import Comparer, Run
 from musify.verify.programs import Program
 from musify.verify.settings import Settings
 
+__all__ = ["build_options", "verify_all", "verify_program"]
 RACE_EXIT = 86
 RACE_MARK = "musify-emu: shared-memory race:"
-_ERROR = re.compile(r"^(?P<path>[^:\n]+):(?P<line>\d+):(?:(?P<col>\d+):)? (?:fatal )?error: (?P<msg>.*)$", re.MULTILINE)
 _EMU_STOP = 3  # the emulator stopped the program (divergent barrier, stack overflow)
 
 
-def build_options(face: str, arch: str, flags: list[str], settings: Settings) -> BuildOptions:
-    """Emulator build options; the race check where this emulator has one (docs/verify.md)."""
-    _, _, warp = emulator_target(arch)
-    extra = {"racecheck": True} if settings.racecheck and "racecheck" in {f.name for f in fields(BuildOptions)} else {}
-    return BuildOptions(face=face, arch=arch, warp=warp, optimize=1, project_flags=tuple(flags),
-                        compile_timeout=settings.compile_time_limit, **extra)
-
-
 def verify_all(programs: list[Program], settings: Settings,
-               done: Callable[[Program, dict], None] | None = None) -> list[dict]:
+               done: Callable[[Program, dict], None] | None = None, backend: Backend | None = None) -> list[dict]:
     """Verify every program (in parallel on `settings.jobs` threads); results in program order."""
     comparer = Comparer(settings.rtol, settings.atol, settings.ignore)
+    backend = backend or EmuBackend()
 
     def one(program: Program) -> dict:
-        result = verify_program(program, settings, comparer)
+        result = verify_program(program, settings, comparer, backend)
         if done:
             done(program, result)
         return result
@@ -63,17 +53,19 @@ def verify_all(programs: list[Program], settings: Settings,
         pool.shutdown(wait=True)
 
 
-def verify_program(program: Program, settings: Settings, comparer: Comparer) -> dict:
+def verify_program(program: Program, settings: Settings, comparer: Comparer, backend: Backend | None = None) -> dict:
     """The verify record of one program: its original's outcome and a verdict per arch."""
+    backend = backend or EmuBackend()
+    targets = backend.targets(settings.archs)
     base = Path(settings.base)
     result: dict = {"name": program.name, "kind": program.kind, "sources": [str(s) for s in program.sources],
                     "port_sources": [str(s) for s in program.port_sources],
                     "flags": {"from": program.build.where, "honoured": program.build.flags.flags,
-                              "not_honoured": [list(x) for x in program.build.flags.ignored],
+                              "not_honoured": backend.not_honoured(program.build.flags.ignored),
                               "problem": program.build.problem},
                     "original": {}, "archs": {}}
     if program.problem:
-        for arch in settings.archs:
+        for arch in targets:
             result["archs"][arch] = {"verdict": "build-fail-port", "reason": program.problem}
         return result
     limits = Limits(time=program.spec.time_limit or settings.time_limit, memory=settings.memory_limit)
@@ -81,16 +73,20 @@ def verify_program(program: Program, settings: Settings, comparer: Comparer) -> 
         comparer = Comparer(settings.rtol, settings.atol, settings.ignore + program.spec.ignore)
     data = [base / d for d in program.spec.data]
     stdin = (base / program.spec.stdin).read_bytes() if program.spec.stdin else None
-    original = _build(program.sources, build_options("cuda", "sm_80", program.build.flags.flags, settings))
-    result["original"]["build_seconds"] = original[1]
-    if isinstance(original[0], BuildError):
+    original = backend.build_original(program, settings)
+    result["original"]["build_seconds"] = original.seconds
+    if not original.ok:
         result["original"]["build"] = "failed"
-        reason = _first_error(original[0])
-        for arch in settings.archs:
-            result["archs"][arch] = {"verdict": "build-fail-original", "reason": reason,
-                                     "errors": _errors(original[0].log)}
+        for arch in targets:
+            result["archs"][arch] = {"verdict": "build-fail-original", "reason": original.first_error(),
+                                     "errors": original.errors()}
         return result
-    runs = [_run(original[0].executable, args, limits, stdin, data, program.spec.outputs) for args in program.spec.args]
+    if original.not_run:  # built; no device to run it on: the ports are built, nothing is run
+        result["original"].update(build="ok", run="not-run", reason=original.not_run)
+        for arch in targets:
+            result["archs"][arch] = _port_not_run(backend.build_port(program, arch, settings), original.not_run)
+        return result
+    runs = [_run(original, args, limits, stdin, data, program.spec.outputs) for args in program.spec.args]
     result["original"].update(build="ok", run_seconds=round(sum(r[1].seconds for r in runs), 3),
                               isolation=runs[0][1].isolation if runs else "",
                               **({"lock_failed": list(runs[0][1].lock_failed)} if runs and runs[0][1].lock_failed else {}))
@@ -98,25 +94,31 @@ def verify_program(program: Program, settings: Settings, comparer: Comparer) -> 
     if failing:
         reason = _failure(failing[1], limits)
         result["original"]["reason"] = reason
-        for arch in settings.archs:
+        for arch in targets:
             result["archs"][arch] = {"verdict": "original-fails", "reason": reason,
                                      "races": _races(failing[1].stderr)}
         return result
-    for arch in settings.archs:
-        result["archs"][arch] = _verify_port(program, arch, settings, comparer, runs, limits, stdin, data)
+    for arch in targets:
+        result["archs"][arch] = _verify_port(program, backend.build_port(program, arch, settings), comparer, runs,
+                                             limits, stdin, data)
     return result
 
 
-def _verify_port(program: Program, arch: str, settings: Settings, comparer: Comparer, originals: list,
+def _port_not_run(built: Built, why: str) -> dict:
+    entry: dict = {"build_seconds": built.seconds}
+    if not built.ok:
+        return entry | {"verdict": "build-fail-port", "reason": built.first_error(), "errors": built.errors()}
+    return entry | {"verdict": "not-run", "reason": f"built, not run: {why}"}
+
+
+def _verify_port(program: Program, built: Built, comparer: Comparer, originals: list,
                  limits: Limits, stdin: bytes | None, data: list[Path]) -> dict:
-    built, seconds = _build(program.port_sources, build_options("musa", arch, program.port_flags.flags, settings))
-    entry: dict = {"build_seconds": seconds}
-    if isinstance(built, BuildError):
-        return entry | {"verdict": "build-fail-port", "reason": _first_error(built),
-                        "errors": _errors(built.log)}
+    if not built.ok or built.not_run:
+        return _port_not_run(built, built.not_run)
+    entry: dict = {"build_seconds": built.seconds}
     run_seconds = 0.0
     for (expected, _), args in zip(originals, program.spec.args):
-        got, outcome = _run(built.executable, args, limits, stdin, data, program.spec.outputs)
+        got, outcome = _run(built, args, limits, stdin, data, program.spec.outputs)
         run_seconds += outcome.seconds
         entry["run_seconds"] = round(run_seconds, 3)
         if outcome.status == "timeout":
@@ -131,19 +133,10 @@ def _verify_port(program: Program, arch: str, settings: Settings, comparer: Comp
     return entry | {"verdict": "pass"}
 
 
-def _build(sources: list[Path], options: BuildOptions):
-    t0 = time.monotonic()
-    try:
-        built = build(sources, options)
-    except BuildError as exc:
-        built = exc
-    return built, round(time.monotonic() - t0, 3)
-
-
-def _run(executable: Path, args, limits: Limits, stdin: bytes | None, data: list[Path],
+def _run(built: Built, args, limits: Limits, stdin: bytes | None, data: list[Path],
          outputs: tuple[str, ...]) -> tuple[Run, Outcome]:
     with workspace(data) as work:
-        outcome = run(executable, list(args), cwd=work, limits=limits, stdin=stdin)
+        outcome = built.runner(built.executable, list(args), work, limits, stdin)
         files = {name: (work / name).read_bytes() for name in outputs if (work / name).is_file()}
     return Run(outcome.returncode, outcome.stdout, outcome.stderr, files), outcome
 
@@ -164,18 +157,3 @@ def _failure(outcome: Outcome, limits: Limits) -> str:
 
 def _races(stderr: str) -> list[str]:
     return [line.split(RACE_MARK, 1)[1].strip() for line in stderr.splitlines() if RACE_MARK in line][:10]
-
-
-def _first_error(exc: BuildError) -> str:
-    m = _ERROR.search(exc.log)
-    return f"{m['path']}:{m['line']}: {m['msg']}" if m else str(exc)
-
-
-def _errors(log: str) -> list[dict]:
-    """The compiler's first errors, at the program's own lines (the rewrite keeps them)."""
-    out = []
-    for m in _ERROR.finditer(log):
-        out.append({"path": m["path"], "line": int(m["line"]), "column": int(m["col"] or 0), "message": m["msg"]})
-        if len(out) == 20:
-            break
-    return out

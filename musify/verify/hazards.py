@@ -23,11 +23,26 @@ _RACE_SITE = re.compile(r"(?P<path>[^\s:()]+\.(?:cu|cuh|mu|muh|cpp|h|hpp)):(?P<l
 _MAIN = re.compile(r"(?m)^[ \t]*(?:int|auto|void)\s+main\s*\(")
 
 
+def warp_of(arch: str) -> int:
+    """The warp width an arch key of the record stands for: the emulator's and mcc's `mp_XX`, an
+    NVIDIA GPU's `sm_XX`; any other key is an NVIDIA target of the cuda backend (32 lanes)."""
+    try:
+        return emulator_target(arch)[2]
+    except ValueError:
+        return 32
+
+
 def is_warp_size(d: Diagnostic) -> bool:
     return d.id in WARP_SIZE_IDS or d.origin.startswith("pass:warp")
 
 
-def apply(record: RunRecord, results: list[dict], port_to_original: dict[Path, Path]) -> dict[str, int]:
+# how each backend builds the port, and where it runs the original (for MU5001 and MU5005)
+_PORT_BUILT = {"emu": "on the emulator's MUSA face", "cuda": "with nvcc through musa_on_cuda", "mcc": "with mcc"}
+_ORIGINAL_RUN = {"emu": "on the emulator", "cuda": "with nvcc on this machine", "mcc": "on the emulator"}
+
+
+def apply(record: RunRecord, results: list[dict], port_to_original: dict[Path, Path],
+          backend: str = "emu") -> dict[str, int]:
     """Mark and add diagnostics on `record` for every verified program; return the counts."""
     by_path = {Path(f.path).resolve(): f for f in record.files}
     counts = {"confirmed": 0, "cleared": 0}
@@ -40,7 +55,7 @@ def apply(record: RunRecord, results: list[dict], port_to_original: dict[Path, P
                 n = _mark(f, verdict, first)
                 counts[verdict] += n
             result["hazards"] = verdict
-        _add_outcome_diagnostics(result, by_path, port_to_original)
+        _add_outcome_diagnostics(result, by_path, port_to_original, backend)
     return counts
 
 
@@ -52,8 +67,8 @@ def _program_files(result: dict, by_path: dict[Path, FileResult]) -> list[Path]:
 
 
 def _hazard_verdict(archs: dict) -> str:
-    wide = [e for name, e in archs.items() if emulator_target(name)[2] == 128]
-    narrow = [e for name, e in archs.items() if emulator_target(name)[2] == 32]
+    wide = [e for name, e in archs.items() if warp_of(name) == 128]
+    narrow = [e for name, e in archs.items() if warp_of(name) == 32]
     if wide and all(e["verdict"] == "pass" for e in wide):
         return "cleared"
     if any(e["verdict"] == "pass" for e in narrow) and any(e["verdict"] in ("fail", "timeout") for e in wide):
@@ -63,7 +78,7 @@ def _hazard_verdict(archs: dict) -> str:
 
 def _first_128_difference(archs: dict) -> str:
     for name, entry in archs.items():
-        if emulator_target(name)[2] == 128 and entry["verdict"] != "pass":
+        if warp_of(name) == 128 and entry["verdict"] != "pass":
             return f"{name}: {entry.get('reason', entry['verdict'])}"
     return ""
 
@@ -82,7 +97,9 @@ def _mark(f: FileResult, verdict: str, first: str) -> int:
     return marked
 
 
-def _add_outcome_diagnostics(result: dict, by_path: dict[Path, FileResult], port_to_original: dict[Path, Path]) -> None:
+def _add_outcome_diagnostics(result: dict, by_path: dict[Path, FileResult], port_to_original: dict[Path, Path],
+                             backend: str) -> None:
+    built, ran = _PORT_BUILT.get(backend, f"with {backend}"), _ORIGINAL_RUN.get(backend, f"with {backend}")
     main = _main_site(result, by_path)
     for arch, entry in result["archs"].items():
         verdict, reason = entry["verdict"], entry.get("reason", "")
@@ -92,12 +109,12 @@ def _add_outcome_diagnostics(result: dict, by_path: dict[Path, FileResult], port
                 target = by_path.get(original) if original else None
                 if target is None and main:
                     target, line = main
-                    _add(target, make("MU5001", target.path, line, 1, arch=arch, error=f"{err['path']}:{err['line']}: {err['message']}", origin="verify"))
+                    _add(target, make("MU5001", target.path, line, 1, arch=arch, where=built, error=f"{err['path']}:{err['line']}: {err['message']}", origin="verify"))
                 elif target is not None:
                     err["migration"] = [d.console() for d in target.diagnostics
                                         if d.line == err["line"] and d.origin != "verify"]
                     _add(target, make("MU5001", target.path, err["line"], max(1, err["column"]), arch=arch,
-                                      error=err["message"], origin="verify"))
+                                      where=built, error=err["message"], origin="verify"))
         elif main and verdict == "fail" and entry.get("races"):
             _races(entry["races"], arch, by_path, port_to_original, main)
         elif main and verdict == "fail":
@@ -105,15 +122,16 @@ def _add_outcome_diagnostics(result: dict, by_path: dict[Path, FileResult], port
         elif main and verdict == "timeout":
             _add(main[0], make("MU5003", main[0].path, main[1], 1, arch=arch, reason=reason, origin="verify"))
         elif main and verdict in ("original-fails", "build-fail-original"):
-            _add(main[0], make("MU5005", main[0].path, main[1], 1, reason=f"{verdict}: {reason}", origin="verify"))
+            _add(main[0], make("MU5005", main[0].path, main[1], 1, where=ran, reason=f"{verdict}: {reason}",
+                                   origin="verify"))
             if entry.get("races"):  # the port keeps the code: a hazard where a warp has 128 lanes
-                wide = next((a for a in result["archs"] if emulator_target(a)[2] == 128), "mp_22")
+                wide = next((a for a in result["archs"] if warp_of(a) == 128), "mp_22")
                 _races(entry["races"], wide, by_path, port_to_original, main)
             break
 
 
 def _races(races: list[str], arch: str, by_path, port_to_original, main) -> None:
-    width = emulator_target(arch)[2]
+    width = warp_of(arch)
     for race in races[:3]:
         sites = [(m["path"], int(m["line"])) for m in _RACE_SITE.finditer(race)]
         placed = False

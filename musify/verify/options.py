@@ -20,8 +20,9 @@ def _with_options(f, arch_names: tuple[str, ...]):
     options = [
         click.option(*arch_names, "archs", multiple=True, type=click.Choice(ARCHES),
                      help="MUSA arch(s) to verify the port on (default: mp_22 at warp 128 and mp_31 at warp 32)."),
-        click.option("--backend", type=click.Choice(["emu", "mcc", "cuda"]), default="emu", show_default=True,
-                     help="Where to build and run: the CPU emulator, mcc, or nvcc with an NVIDIA GPU."),
+        click.option("--backend", type=click.Choice(["emu", "mcc", "cuda"]), default=None,
+                     help="Where to build and run: the CPU emulator (default; or the configuration's verify.backend), "
+                          "mcc and a MUSA GPU, or nvcc and an NVIDIA GPU."),
         click.option("--time-limit", type=float, default=None, help="Seconds each run may take (default 60)."),
         click.option("--memory", "memory_gib", type=float, default=None, help="Address-space limit per run in GiB (default 8)."),
         click.option("--rtol", type=float, default=None, help="Relative tolerance for numbers (default 1e-5)."),

@@ -12,7 +12,7 @@ from rich.markup import escape
 from rich.table import Table
 
 _STYLE = {"pass": "green", "fail": "bold red", "build-fail-port": "bold red", "timeout": "bold red",
-          "original-fails": "yellow", "build-fail-original": "yellow"}
+          "original-fails": "yellow", "build-fail-original": "yellow", "not-run": "bold yellow"}
 
 
 def print_verify(section: dict, stream=None) -> None:
@@ -41,7 +41,11 @@ def print_verify(section: dict, stream=None) -> None:
     totals = section["totals"]
     verdicts = ", ".join(f"{n} {v}" for v, n in totals["verdicts"].items()) or "nothing verified"
     hz = totals["hazards"]
-    console.print(f"[bold]verify[/]: {totals['programs']} programs on {', '.join(archs)}: {verdicts}; "
+    backend = section.get("backend", "emu")
+    where = f" with {backend}" + (f", {section['device']}" if section.get("device") else "") if backend != "emu" else ""
+    if section.get("not_run"):
+        console.print(f"[bold yellow]verify[/]: built with {escape(backend)}, not run: {escape(section['not_run'])}")
+    console.print(f"[bold]verify[/]: {totals['programs']} programs on {', '.join(archs)}{escape(where)}: {verdicts}; "
                   f"warp-size diagnostics {hz['confirmed']} confirmed, {hz['cleared']} cleared "
                   f"({section['seconds']:.1f} s)")
 
@@ -59,7 +63,7 @@ def _details(console: Console, p: dict, archs: list[str]) -> None:
         if e.get("verdict", "pass") == "pass":
             continue
         text = f"{e['verdict']}: {e.get('reason', '')}"
-        if e["verdict"] in ("original-fails", "build-fail-original") and text in shown:
+        if e["verdict"] in ("original-fails", "build-fail-original", "not-run") and text in shown:
             continue
         shown.add(text)
         console.print(f"  {escape(p['name'])} [{_STYLE.get(e['verdict'], '')}]{arch}[/]: {escape(text)}")

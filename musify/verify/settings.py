@@ -19,6 +19,7 @@ DEFAULT_IGNORE = (
     r"(?i)\b[GMKT]i?B/s\b|\b[GMT]?FLOP/?s\b|\bGFLOPS\b",
 )
 DEFAULT_ARCHES = ("mp_22", "mp_31")
+BACKENDS = ("emu", "cuda", "mcc")
 
 
 @dataclass(frozen=True)
@@ -56,6 +57,7 @@ class Settings:
     harness_size: int = 1000  # elements per generated input array
     base: str = "."  # the configuration file's directory
     progress: bool = True
+    backend: str = "emu"  # where to build and run: emu, cuda, mcc (backend.py, native.py)
 
     def with_(self, **changes) -> Settings:
         return replace(self, **{k: v for k, v in changes.items() if v is not None})
@@ -63,7 +65,7 @@ class Settings:
 
 _TOP = {"archs": list, "time_limit": (int, float), "memory_limit_gib": (int, float), "compile_time_limit": (int, float),
         "rtol": (int, float), "atol": (int, float), "ignore": list, "exclude": list, "programs": list,
-        "racecheck": bool, "harness": bool, "harness_size": int}
+        "racecheck": bool, "harness": bool, "harness_size": int, "backend": str}
 _PROGRAM = {"name": str, "sources": list, "args": list, "stdin": str, "data": list, "outputs": list,
             "time_limit": (int, float), "exit_code": int, "harness": bool, "ignore": list}
 
@@ -93,6 +95,8 @@ def from_table(table: dict, where: str, base: str) -> Settings:
             data=tuple(entry.get("data", ())), outputs=tuple(entry.get("outputs", ())),
             time_limit=entry.get("time_limit"), exit_code=entry.get("exit_code", 0),
             harness=entry.get("harness", True), ignore=tuple(entry.get("ignore", ()))))
+    if table.get("backend", "emu") not in BACKENDS:
+        raise ConfigError(f"{where}: verify.backend must be one of {', '.join(BACKENDS)}, got {table['backend']!r}")
     memory = table.get("memory_limit_gib")
     return Settings(
         archs=tuple(table.get("archs", DEFAULT_ARCHES)), time_limit=float(table.get("time_limit", 60.0)),
@@ -101,7 +105,7 @@ def from_table(table: dict, where: str, base: str) -> Settings:
         rtol=float(table.get("rtol", 1e-5)), atol=float(table.get("atol", 1e-8)),
         ignore=tuple(table.get("ignore", DEFAULT_IGNORE)), exclude=tuple(table.get("exclude", ())),
         programs=tuple(programs), racecheck=table.get("racecheck", True), harness=table.get("harness", True),
-        harness_size=table.get("harness_size", 1000), base=base)
+        harness_size=table.get("harness_size", 1000), base=base, backend=table.get("backend", "emu"))
 
 
 def _check(key: str, value: object, known: dict, where: str, table: str) -> None:

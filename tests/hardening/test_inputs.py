@@ -42,6 +42,17 @@ def test_unclosed_launches_finish_in_seconds(tmp_path, rules):
     assert record.files[0].facts.get("launches", 0) == 0
 
 
+def test_unclosed_function_bodies_finish_in_seconds(tmp_path, rules):
+    """Every device function's body runs to the end of the file: finding each one's closing
+    brace by a scan to the end was quadratic (about 13 minutes for 1 MB)."""
+    body = b"__global__ void f() { if (threadIdx.x < 32) {\n" * 22000  # 1 MB, no brace ever closes
+    (tmp_path / "big.cu").write_bytes(body)
+    t0 = time.monotonic()
+    record, _ = migrate([str(tmp_path)], Options(), "none", ruleset=rules)
+    assert time.monotonic() - t0 < 60
+    assert record.files[0].status in ("migrated", "unchanged")
+
+
 def test_unlistable_directory_is_an_error(tmp_path, rules, monkeypatch):
     """Simulated: root ignores mode bits, so `os.scandir` is made to fail for one directory
     the way it fails for an unreadable one (PermissionError)."""

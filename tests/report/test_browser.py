@@ -168,3 +168,28 @@ def test_png_decoder_reads_what_it_is_given(tmp_path):
            + chunk(b"IDAT", zlib.compress(rows)) + chunk(b"IEND", b""))
     assert _decode_png(png) == [(255, 255, 255), (0, 0, 0)]
     Path(tmp_path / "x.png").write_bytes(png)
+
+
+def test_a_long_table_lays_out_one_page_and_shows_more_on_request(browser, corpora_record, tmp_path):
+    """A run with tens of thousands of diagnostics would lay out every row; the page shows the
+    first page of matching rows, "show more" adds a page, and a new filter starts again."""
+    from musify.report.html import render_html
+
+    rows = _row_texts(corpora_record)
+    assert len(rows) > 12
+    path = tmp_path / "paged.html"
+    path.write_text(render_html(corpora_record, rows_per_page=5))
+    browser.load(path.as_uri())
+    assert browser.eval(VISIBLE + ".length") == 5
+    assert browser.eval("document.getElementById('more-row').hidden") is False
+    browser.eval("document.getElementById('more').click()")
+    assert browser.eval(VISIBLE + ".length") == 10
+    assert browser.eval("document.getElementById('not-shown').textContent") == f"{len(rows) - 10} more match"
+    _select(browser, "f-severity", "note")
+    notes = sum(j["severity"] == "note" for j, _ in rows)
+    assert browser.eval(VISIBLE + ".length") == min(5, notes)
+    assert browser.eval("document.getElementById('shown').textContent") == f"{notes} of {len(rows)}"
+    _select(browser, "f-severity", "")
+    browser.eval("document.querySelector('#diags th[data-sort=id]').click()")
+    first = browser.eval(VISIBLE + ".map(r => r.getAttribute('data-id'))")
+    assert first == sorted(j["id"] for j, _ in rows)[:5]

@@ -5,11 +5,14 @@ from __future__ import annotations
 
 import base64
 import hashlib
+import itertools
 import json
 import re
 
 from click.testing import CliRunner
 from conftest import HOSTILE_NAME, HOSTILE_TAGS
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from musify.cli import main
 from musify.report import format_for
@@ -139,3 +142,27 @@ def test_report_command_renders_every_format(hostile, tmp_path):
     r = CliRunner().invoke(main, ["report", str(run), "--format", "stats-csv"])
     assert r.exit_code == 0 and r.output.startswith("scope,measure,kind,library,name,value\n")
     assert HOSTILE_NAME.replace('"', '""') in r.output  # quoted as CSV, not split
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.text(alphabet="ab\n", max_size=40), st.lists(st.tuples(st.integers(0, 40), st.integers(0, 3),
+                                                                 st.text(alphabet="cd\n", max_size=4)), max_size=4))
+def test_diff_hunks_read_off_the_edits_are_a_true_diff(original, raw):
+    """The report's line diff comes from the edits (a general diff was quadratic on long files):
+    equal runs must be equal lines, changed runs must differ, and together they rebuild both sides."""
+    from musify.report.diffs import _opcodes, _rebuild
+
+    spans, pos = [], 0
+    for start, length, new in sorted(raw):
+        a = max(start, pos)
+        if a > len(original):
+            break
+        b = min(len(original), a + length)
+        spans.append((a, b, new))
+        pos = b + 1
+    old_lines, new_lines = original.split("\n"), _rebuild(original, spans).split("\n")
+    ops = _opcodes(original, spans)
+    assert (ops[0][1], ops[0][3], ops[-1][2], ops[-1][4]) == (0, 0, len(old_lines), len(new_lines))
+    assert all(x[2] == y[1] and x[4] == y[3] for x, y in itertools.pairwise(ops))
+    for tag, i1, i2, j1, j2 in ops:
+        assert (old_lines[i1:i2] == new_lines[j1:j2]) == (tag == "equal")

@@ -75,6 +75,24 @@ def test_cmake_is_configured_into_a_temporary_folder(tmp_path):
     assert not (tmp_path / "CMakeCache.txt").exists()
 
 
+@pytest.mark.skipif(shutil.which("cmake") is None or shutil.which("nvcc") is None,
+                    reason="needs cmake, and nvcc for FindCUDA to configure")
+def test_findcuda_projects_give_their_flags_from_the_generated_scripts(tmp_path):
+    """`cuda_add_executable` compiles through a generated CMake script, not a compile database
+    entry: the flags come from that script, and the toolkit's own include folder is not honoured."""
+    (tmp_path / "k.cu").write_text("int main() { return SCALE - 3; }\n")
+    (tmp_path / "CMakeLists.txt").write_text(
+        "cmake_minimum_required(VERSION 3.10)\nproject(t CXX)\nfind_package(CUDA REQUIRED)\n"
+        "list(APPEND CUDA_NVCC_FLAGS -O3 -DSCALE=3)\ninclude_directories(${CUDA_INCLUDE_DIRS} inc)\n"
+        "cuda_add_executable(t k.cu)\n")
+    info = from_cmake(tmp_path, 120)
+    assert not info.problem, info.problem
+    assert info.sources == [(tmp_path / "k.cu").resolve()]
+    assert "-DSCALE=3" in info.flags.flags and f"-I{tmp_path / 'inc'}" in info.flags.flags
+    reasons = dict(info.flags.ignored)
+    assert "-O3" in reasons and any("toolkit" in why for why in reasons.values())
+
+
 def test_comparison_tolerates_close_numbers_and_ignores_timing_lines():
     c = Comparer(1e-5, 1e-8, DEFAULT_IGNORE)
     a = Run(0, "info: Average kernel execution time 9.67 (s)\nsum 1.0000001\nBandwidth 12 GB/s\n", "", {})

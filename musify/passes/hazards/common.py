@@ -158,19 +158,7 @@ _BRACKETS = {o: re.compile(re.escape(o) + "|" + re.escape(c)) for o, c in _PAIRS
 
 def match_bracket(text: str, i: int, codemap: CodeMap) -> int:
     """Offset of the bracket closing text[i] (same kind, nested, code only), or -1."""
-    opener = text[i]
-    pattern = _BRACKETS[opener]
-    depth = 0
-    j = i
-    while True:
-        m = codemap.search(pattern, text, j)
-        if m is None:
-            return -1
-        j = m.start()
-        depth += 1 if text[j] == opener else -1
-        if depth == 0:
-            return j
-        j += 1
+    return codemap.closing(_BRACKETS[text[i]], text, i)
 
 
 def enclosing(functions: list[DeviceFunction], offset: int) -> DeviceFunction | None:

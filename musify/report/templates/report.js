@@ -1,4 +1,4 @@
-// musify report: search, filters and sorting for the diagnostics table, lazy diffs, doc links.
+// musify report: search, filters, sorting and paging for the diagnostics table, lazy diffs, doc links.
 // Plain DOM code, no library and no network; it reads only the page's own attributes and text.
 (function () {
   "use strict";
@@ -8,6 +8,11 @@
   var selects = Array.prototype.slice.call(document.querySelectorAll("#diagnostics select"));
   var shown = document.getElementById("shown");
   var texts = rows.map(function (r) { return r.textContent.toLowerCase(); });
+  // Only the first `limit` matching rows are laid out; "show more" raises it (a big run has
+  // tens of thousands of rows, and the browser lays out every visible one).
+  var more = document.getElementById("more");
+  var page = more ? Number(more.getAttribute("data-page")) : Infinity;
+  var limit = page;
 
   function applyFilters() {
     var words = (q.value || "").toLowerCase().split(/\s+/).filter(Boolean);
@@ -17,11 +22,17 @@
     rows.forEach(function (r, i) {
       var ok = words.every(function (w) { return texts[i].indexOf(w) >= 0; }) &&
         want.every(function (kv) { return r.getAttribute("data-" + kv[0]) === kv[1]; });
-      if (r.hidden === ok) { r.hidden = !ok; }  // touch only the rows that change
+      var visible = ok && n < limit;
+      if (r.hidden === visible) { r.hidden = !visible; }  // touch only the rows that change
       if (ok) { n += 1; }
     });
     shown.textContent = n + " of " + rows.length;
+    if (more) {
+      document.getElementById("more-row").hidden = n <= limit;
+      document.getElementById("not-shown").textContent = Math.max(0, n - limit) + " more match";
+    }
   }
+  function refilter() { limit = page; applyFilters(); }
 
   function sortBy(th) {
     var key = th.getAttribute("data-sort");
@@ -46,6 +57,7 @@
     body.appendChild(frag);
     rows = keyed.map(function (k) { return k[2]; });
     texts = rows.map(function (r) { return r.textContent.toLowerCase(); });
+    applyFilters();  // the first rows of the new order are the ones laid out
   }
 
   if (table) {
@@ -53,9 +65,10 @@
     var pending = null;
     q.addEventListener("input", function () {
       clearTimeout(pending);
-      pending = setTimeout(applyFilters, rows.length > 2000 ? 150 : 0);
+      pending = setTimeout(refilter, rows.length > 2000 ? 150 : 0);
     });
-    selects.forEach(function (s) { s.addEventListener("change", applyFilters); });
+    selects.forEach(function (s) { s.addEventListener("change", refilter); });
+    if (more) { more.addEventListener("click", function () { limit += page; applyFilters(); }); }
     Array.prototype.forEach.call(table.tHead.rows[0].cells, function (th) {
       th.tabIndex = 0;
       th.addEventListener("click", function () { sortBy(th); });

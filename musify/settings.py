@@ -1,4 +1,7 @@
-"""The hazard and precise-mode settings, from command-line flags over the configuration file."""
+"""The hazard and precise-mode settings, from command-line flags over the configuration file.
+
+Outside `musify.passes` so that building the options (which every run does, a replayed one too)
+imports no pass."""
 
 from __future__ import annotations
 
