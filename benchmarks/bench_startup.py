@@ -54,6 +54,9 @@ def main() -> None:
     (work / "small.cu").write_text(SMALL)
     warm_cache = work / "warm-cache"
     env = dict(os.environ, MUSIFY_CACHE_DIR=str(warm_cache))
+    # bytecode as a user has it (pip compiles an install; a checkout writes __pycache__ on first
+    # import): without it every run recompiles every module and the figures say nothing
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
     if not args.musify:
         env["PYTHONPATH"] = str(REPO)
     check = [*musify, "check", "small.cu", "-q"]

@@ -16,14 +16,15 @@ from pathlib import Path
 from musify.engine.edits import apply, merge
 from musify.frontend.scanner import LineIndex, scan
 from musify.options import Options
-from musify.passes import PASSES
+from musify.passes import PASSES, resolve
 from musify.passes._base import PassContext, ProjectInfo
+from musify.passes.languages import scanner_prefixes
 from musify.rules import load_ruleset
-from musify.runner import scanner_prefixes
 
 
 def main(root: str) -> None:
     rules = load_ruleset()
+    passes = resolve(PASSES)
     prefixes = scanner_prefixes(rules)
     files = sorted(p for p in Path(root).rglob("*") if p.suffix in (".cu", ".cuh", ".cpp", ".h"))
     cost: dict[str, float] = defaultdict(float)
@@ -41,7 +42,7 @@ def main(root: str) -> None:
         cost["scan"] += time.perf_counter() - t
         ctx = PassContext(path.name, text, sc, rules, Options(), ProjectInfo(), lines)
         edits = []
-        for name, run in PASSES:
+        for name, run in passes:
             t = time.perf_counter()
             edits.extend(run(ctx))
             cost[name] += time.perf_counter() - t

@@ -11,19 +11,22 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from datetime import datetime, timezone
+from typing import TYPE_CHECKING
 
 from musify import __version__, cache, diagnostics, inplace, lifeline, renames, writers
 from musify.config import run_excludes
 from musify.discover import SOURCE_KINDS, Discovery, Found, discover, link_stays_inside, printable
 from musify.finalise import finalise
 from musify.options import Options
-from musify.passes._base import ProjectInfo
 from musify.passes.includes import build_project_info
 from musify.records import FileResult, RunRecord
 from musify.report.summary import Report
-from musify.rules.model import RuleSet
 from musify.rules.reverse import file_direction, load_for
 from musify.runner import FileJob, migrate_file
+
+if TYPE_CHECKING:
+    from musify.passes._base import ProjectInfo
+    from musify.rules.model import RuleSet
 
 MODES = ("out", "in-place", "stdout", "diff", "none")
 

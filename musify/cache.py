@@ -30,7 +30,7 @@ import struct
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 
-from musify import __version__, resources
+from musify import __version__, digests, resources
 
 FORMAT = "2"  # bump when the cached value or the pack changes shape
 _INCLUDE = re.compile(rb"include\s*[<\"]([^\">\n]+)[\">]")  # a superset of what the scanner finds
@@ -68,13 +68,18 @@ class Rules:
 
 
 def source_digest() -> str:
-    """A digest of musify's own Python source (once per process)."""
+    """A digest of musify's own source (once per process; memoised by stat across runs)."""
     if not _source_digest:
-        h = hashlib.sha256(__version__.encode())
         root = resources.PACKAGE
-        for path in sorted(_own_source(root)):
-            h.update(path.relative_to(root).as_posix().encode() + b"\0" + path.read_bytes() + b"\0")
-        _source_digest.append(h.hexdigest())
+        files = sorted(_own_source(root))
+
+        def compute() -> str:
+            h = hashlib.sha256(__version__.encode())
+            for path in files:
+                h.update(path.relative_to(root).as_posix().encode() + b"\0" + path.read_bytes() + b"\0")
+            return h.hexdigest()
+
+        _source_digest.append(digests.memoised("source", root, files, compute))
     return _source_digest[0]
 
 

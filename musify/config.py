@@ -14,11 +14,6 @@ import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover
-    import tomli as tomllib
-
 from musify.arch import ARCHES, parse_arch_map
 from musify.diagnostics import SEVERITIES
 
@@ -128,6 +123,10 @@ def run_excludes(inputs: list[str], options) -> tuple[str, ...]:
 
 def read_config(path: str) -> dict | None:
     """The musify table of one file (None: a pyproject without one); raises ConfigError."""
+    if sys.version_info >= (3, 11):  # imported here: most runs find no configuration file
+        import tomllib
+    else:  # pragma: no cover
+        import tomli as tomllib
     try:
         with open(path, "rb") as fh:
             raw = fh.read()

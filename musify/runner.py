@@ -13,23 +13,23 @@ from __future__ import annotations
 
 import io
 import time
-import traceback
 from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING
 
 from musify import diagnostics
 from musify.discover import classify, read_regular
 from musify.engine.edits import Edit, apply, apply_pieces, merge
-from musify.frontend.scanner import LineIndex, Scan
-from musify.options import Options
 from musify.packed_edits import PackedEdits
 from musify.passes._base import PassContext, ProjectInfo
-from musify.passes.languages import language_for, scanner_prefixes  # noqa: F401 -- re-exported
 from musify.records import FileResult
-from musify.rules.model import RuleSet
 from musify.rules.status import is_converted
 from musify.textcodec import decode_wide, encode_wide, wide_codec
+
+if TYPE_CHECKING:
+    from musify.options import Options
+    from musify.rules.model import RuleSet
 
 BINARY_SNIFF = 8192
 # from this size on, a file's bytes are not held while it is migrated (its text is): on a 50 MB
@@ -62,6 +62,10 @@ def edit_text(text: str, path: str, ruleset: RuleSet, options: Options,
     """`migrate_text` without applying the edits: the context and the merged edits. The context
     comes back without the scan and the passes' shared scratch facts (a huge file's tokens and
     function lists are most of what its migration holds, and nothing after the passes reads them)."""
+    # imported here, not with the module: a fully cached run loads no front end and no pass
+    from musify.frontend.scanner import LineIndex, Scan
+    from musify.passes.languages import language_for
+
     language = language_for(kind or classify(path))
     sc = language.front_end(text, ruleset)
     ctx = PassContext(path, text, sc, ruleset, options, project or ProjectInfo(), LineIndex(text),
@@ -133,6 +137,8 @@ def migrate_file(job: FileJob, ruleset: RuleSet, options: Options, project: Proj
         result.status = "failed"
         result.error = f"internal error: {exc.__class__.__name__}: {exc}"
         result.diagnostics.append(diagnostics.make("MU0001", shown, 1, 1, origin="runner", cause=result.error))
+        import traceback
+
         result.facts["traceback_lines"] = len(traceback.format_exc().splitlines())
         return result, None
     finally:

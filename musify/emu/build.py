@@ -184,7 +184,20 @@ def _base_flags(options: BuildOptions, face: str, warp: int, arch: int) -> list[
         # -g1: line tables, so that a race names its source lines
         flags += ["-DMUSIFY_EMU_RACECHECK=1", "-fsanitize=thread", "--param=tsan-instrument-func-entry-exit=0",
                   "-g1"]
+    if runtime_linked(options):
+        flags.append("-DEMU_RUNTIME_LINKED")
     return flags + list(options.extra_flags)
+
+
+def runtime_linked(options: BuildOptions) -> bool:
+    """Whether a build links the runtime compiled once per flag set (`runtime_object`) and lets
+    the program see its declarations only (shims/emu/emu/config.hpp). That is the case wherever
+    the face header is precompiled (g++, `MUSIFY_EMU_PCH` not 0), except sanitizer and race-check
+    builds, whose instrumentation must cover the runtime as it does now (they stay header-only),
+    and projects that set the emulator's own macros (the runtime would not see them)."""
+    if options.sanitize or options.racecheck or not _uses_gcc_pch(os.environ.get("CXX", "g++")):
+        return False
+    return not any(f.startswith(("-DEMU_", "-UEMU_", "-DMUSIFY_EMU", "-UMUSIFY_EMU")) for f in options.project_flags)
 
 
 def _is_link_flag(flag: str) -> bool:
@@ -192,8 +205,10 @@ def _is_link_flag(flag: str) -> bool:
 
 
 def compile_command(sources: list[Path], output: Path, options: BuildOptions, include_dirs: list[Path],
-                    prelude: Path | None = None, compile_only: bool = False) -> list[str]:
-    """The compiler command line; device files include `prelude` (a precompiled face header) if given.
+                    prelude: Path | None = None, compile_only: bool = False,
+                    runtime: Path | None = None) -> list[str]:
+    """The compiler command line; device files include `prelude` (a precompiled face header) if given,
+    and `runtime` (the compiled runtime, `runtime_object`) is linked in when given.
 
     `compile_only`: one source to one object file (-c), for builds linked in a separate step.
     """
@@ -207,16 +222,18 @@ def compile_command(sources: list[Path], output: Path, options: BuildOptions, in
             cmd += ["-x", "c++", "-include", str(prelude or _RUNTIME_HEADER[face]), str(src), "-x", "none"]
         else:
             cmd.append(str(src))
+    if runtime and not compile_only:
+        cmd.append(str(runtime))
     return cmd + (["-c"] if compile_only else []) + ["-o", str(output)] + \
         ([] if compile_only else [f for f in options.project_flags if _is_link_flag(f)])
 
 
 def _compile(copies: list[Path], out: Path, options: BuildOptions, include_dirs: list[Path],
-             prelude: Path | None):
+             prelude: Path | None, runtime: Path | None = None):
     """Run the compiler (under the compile time limit); a race-check build compiles each source
     apart and links without the instrumentation's runtime (the emulator defines its entry points)."""
     if not options.racecheck:
-        cmd = compile_command(copies, out, options, include_dirs, prelude)
+        cmd = compile_command(copies, out, options, include_dirs, prelude, runtime=runtime)
         return cmd, run_tool(cmd, time_limit=options.compile_timeout)
     objects = []
     for i, src in enumerate(copies):
@@ -240,41 +257,74 @@ def _uses_gcc_pch(cxx: str) -> bool:
 _pch_failed: set[str] = set()
 
 
+def _flag_folder(options: BuildOptions, sources: list[Path]) -> tuple[Path, list[str], str, str]:
+    """(cache folder, flags, face, compiler) of what is built once per face and flag set: the
+    precompiled face header and the compiled runtime."""
+    face, warp, arch = options.resolved(sources)
+    cxx = os.environ.get("CXX", "g++")
+    flags = _base_flags(options, face, warp, arch)
+    key = hashlib.sha256("\0".join([cxx, *flags, _compiler_identity(cxx), _emulator_digest()]).encode())
+    return cache_root() / "pch" / key.hexdigest()[:24], flags, face, cxx
+
+
+def _built_once(folder: Path, name: str, command: list[str], timeout: float) -> subprocess.CompletedProcess | None:
+    """Make `folder/name` with `command` (its output path given as the last argument) unless it is
+    there. Concurrent builds (threads or processes) wait on the folder's file lock rather than
+    building the same file twice; a partial file is never seen under the final name. Returns the
+    failed compiler run, or None when the file is there."""
+    target = folder / name
+    if target.is_file():
+        return None
+    folder.mkdir(parents=True, exist_ok=True)
+    with open(folder / f"{name}.lock", "w") as lock:  # one lock per file: the two build side by side
+        if fcntl:
+            fcntl.flock(lock, fcntl.LOCK_EX)
+        if target.is_file():
+            return None
+        partial = folder / f"{name}.{os.getpid()}.{threading.get_ident()}"
+        proc = run_tool([*command, str(partial)], time_limit=timeout)
+        if proc.returncode != 0:
+            partial.unlink(missing_ok=True)
+            return proc
+        os.replace(partial, target)
+    return None
+
+
 def precompiled_prelude(options: BuildOptions, sources: list[Path]) -> Path | None:
     """A header that includes the face's runtime header, precompiled for these flags (g++ only).
 
     g++ uses `prelude.h.gch` in place of `prelude.h` when the flags match and silently reads the
-    text otherwise, so a stale or unusable PCH costs time, never correctness. Concurrent builds
-    (threads or processes) wait on a file lock rather than building the same PCH twice.
+    text otherwise, so a stale or unusable PCH costs time, never correctness.
     """
-    face, warp, arch = options.resolved(sources)
     cxx = os.environ.get("CXX", "g++")
     if options.sanitize or not _uses_gcc_pch(cxx):  # sanitizer builds are rare: not worth a PCH
         return None
-    flags = _base_flags(options, face, warp, arch)
-    key = hashlib.sha256("\0".join([cxx, *flags, _compiler_identity(cxx), _emulator_digest()]).encode())
-    folder = cache_root() / "pch" / key.hexdigest()[:24]
+    folder, flags, face, cxx = _flag_folder(options, sources)
     if str(folder) in _pch_failed:
         return None
-    prelude, gch = folder / "prelude.h", folder / "prelude.h.gch"
-    if gch.is_file():
-        return prelude
-    folder.mkdir(parents=True, exist_ok=True)
-    with open(folder / "lock", "w") as lock:
-        if fcntl:
-            fcntl.flock(lock, fcntl.LOCK_EX)
-        if gch.is_file():
-            return prelude
+    prelude = folder / "prelude.h"
+    if not (folder / "prelude.h.gch").is_file():
+        folder.mkdir(parents=True, exist_ok=True)
         prelude.write_text(f"#include <{_RUNTIME_HEADER[face]}>\n")
-        partial = folder / f"prelude.h.gch.{os.getpid()}.{threading.get_ident()}"
-        proc = run_tool([cxx, *flags, "-x", "c++-header", str(prelude), "-o", str(partial)],
-                        time_limit=options.compile_timeout)
-        if proc.returncode != 0:
-            partial.unlink(missing_ok=True)
+        if _built_once(folder, "prelude.h.gch", [cxx, *flags, "-x", "c++-header", str(prelude), "-o"],
+                       options.compile_timeout) is not None:
             _pch_failed.add(str(folder))
             return None
-        os.replace(partial, gch)
     return prelude
+
+
+def runtime_object(options: BuildOptions, sources: list[Path]) -> Path:
+    """The emulator runtime (shims/emu/emu/runtime.cpp) compiled for these flags, once per flag
+    set, compiler and emulator version (the key of the precompiled header's folder, which it
+    shares); raises BuildError when the compiler rejects it."""
+    folder, flags, face, cxx = _flag_folder(options, sources)
+    failed = _built_once(folder, "runtime.o", [cxx, *flags, "-DEMU_RUNTIME_IMPL", "-x", "c++", "-include",
+                                               _RUNTIME_HEADER[face], str(EMU_ROOT / "emu" / "runtime.cpp"),
+                                               "-c", "-o"], options.compile_timeout)
+    if failed is not None:
+        raise BuildError("the emulator runtime did not compile" + (" in time" if failed.timed_out else ""),
+                         failed.stderr)
+    return folder / "runtime.o"
 
 
 def build(sources: list[Path], options: BuildOptions = BuildOptions(), keep_dir: Path | None = None) -> Build:
@@ -307,8 +357,11 @@ def build(sources: list[Path], options: BuildOptions = BuildOptions(), keep_dir:
                 shutil.copy2(exe, keep_dir / "prog")
             return Build(exe, probe, True)
         out = Path(tmp) / "prog"
-        prelude = precompiled_prelude(options, sources) if any(map(_is_device_file, copies)) else None
-        cmd, proc = _compile(copies, out, options, include_dirs, prelude)
+        with ThreadPoolExecutor(max_workers=1) as side:  # a cold cache builds the runtime beside the PCH
+            pending = side.submit(runtime_object, options, sources) if runtime_linked(options) else None
+            prelude = precompiled_prelude(options, sources) if any(map(_is_device_file, copies)) else None
+            runtime = pending.result() if pending else None
+        cmd, proc = _compile(copies, out, options, include_dirs, prelude, runtime)
         if proc.timed_out:
             raise BuildError(f"the compiler did not finish within {options.compile_timeout:g} s "
                              f"({' '.join(str(s) for s in sources)})", proc.stderr)

@@ -4,17 +4,31 @@ Order only matters for the order diagnostics are reported in: edits from all pas
 once, and two passes editing the same text is a bug that fails loudly. The runner
 (`musify/runner.py`) sits above this package; passes import only the front end, the rules, the
 engine's `Edit` and `_base`.
+
+The registry is data, (pass name, module) pairs: a pass's module is imported the first time a
+file needs it (`resolve`), so a run that migrates nothing (a cached `musify check`) imports none.
 """
 
-from musify.passes import exclusions, identifiers, includes, precise, reverse_ambiguity, structure
-from musify.passes.hazards import PASSES as HAZARD_PASSES
+from __future__ import annotations
 
-PASSES = [
-    ("exclusions", exclusions.run),
-    ("identifiers", identifiers.run),
-    ("includes", includes.run),
-    ("structure", structure.run),
-    ("reverse", reverse_ambiguity.run),
+from collections.abc import Callable, Iterable
+from importlib import import_module
+
+from musify.passes.hazards import ENTRIES as HAZARD_PASSES
+
+PassFn = Callable[..., list]
+
+PASSES: tuple[tuple[str, str], ...] = (  # the C-family passes, in order
+    ("exclusions", "musify.passes.exclusions"),
+    ("identifiers", "musify.passes.identifiers"),
+    ("includes", "musify.passes.includes"),
+    ("structure", "musify.passes.structure"),
+    ("reverse", "musify.passes.reverse_ambiguity"),
     *HAZARD_PASSES,
-    ("semantic", precise.run),
-]
+    ("semantic", "musify.passes.precise"),
+)
+
+
+def resolve(entries: Iterable[tuple[str, str]]) -> tuple[tuple[str, PassFn], ...]:
+    """(name, module) pairs -> (name, run) pairs, importing each module now."""
+    return tuple((name, import_module(module).run) for name, module in entries)

@@ -9,12 +9,15 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from musify import diagnostics
 from musify.diagnostics import Diagnostic
-from musify.frontend.scanner import LineIndex, Scan
-from musify.options import Options
-from musify.rules.model import RuleSet
+
+if TYPE_CHECKING:  # annotations only: a run that migrates nothing never loads the scanner
+    from musify.frontend.scanner import LineIndex, Scan
+    from musify.options import Options
+    from musify.rules.model import RuleSet
 
 
 @dataclass(frozen=True)

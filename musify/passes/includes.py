@@ -8,10 +8,13 @@ is left exactly as written.
 from __future__ import annotations
 
 import posixpath
+from typing import TYPE_CHECKING
 
 from musify.engine.edits import Edit
 from musify.passes._base import PassContext, ProjectInfo
-from musify.rules.model import Rule
+
+if TYPE_CHECKING:
+    from musify.rules.model import Rule
 
 
 def run(ctx: PassContext) -> list[Edit]:

@@ -6,7 +6,6 @@ table is found at start-up rather than as a silently missing rename.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import pickle
@@ -17,10 +16,19 @@ from pathlib import Path
 
 from musify import resources
 from musify.diagnostics import CATALOGUE
+from musify.rules.files import (  # noqa: F401 -- re-exported: the loader's public surface
+    LOADER_VERSION,
+    RuleFileError,
+    builtin_digest,
+    default_rules_dir,
+    rule_files,
+    rules_digest,
+    ruleset_digest,
+    user_suffix,
+)
 from musify.rules.model import HAZARDS, KINDS, STATUSES, Rule, RuleSet, rule_key
 
 SCHEMA = "musify-rules/1"
-LOADER_VERSION = "5"  # bump when Rule or RuleSet change shape, to invalidate caches
 RECORD_KEYS = frozenset(
     {"cuda", "musa", "kind", "library", "status", "diag", "note", "inferred", "section", "header", "reverse",
      "hazard", "overrides"}
@@ -28,21 +36,6 @@ RECORD_KEYS = frozenset(
 FILE_KEYS = frozenset({"schema", "library", "kind", "status", "source", "rules", "section", "vendor_prefixes"})
 ANNOUNCE_BYTES = 1 << 20  # a database this big takes over a second to compile: say so
 _RECORD_LINE = re.compile(r"^\s*-\s", re.MULTILINE)
-
-
-class RuleFileError(ValueError):
-    """A rule file that cannot be used; the message starts with `path:line:`."""
-
-
-def default_rules_dir() -> Path:
-    env = os.environ.get("MUSIFY_RULES_DIR")
-    if env:
-        return Path(env)
-    return resources.data_dir("rules")
-
-
-def rule_files(rules_dir: Path) -> list[Path]:
-    return sorted(p for p in rules_dir.rglob("*.yaml") if p.is_file())
 
 
 def _cache_dir() -> Path:
@@ -62,10 +55,10 @@ def load_ruleset(rules_dir: Path | None = None, extra: list[Path] | None = None,
         raise RuleFileError(f"{rules_dir}:1: the rule database is not there; reinstall musify "
                             "(pip install musify, or pip install -e . in a checkout) or point "
                             "MUSIFY_RULES_DIR at a rules/ folder")
-    blobs = [(path, path.read_bytes()) for path in rule_files(rules_dir)]
-    digest = rules_digest(blobs, rules_dir)
-    ruleset = _read_cache(digest) if use_cache else None
+    ruleset = _read_cache(builtin_digest(rules_dir)) if use_cache else None
     if ruleset is None:
+        blobs = [(path, path.read_bytes()) for path in rule_files(rules_dir)]
+        digest = rules_digest(blobs, rules_dir)
         big = sum(len(data) for _, data in blobs) > ANNOUNCE_BYTES
         ruleset = compile_rules(blobs, rules_dir, digest, announce=use_cache and big)
         if use_cache:
@@ -73,28 +66,8 @@ def load_ruleset(rules_dir: Path | None = None, extra: list[Path] | None = None,
     for path in extra or []:
         for rule in parse_user_table(Path(path)):
             ruleset.add(rule)
-        ruleset.digest += _user_suffix(Path(path))
+        ruleset.digest += user_suffix(Path(path))
     return ruleset
-
-
-def ruleset_digest(rules_dir: Path | None = None, extra: list[Path] | None = None) -> str:
-    """The digest `load_ruleset` would give, without compiling or unpickling anything (the
-    incremental cache keys on it, so a fully cached run never loads the rules)."""
-    rules_dir = rules_dir or default_rules_dir()
-    blobs = [(path, path.read_bytes()) for path in rule_files(rules_dir)]
-    return rules_digest(blobs, rules_dir) + "".join(_user_suffix(Path(p)) for p in extra or [])
-
-
-def _user_suffix(path: Path) -> str:
-    return "+" + hashlib.sha256(path.read_bytes()).hexdigest()[:8]
-
-
-def rules_digest(blobs: list[tuple[Path, bytes]], rules_dir: Path) -> str:
-    """Content hash of the rule files (names and bytes) and the loader's shape version."""
-    h = hashlib.sha256(LOADER_VERSION.encode())
-    for path, data in blobs:
-        h.update(path.relative_to(rules_dir).as_posix().encode() + b"\0" + data + b"\0")
-    return h.hexdigest()[:20]
 
 
 def compile_rules(blobs: list[tuple[Path, bytes]], rules_dir: Path, digest: str,

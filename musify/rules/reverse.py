@@ -16,12 +16,15 @@ raises no "unrecognised name" noise for the CUDA names it still has.
 from __future__ import annotations
 
 from dataclasses import replace
+from typing import TYPE_CHECKING
 
 from musify.discover import BUILD_KINDS, RENAMES, SOURCE_KINDS
-from musify.options import Options
-from musify.rules.loader import load_ruleset, ruleset_digest
-from musify.rules.model import Rule, RuleSet
+from musify.rules.files import ruleset_digest
 from musify.rules.status import is_reversible
+
+if TYPE_CHECKING:  # the record model and the loader load with the rules, not with this module
+    from musify.options import Options
+    from musify.rules.model import Rule, RuleSet
 
 REVERSE_RENAMES = {musa: cuda for cuda, musa in RENAMES.items()}
 REVERSE_SUFFIX = "+reverse"  # on the digest of a reversed RuleSet
@@ -46,6 +49,8 @@ def _winner_order(rule: Rule) -> tuple[bool, str]:
 def reverse_ruleset(forward: RuleSet) -> RuleSet:
     """A RuleSet mapping MUSA spellings back to CUDA ones; `reverse_choices` lists the
     many-to-one MUSA names (winner first) for MU1003."""
+    from musify.rules.model import Rule, RuleSet
+
     out = RuleSet(digest=forward.digest + REVERSE_SUFFIX)
     groups: dict[tuple[bool, str], list[Rule]] = {}
     for rule in forward.all_rules():
@@ -74,6 +79,8 @@ def reverse_choices(ruleset: RuleSet) -> dict[str, tuple[str, ...]]:
 
 def load_for(options: Options) -> RuleSet:
     """The built-in rules plus the user's tables, reversed when `options.reverse` is set."""
+    from musify.rules.loader import load_ruleset
+
     ruleset = load_ruleset(extra=list(options.rules))
     return reverse_ruleset(ruleset) if options.reverse else ruleset
 

@@ -6,7 +6,10 @@ shown as "renamed" in the published tables.
 
 from __future__ import annotations
 
-from musify.rules.model import Rule
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from musify.rules.model import Rule
 
 
 def is_edit(rule: Rule) -> bool:

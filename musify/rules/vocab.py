@@ -12,9 +12,7 @@ import hashlib
 from functools import cache
 from pathlib import Path
 
-import tomllib
-
-from musify.rules.loader import RuleFileError, default_rules_dir
+from musify.rules.files import RuleFileError, default_rules_dir
 
 SCHEMA = "musify-vocab/1"
 TABLES = ("pytorch/python.toml", "build/toolchain.toml", "build/cmake.toml", "torch_cpp/structural.toml")
@@ -42,6 +40,8 @@ def digest() -> str:
 
 @cache
 def _load(path: Path) -> dict:
+    import tomllib  # here: a run that only needs the tables' digest never parses one
+
     try:
         doc = tomllib.loads(path.read_text(encoding="utf-8"))
     except OSError as exc:

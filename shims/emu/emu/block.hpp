@@ -163,56 +163,11 @@ struct BlockCtx {
                 }
     }
 
-    void run() {
-        if (run_loop)
-            run_loop(*this);
-        else
-            run_threads([this] { invoke(closure); });
-    }
-
-    void run_body() {
-        try {
-            invoke(closure);
-        } catch (const Trap&) {
-            shared->trapped = true;
-        }
-    }
-
-    void enter_fiber_mode() {
-        fiber_mode = true;
-        native_tid = cur;
-        if (th.size() < static_cast<size_t>(n)) th.resize(n);
-        if (slots.size() < static_cast<size_t>(n)) slots.resize(n);
-        stacks.reserve(n);
-        int nwarps = (n + kWarpSize - 1) / kWarpSize;
-        warps.assign(nwarps, WarpCtx{});
-        for (int t = 0; t < n; ++t) {
-            ThreadCtx& c = th[t];
-            FiberSlot& f = slots[t];
-            f.idx = thread_index(t);
-            c.lane = t % kWarpSize;
-            c.warp = t / kWarpSize;
-            c.grid_syncs = 0;
-            f.state = t < cur ? ThreadState::Done : t == cur ? ThreadState::Running : ThreadState::NotStarted;
-            warps[c.warp].exists.set(c.lane);
-            if (t < cur) warps[c.warp].done.set(c.lane);
-        }
-        live = n - cur;
-        runq.clear();
-        rq_head = 0;
-        for (int t = cur + 1; t < n; ++t) runq.push_back(t);
-        bar_waiters.clear();
-#ifdef EMU_ASAN
-        pthread_attr_t attr;
-        pthread_getattr_np(pthread_self(), &attr);
-        void* addr = nullptr;
-        size_t size = 0;
-        pthread_attr_getstack(&attr, &addr, &size);
-        pthread_attr_destroy(&attr);
-        slots[cur].ctx.stack_bottom = addr;
-        slots[cur].ctx.stack_size = size;
-#endif
-    }
+    // Cold parts of the scheduler are defined below the class (see the note there); the
+    // barrier's path (barrier, schedule, switch_to) stays here, inlined into every kernel.
+    void run();
+    void run_body();
+    void enter_fiber_mode();
 
     void switch_to(int t) {
         int from = cur;
@@ -261,18 +216,7 @@ struct BlockCtx {
     }
 
     // The current thread's body returned while the block is in fiber mode.
-    void thread_exit() {
-        ThreadCtx& me = th[cur];
-        slots[cur].state = ThreadState::Done;
-        --live;
-        WarpCtx& w = warps[me.warp];
-        w.done.set(me.lane);
-        // Lanes waiting for this one in a collective may now be complete.
-        for (int l = 0; l < kWarpSize; ++l)
-            if (w.waiting.has(l) && !th[me.warp * kWarpSize + l].coalesce)
-                try_complete(me.warp, th[me.warp * kWarpSize + l].group);
-        schedule();
-    }
+    void thread_exit();
 
     int barrier(Site site, int pred) {
         if (n == 1) return pred != 0;
@@ -298,154 +242,31 @@ struct BlockCtx {
         return group & warps[warp].exists & ~warps[warp].done;
     }
 
-    bool try_complete(int warp, LaneSet group) {
-        WarpCtx& w = warps[warp];
-        LaneSet need = needed(warp, group);
-        if (!(need & ~w.waiting).empty()) return false;
-        ThreadCtx* lanes[kWarpSize];
-        int count = 0;
-        WarpCombine combine = nullptr;
-        for (int l = 0; l < kWarpSize; ++l) {
-            if (!need.has(l)) continue;
-            ThreadCtx* c = &th[warp * kWarpSize + l];
-            if (combine && c->combine != combine) report_mismatch(warp, need);
-            combine = c->combine;
-            lanes[count++] = c;
-        }
-        if (count == 0) return false;
-        combine(*this, lanes, count);
-        EMU_RC_HOOK(warp_synced(warp));
-        for (int i = 0; i < count; ++i) {
-            ThreadCtx* c = lanes[i];
-            w.waiting.w[c->lane >> 6] &= ~(std::uint64_t(1) << (c->lane & 63));
-            int t = static_cast<int>(c - th.data());
-            if (t == cur) {
-                slots[t].state = ThreadState::Running;
-            } else {
-                slots[t].state = ThreadState::Ready;
-                runq.push_back(t);
-            }
-        }
-        return true;
-    }
+    bool try_complete(int warp, LaneSet group);
 
     // The current thread takes part in a warp collective; its ThreadCtx holds its input
     // (group, combine, payload, arg, width) and receives its result.
-    void warp_collective(Site site) {
-        ThreadCtx& me = th[cur];
-        if (!fiber_mode) {
-            // Alone in the collective (its partners returned or do not exist): no switch.
-            int lane = cur % kWarpSize, warp = cur / kWarpSize;
-            LaneSet group = me.group;
-            LaneSet alive;
-            for (int l = 0; l < kWarpSize; ++l) {
-                int t = warp * kWarpSize + l;
-                if (t >= cur && t < n && group.has(l)) alive.set(l);
-            }
-            LaneSet self;
-            self.set(lane);
-            if (alive == self || alive.empty()) {
-                ThreadCtx* lanes[1] = {&me};
-                me.combine(*this, lanes, 1);
-                return;
-            }
-            enter_fiber_mode();  // keeps the collective's inputs already in th[cur]
-        }
-        ThreadCtx& m = th[cur];
-        slots[cur].site = site;
-        slots[cur].state = ThreadState::AtWarpOp;
-        warps[m.warp].waiting.set(m.lane);
-        if (!m.coalesce && try_complete(m.warp, m.group)) return;
-        schedule();
-    }
+    void warp_collective(Site site);
 
     // Nothing can run: lanes waiting in coalesced_threads() at one call site form their group now
     // (every other lane of their warp has returned or waits elsewhere, so none can join them).
-    bool complete_coalesced() {
-        for (int w = 0; w < static_cast<int>(warps.size()); ++w) {
-            const ThreadCtx* first = nullptr;
-            LaneSet group;
-            for (int l = 0; l < kWarpSize; ++l) {
-                if (!warps[w].waiting.has(l)) continue;
-                const ThreadCtx& c = th[w * kWarpSize + l];
-                if (!c.coalesce) continue;
-                if (!first) first = &c;
-                if (same_site(slots[w * kWarpSize + l].site, slots[first - th.data()].site)) group.set(l);
-            }
-            if (!first) continue;
-            for (int l = 0; l < kWarpSize; ++l)
-                if (group.has(l)) {
-                    th[w * kWarpSize + l].group = group;
-                    th[w * kWarpSize + l].coalesce = false;
-                }
-            if (!try_complete(w, group)) continue;
-            if (cur / kWarpSize == w && group.has(cur % kWarpSize)) {  // the caller waits in schedule()
-                slots[cur].state = ThreadState::Ready;
-                runq.push_back(cur);
-            }
-            return true;
-        }
-        return false;
-    }
+    bool complete_coalesced();
 
     // The current thread's record, valid in loop mode too (where only the running thread has one).
-    ThreadCtx& current_ctx() {
-        if (th.size() < static_cast<size_t>(n)) th.resize(n);
-        ThreadCtx& c = th[cur];
-        if (!fiber_mode) {
-            c.lane = cur % kWarpSize;
-            c.warp = cur / kWarpSize;
-        }
-        return c;
-    }
+    ThreadCtx& current_ctx();
 
-    [[noreturn]] void report_mismatch(int warp, const LaneSet& lanes) {
-        std::fflush(stdout);
-        std::fprintf(stderr, "emu: error: lanes of warp %d in block (%u,%u,%u) meet in different warp operations:\n",
-                     warp, idx.x, idx.y, idx.z);
-        for (int l = 0; l < kWarpSize; ++l)
-            if (lanes.has(l)) {
-                const FiberSlot& c = slots[warp * kWarpSize + l];
-                std::fprintf(stderr, "  lane %d at %s:%d\n", l, c.site.file, c.site.line);
-            }
-        std::fflush(stderr);
-        std::_Exit(kExitDivergence);
-    }
+    [[noreturn]] void report_mismatch(int warp, const LaneSet& lanes);
 
     // Every live thread waits and none can go on: a divergent barrier or collective.
-    [[noreturn]] void report_stall() {
-        std::fflush(stdout);
-        std::fprintf(stderr,
-                     "emu: error: divergent barrier in block (%u,%u,%u): no thread of the block can go on\n",
-                     idx.x, idx.y, idx.z);
-        std::vector<int> shown;
-        for (int t = 0; t < n; ++t) {
-            const FiberSlot& c = slots[t];
-            if (c.state != ThreadState::AtBarrier && c.state != ThreadState::AtWarpOp) continue;
-            bool seen = false;
-            for (int s : shown)
-                seen = seen || (slots[s].state == c.state && same_site(slots[s].site, c.site));
-            if (seen) continue;
-            shown.push_back(t);
-            int count = 0, first = -1, last = -1;
-            for (int u = 0; u < n; ++u)
-                if (slots[u].state == c.state && same_site(slots[u].site, c.site)) {
-                    ++count;
-                    if (first < 0) first = u;
-                    last = u;
-                }
-            std::fprintf(stderr, "%s:%d: %d thread(s) (%d..%d) wait at %s\n", c.site.file, c.site.line, count,
-                         first, last, c.state == ThreadState::AtBarrier ? "a block barrier" : "a warp operation");
-        }
-        std::fprintf(stderr, "  %d thread(s) of %d have returned\n", n - live, n);
-        std::fflush(stderr);
-        std::_Exit(kExitDivergence);
-    }
+    [[noreturn]] void report_stall();
 };
 
 inline thread_local BlockCtx* tl_block = nullptr;
 
-inline void fiber_main(void* arg) {
+// BlockCtx's scheduler, out of the class: compiled once into the runtime with EMU_RUNTIME_LINKED
+// (config.hpp), inline in every translation unit otherwise.
+#if EMU_RT_BODY
+EMU_RT_FN void fiber_main(void* arg) {
     auto* b = static_cast<BlockCtx*>(arg);
 #ifdef EMU_ASAN
     __sanitizer_finish_switch_fiber(nullptr, nullptr, nullptr);
@@ -455,6 +276,209 @@ inline void fiber_main(void* arg) {
     std::fprintf(stderr, "emu: internal error: a finished fiber was resumed\n");
     std::abort();
 }
+
+EMU_RT_FN void BlockCtx::run() {
+    if (run_loop)
+        run_loop(*this);
+    else
+        run_threads([this] { invoke(closure); });
+}
+
+EMU_RT_FN void BlockCtx::run_body() {
+    try {
+        invoke(closure);
+    } catch (const Trap&) {
+        shared->trapped = true;
+    }
+}
+
+EMU_RT_FN void BlockCtx::enter_fiber_mode() {
+    fiber_mode = true;
+    native_tid = cur;
+    if (th.size() < static_cast<size_t>(n)) th.resize(n);
+    if (slots.size() < static_cast<size_t>(n)) slots.resize(n);
+    stacks.reserve(n);
+    int nwarps = (n + kWarpSize - 1) / kWarpSize;
+    warps.assign(nwarps, WarpCtx{});
+    for (int t = 0; t < n; ++t) {
+        ThreadCtx& c = th[t];
+        FiberSlot& f = slots[t];
+        f.idx = thread_index(t);
+        c.lane = t % kWarpSize;
+        c.warp = t / kWarpSize;
+        c.grid_syncs = 0;
+        f.state = t < cur ? ThreadState::Done : t == cur ? ThreadState::Running : ThreadState::NotStarted;
+        warps[c.warp].exists.set(c.lane);
+        if (t < cur) warps[c.warp].done.set(c.lane);
+    }
+    live = n - cur;
+    runq.clear();
+    rq_head = 0;
+    for (int t = cur + 1; t < n; ++t) runq.push_back(t);
+    bar_waiters.clear();
+#ifdef EMU_ASAN
+    pthread_attr_t attr;
+    pthread_getattr_np(pthread_self(), &attr);
+    void* addr = nullptr;
+    size_t size = 0;
+    pthread_attr_getstack(&attr, &addr, &size);
+    pthread_attr_destroy(&attr);
+    slots[cur].ctx.stack_bottom = addr;
+    slots[cur].ctx.stack_size = size;
+#endif
+}
+
+EMU_RT_FN void BlockCtx::thread_exit() {
+    ThreadCtx& me = th[cur];
+    slots[cur].state = ThreadState::Done;
+    --live;
+    WarpCtx& w = warps[me.warp];
+    w.done.set(me.lane);
+    // Lanes waiting for this one in a collective may now be complete.
+    for (int l = 0; l < kWarpSize; ++l)
+        if (w.waiting.has(l) && !th[me.warp * kWarpSize + l].coalesce)
+            try_complete(me.warp, th[me.warp * kWarpSize + l].group);
+    schedule();
+}
+
+EMU_RT_FN bool BlockCtx::try_complete(int warp, LaneSet group) {
+    WarpCtx& w = warps[warp];
+    LaneSet need = needed(warp, group);
+    if (!(need & ~w.waiting).empty()) return false;
+    ThreadCtx* lanes[kWarpSize];
+    int count = 0;
+    WarpCombine combine = nullptr;
+    for (int l = 0; l < kWarpSize; ++l) {
+        if (!need.has(l)) continue;
+        ThreadCtx* c = &th[warp * kWarpSize + l];
+        if (combine && c->combine != combine) report_mismatch(warp, need);
+        combine = c->combine;
+        lanes[count++] = c;
+    }
+    if (count == 0) return false;
+    combine(*this, lanes, count);
+    EMU_RC_HOOK(warp_synced(warp));
+    for (int i = 0; i < count; ++i) {
+        ThreadCtx* c = lanes[i];
+        w.waiting.w[c->lane >> 6] &= ~(std::uint64_t(1) << (c->lane & 63));
+        int t = static_cast<int>(c - th.data());
+        if (t == cur) {
+            slots[t].state = ThreadState::Running;
+        } else {
+            slots[t].state = ThreadState::Ready;
+            runq.push_back(t);
+        }
+    }
+    return true;
+}
+
+EMU_RT_FN void BlockCtx::warp_collective(Site site) {
+    ThreadCtx& me = th[cur];
+    if (!fiber_mode) {
+        // Alone in the collective (its partners returned or do not exist): no switch.
+        int lane = cur % kWarpSize, warp = cur / kWarpSize;
+        LaneSet group = me.group;
+        LaneSet alive;
+        for (int l = 0; l < kWarpSize; ++l) {
+            int t = warp * kWarpSize + l;
+            if (t >= cur && t < n && group.has(l)) alive.set(l);
+        }
+        LaneSet self;
+        self.set(lane);
+        if (alive == self || alive.empty()) {
+            ThreadCtx* lanes[1] = {&me};
+            me.combine(*this, lanes, 1);
+            return;
+        }
+        enter_fiber_mode();  // keeps the collective's inputs already in th[cur]
+    }
+    ThreadCtx& m = th[cur];
+    slots[cur].site = site;
+    slots[cur].state = ThreadState::AtWarpOp;
+    warps[m.warp].waiting.set(m.lane);
+    if (!m.coalesce && try_complete(m.warp, m.group)) return;
+    schedule();
+}
+
+EMU_RT_FN bool BlockCtx::complete_coalesced() {
+    for (int w = 0; w < static_cast<int>(warps.size()); ++w) {
+        const ThreadCtx* first = nullptr;
+        LaneSet group;
+        for (int l = 0; l < kWarpSize; ++l) {
+            if (!warps[w].waiting.has(l)) continue;
+            const ThreadCtx& c = th[w * kWarpSize + l];
+            if (!c.coalesce) continue;
+            if (!first) first = &c;
+            if (same_site(slots[w * kWarpSize + l].site, slots[first - th.data()].site)) group.set(l);
+        }
+        if (!first) continue;
+        for (int l = 0; l < kWarpSize; ++l)
+            if (group.has(l)) {
+                th[w * kWarpSize + l].group = group;
+                th[w * kWarpSize + l].coalesce = false;
+            }
+        if (!try_complete(w, group)) continue;
+        if (cur / kWarpSize == w && group.has(cur % kWarpSize)) {  // the caller waits in schedule()
+            slots[cur].state = ThreadState::Ready;
+            runq.push_back(cur);
+        }
+        return true;
+    }
+    return false;
+}
+
+EMU_RT_FN ThreadCtx& BlockCtx::current_ctx() {
+    if (th.size() < static_cast<size_t>(n)) th.resize(n);
+    ThreadCtx& c = th[cur];
+    if (!fiber_mode) {
+        c.lane = cur % kWarpSize;
+        c.warp = cur / kWarpSize;
+    }
+    return c;
+}
+
+EMU_RT_FN void BlockCtx::report_mismatch(int warp, const LaneSet& lanes) {
+    std::fflush(stdout);
+    std::fprintf(stderr, "emu: error: lanes of warp %d in block (%u,%u,%u) meet in different warp operations:\n",
+                 warp, idx.x, idx.y, idx.z);
+    for (int l = 0; l < kWarpSize; ++l)
+        if (lanes.has(l)) {
+            const FiberSlot& c = slots[warp * kWarpSize + l];
+            std::fprintf(stderr, "  lane %d at %s:%d\n", l, c.site.file, c.site.line);
+        }
+    std::fflush(stderr);
+    std::_Exit(kExitDivergence);
+}
+
+EMU_RT_FN void BlockCtx::report_stall() {
+    std::fflush(stdout);
+    std::fprintf(stderr,
+                 "emu: error: divergent barrier in block (%u,%u,%u): no thread of the block can go on\n",
+                 idx.x, idx.y, idx.z);
+    std::vector<int> shown;
+    for (int t = 0; t < n; ++t) {
+        const FiberSlot& c = slots[t];
+        if (c.state != ThreadState::AtBarrier && c.state != ThreadState::AtWarpOp) continue;
+        bool seen = false;
+        for (int s : shown)
+            seen = seen || (slots[s].state == c.state && same_site(slots[s].site, c.site));
+        if (seen) continue;
+        shown.push_back(t);
+        int count = 0, first = -1, last = -1;
+        for (int u = 0; u < n; ++u)
+            if (slots[u].state == c.state && same_site(slots[u].site, c.site)) {
+                ++count;
+                if (first < 0) first = u;
+                last = u;
+            }
+        std::fprintf(stderr, "%s:%d: %d thread(s) (%d..%d) wait at %s\n", c.site.file, c.site.line, count,
+                     first, last, c.state == ThreadState::AtBarrier ? "a block barrier" : "a warp operation");
+    }
+    std::fprintf(stderr, "  %d thread(s) of %d have returned\n", n - live, n);
+    std::fflush(stderr);
+    std::_Exit(kExitDivergence);
+}
+#endif  // EMU_RT_BODY
 
 inline BlockCtx& block() { return *tl_block; }
 

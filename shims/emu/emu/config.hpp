@@ -61,6 +61,24 @@
 #endif
 #endif
 #define EMU_STACK_SIZE_TEXT EMU_STR_(EMU_STACK_SIZE)
+
+// How the runtime's non-template functions (the thread pool, grids, a block's scheduler, memory)
+// are compiled. Header-only (the default, and every sanitizer or race-check build): each is
+// `inline` in every translation unit that uses it. With EMU_RUNTIME_LINKED a program sees their
+// declarations only and links runtime.cpp, which musify compiles once per flag set
+// (musify/emu/build.py) with EMU_RUNTIME_IMPL: g++ then neither instantiates the standard-library
+// templates they use (std::thread, std::function, std::map, std::vector) nor generates their
+// code again for every program. Templates (launches, the block loop) stay in the headers.
+#if defined(EMU_RUNTIME_IMPL)
+#define EMU_RT_FN
+#define EMU_RT_BODY 1
+#elif defined(EMU_RUNTIME_LINKED)
+#define EMU_RT_FN
+#define EMU_RT_BODY 0
+#else
+#define EMU_RT_FN inline
+#define EMU_RT_BODY 1
+#endif
 #define EMU_STR_(x) EMU_STR__(x)
 #define EMU_STR__(x) #x
 

@@ -61,75 +61,6 @@ inline int usable_cores() {
     return static_cast<int>(std::thread::hardware_concurrency());
 }
 
-// The OS threads that run blocks: the launching thread plus (cores - 1) workers, or EMU_THREADS.
-class Pool {
-   public:
-    static Pool& get() {
-        static Pool* pool = new Pool();  // never destroyed: workers may still wait at exit
-        return *pool;
-    }
-    int size() const { return static_cast<int>(workers_.size()) + 1; }
-
-    // Run work(participant) on `count` OS threads (the caller is participant 0).
-    void run(int count, const std::function<void(int)>& work) {
-        count = std::max(1, std::min(count, size()));
-        if (count == 1) {
-            work(0);
-            return;
-        }
-        std::lock_guard<std::mutex> one_launch(launch_mutex_);
-        {
-            std::lock_guard<std::mutex> lock(mutex_);
-            work_ = &work;
-            wanted_ = count - 1;
-            pending_ = count - 1;
-            next_id_ = 1;
-            ++generation_;
-        }
-        wake_.notify_all();
-        work(0);
-        std::unique_lock<std::mutex> lock(mutex_);
-        done_.wait(lock, [this] { return pending_ == 0; });
-        work_ = nullptr;
-    }
-
-   private:
-    Pool() {
-        int n = usable_cores();
-        if (const char* env = std::getenv("EMU_THREADS")) n = std::atoi(env);
-#ifdef MUSIFY_EMU_RACECHECK
-        n = 1;  // blocks in a fixed order, so that the race reported is always the same one
-#endif
-        n = std::max(1, n);
-        for (int i = 1; i < n; ++i) workers_.emplace_back([this] { loop(); });
-        for (auto& t : workers_) t.detach();
-    }
-    void loop() {
-        unsigned long long seen = 0;
-        for (;;) {
-            const std::function<void(int)>* work;
-            int id;
-            {
-                std::unique_lock<std::mutex> lock(mutex_);
-                wake_.wait(lock, [&] { return generation_ != seen && wanted_ > 0; });
-                seen = generation_;
-                --wanted_;
-                id = next_id_++;
-                work = work_;
-            }
-            (*work)(id);
-            std::lock_guard<std::mutex> lock(mutex_);
-            if (--pending_ == 0) done_.notify_all();
-        }
-    }
-    std::vector<std::thread> workers_;
-    std::mutex launch_mutex_, mutex_;
-    std::condition_variable wake_, done_;
-    const std::function<void(int)>* work_ = nullptr;
-    int wanted_ = 0, pending_ = 0, next_id_ = 0;
-    unsigned long long generation_ = 0;
-};
-
 struct alignas(128) SharedChunk {
     char bytes[128];
 };
@@ -149,11 +80,6 @@ void run_block_loop(BlockCtx& b) {
     b.run_threads([closure] { C::invoke(closure); });
 }
 
-inline BlockCtx& worker_block() {
-    static thread_local BlockCtx ctx;
-    return ctx;
-}
-
 #ifdef MUSIFY_EMU_RACECHECK
 namespace race {
 inline void block_begin(BlockCtx& b);
@@ -161,92 +87,11 @@ inline void block_end();
 }  // namespace race
 #endif
 
-inline void run_one_block(const GridSpec& s, GridShared& shared, unsigned long long linear) {
-    BlockCtx& b = worker_block();
-    if (shared.trapped) return;  // a trap ends the grid: later blocks do not start
-    b.n = static_cast<int>(s.block.x * s.block.y * s.block.z);
-    b.dim = uint3{s.block.x, s.block.y, s.block.z};
-    b.grid = uint3{s.grid.x, s.grid.y, s.grid.z};
-    b.idx = uint3{static_cast<unsigned>(linear % s.grid.x), static_cast<unsigned>(linear / s.grid.x % s.grid.y),
-                  static_cast<unsigned>(linear / s.grid.x / s.grid.y)};
-    b.invoke = s.invoke;
-    b.run_loop = s.run_loop;
-    b.closure = s.closure;
-    b.shared = &shared;
-    if (s.smem) {
-        std::vector<char>& buf = b.dyn_buffer;
-        buf.resize(s.smem + sizeof(SharedChunk));
-        auto aligned = (reinterpret_cast<std::uintptr_t>(buf.data()) + 127) & ~std::uintptr_t(127);
-        b.dyn_smem = reinterpret_cast<char*>(aligned);
-        std::memset(b.dyn_smem, 0xFF, s.smem);
-    } else {
-        b.dyn_smem = nullptr;
-    }
-    b.dyn_smem_size = s.smem;
-    tl_block = &b;
-    ::blockIdx = b.idx;
-    ::blockDim = b.dim;
-    ::gridDim = b.grid;
-    EMU_RC_HOOK(block_begin(b));
-    b.run();
-    EMU_RC_HOOK(block_end());
-    tl_block = nullptr;
-}
-
-// A barrier for all blocks of a cooperative grid (each on its own OS thread).
-struct GridBarrier {
-    std::mutex mutex;
-    std::condition_variable cv;
-    unsigned long long blocks = 0, arrived = 0, generation = 0;
-};
-
-inline void grid_barrier_wait(GridShared& shared) {
-    auto& g = *static_cast<GridBarrier*>(shared.grid_barrier_state);
-    std::unique_lock<std::mutex> lock(g.mutex);
-    unsigned long long gen = g.generation;
-    if (++g.arrived == g.blocks) {
-        g.arrived = 0;
-        ++g.generation;
-        g.cv.notify_all();
-    } else {
-        g.cv.wait(lock, [&] { return g.generation != gen; });
-    }
-}
-
-inline int run_grid(const GridSpec& s, bool cooperative) {
-    int sticky = sticky_error().load();
-    if (sticky != Success) return result(sticky);
-    int e = check_config(s.grid, s.block, s.smem);
-    if (e != Success) return result(e);
-    unsigned long long blocks = 1ull * s.grid.x * s.grid.y * s.grid.z;
-    GridShared shared;
-    int threads = static_cast<int>(s.block.x * s.block.y * s.block.z);
-    if (cooperative) {
-        if (blocks > 1ull * blocks_per_multiprocessor(threads, s.smem) * kMultiProcessors)
-            return result(ErrorCooperativeLaunchTooLarge);
-        GridBarrier barrier;
-        barrier.blocks = blocks;
-        shared.cooperative = true;
-        shared.grid_barrier = &grid_barrier_wait;
-        shared.grid_barrier_state = &barrier;
-        std::vector<std::thread> team;
-        for (unsigned long long i = 1; i < blocks; ++i)
-            team.emplace_back([&, i] { run_one_block(s, shared, i); });
-        run_one_block(s, shared, 0);
-        for (auto& t : team) t.join();
-    } else {
-        // OS threads take blocks in chunks (about 64 per thread over the grid), so a grid of many
-        // small blocks does not bounce the counter's cache line between cores at every block.
-        std::atomic<unsigned long long> next{0};
-        const unsigned long long chunk = std::max<unsigned long long>(1, blocks / (64ull * Pool::get().size()));
-        Pool::get().run(static_cast<int>(std::min<unsigned long long>(blocks, 1u << 30)), [&](int) {
-            for (unsigned long long i; (i = next.fetch_add(chunk, std::memory_order_relaxed)) < blocks;)
-                for (unsigned long long j = i, end = std::min(blocks, i + chunk); j < end; ++j)
-                    run_one_block(s, shared, j);
-        });
-    }
-    return result(shared.trapped ? ErrorLaunchFailure : Success);
-}
+// The grid runner, compiled once into the runtime with EMU_RUNTIME_LINKED (config.hpp).
+EMU_RT_FN BlockCtx& worker_block();  // the calling OS thread's block (reused by every block it runs)
+EMU_RT_FN void run_one_block(const GridSpec& s, GridShared& shared, unsigned long long linear);
+EMU_RT_FN void grid_barrier_wait(GridShared& shared);
+EMU_RT_FN int run_grid(const GridSpec& s, bool cooperative);
 
 // The kernel and the arguments of one launch; each emulated thread gets its own copy of the
 // parameters, as on a GPU.
@@ -318,10 +163,8 @@ int launch_with_args(void (*kernel)(P...), dim3 grid, dim3 block, void** args, s
 // every non-template kernel a file defines, so the address leads back to the parameter types.
 using ErasedLaunch = int (*)(const void*, dim3, dim3, void**, size_t, bool);
 
-inline std::map<const void*, ErasedLaunch>& kernel_registry() {
-    static std::map<const void*, ErasedLaunch> registry;
-    return registry;
-}
+EMU_RT_FN void register_erased(const void* kernel, ErasedLaunch launch);
+EMU_RT_FN int launch_registered(const void* f, dim3 grid, dim3 block, void** args, size_t smem, bool cooperative);
 
 template <class... P>
 int erased_launch(const void* f, dim3 grid, dim3 block, void** args, size_t smem, bool cooperative) {
@@ -331,11 +174,181 @@ int erased_launch(const void* f, dim3 grid, dim3 block, void** args, size_t smem
 
 template <class... P>
 bool register_kernel(void (*kernel)(P...)) {
-    kernel_registry()[reinterpret_cast<const void*>(kernel)] = &erased_launch<P...>;
+    register_erased(reinterpret_cast<const void*>(kernel), &erased_launch<P...>);
     return true;
 }
 
-inline int launch_registered(const void* f, dim3 grid, dim3 block, void** args, size_t smem, bool cooperative) {
+#if EMU_RT_BODY
+// The OS threads that run blocks: the launching thread plus (cores - 1) workers, or EMU_THREADS.
+class Pool {
+   public:
+    static Pool& get() {
+        static Pool* pool = new Pool();  // never destroyed: workers may still wait at exit
+        return *pool;
+    }
+    int size() const { return static_cast<int>(workers_.size()) + 1; }
+
+    // Run work(participant) on `count` OS threads (the caller is participant 0).
+    void run(int count, const std::function<void(int)>& work) {
+        count = std::max(1, std::min(count, size()));
+        if (count == 1) {
+            work(0);
+            return;
+        }
+        std::lock_guard<std::mutex> one_launch(launch_mutex_);
+        {
+            std::lock_guard<std::mutex> lock(mutex_);
+            work_ = &work;
+            wanted_ = count - 1;
+            pending_ = count - 1;
+            next_id_ = 1;
+            ++generation_;
+        }
+        wake_.notify_all();
+        work(0);
+        std::unique_lock<std::mutex> lock(mutex_);
+        done_.wait(lock, [this] { return pending_ == 0; });
+        work_ = nullptr;
+    }
+
+   private:
+    Pool() {
+        int n = usable_cores();
+        if (const char* env = std::getenv("EMU_THREADS")) n = std::atoi(env);
+#ifdef MUSIFY_EMU_RACECHECK
+        n = 1;  // blocks in a fixed order, so that the race reported is always the same one
+#endif
+        n = std::max(1, n);
+        for (int i = 1; i < n; ++i) workers_.emplace_back([this] { loop(); });
+        for (auto& t : workers_) t.detach();
+    }
+    void loop() {
+        unsigned long long seen = 0;
+        for (;;) {
+            const std::function<void(int)>* work;
+            int id;
+            {
+                std::unique_lock<std::mutex> lock(mutex_);
+                wake_.wait(lock, [&] { return generation_ != seen && wanted_ > 0; });
+                seen = generation_;
+                --wanted_;
+                id = next_id_++;
+                work = work_;
+            }
+            (*work)(id);
+            std::lock_guard<std::mutex> lock(mutex_);
+            if (--pending_ == 0) done_.notify_all();
+        }
+    }
+    std::vector<std::thread> workers_;
+    std::mutex launch_mutex_, mutex_;
+    std::condition_variable wake_, done_;
+    const std::function<void(int)>* work_ = nullptr;
+    int wanted_ = 0, pending_ = 0, next_id_ = 0;
+    unsigned long long generation_ = 0;
+};
+
+EMU_RT_FN BlockCtx& worker_block() {
+    static thread_local BlockCtx ctx;
+    return ctx;
+}
+
+
+EMU_RT_FN void run_one_block(const GridSpec& s, GridShared& shared, unsigned long long linear) {
+    BlockCtx& b = worker_block();
+    if (shared.trapped) return;  // a trap ends the grid: later blocks do not start
+    b.n = static_cast<int>(s.block.x * s.block.y * s.block.z);
+    b.dim = uint3{s.block.x, s.block.y, s.block.z};
+    b.grid = uint3{s.grid.x, s.grid.y, s.grid.z};
+    b.idx = uint3{static_cast<unsigned>(linear % s.grid.x), static_cast<unsigned>(linear / s.grid.x % s.grid.y),
+                  static_cast<unsigned>(linear / s.grid.x / s.grid.y)};
+    b.invoke = s.invoke;
+    b.run_loop = s.run_loop;
+    b.closure = s.closure;
+    b.shared = &shared;
+    if (s.smem) {
+        std::vector<char>& buf = b.dyn_buffer;
+        buf.resize(s.smem + sizeof(SharedChunk));
+        auto aligned = (reinterpret_cast<std::uintptr_t>(buf.data()) + 127) & ~std::uintptr_t(127);
+        b.dyn_smem = reinterpret_cast<char*>(aligned);
+        std::memset(b.dyn_smem, 0xFF, s.smem);
+    } else {
+        b.dyn_smem = nullptr;
+    }
+    b.dyn_smem_size = s.smem;
+    tl_block = &b;
+    ::blockIdx = b.idx;
+    ::blockDim = b.dim;
+    ::gridDim = b.grid;
+    EMU_RC_HOOK(block_begin(b));
+    b.run();
+    EMU_RC_HOOK(block_end());
+    tl_block = nullptr;
+}
+
+// A barrier for all blocks of a cooperative grid (each on its own OS thread).
+struct GridBarrier {
+    std::mutex mutex;
+    std::condition_variable cv;
+    unsigned long long blocks = 0, arrived = 0, generation = 0;
+};
+
+EMU_RT_FN void grid_barrier_wait(GridShared& shared) {
+    auto& g = *static_cast<GridBarrier*>(shared.grid_barrier_state);
+    std::unique_lock<std::mutex> lock(g.mutex);
+    unsigned long long gen = g.generation;
+    if (++g.arrived == g.blocks) {
+        g.arrived = 0;
+        ++g.generation;
+        g.cv.notify_all();
+    } else {
+        g.cv.wait(lock, [&] { return g.generation != gen; });
+    }
+}
+
+EMU_RT_FN int run_grid(const GridSpec& s, bool cooperative) {
+    int sticky = sticky_error().load();
+    if (sticky != Success) return result(sticky);
+    int e = check_config(s.grid, s.block, s.smem);
+    if (e != Success) return result(e);
+    unsigned long long blocks = 1ull * s.grid.x * s.grid.y * s.grid.z;
+    GridShared shared;
+    int threads = static_cast<int>(s.block.x * s.block.y * s.block.z);
+    if (cooperative) {
+        if (blocks > 1ull * blocks_per_multiprocessor(threads, s.smem) * kMultiProcessors)
+            return result(ErrorCooperativeLaunchTooLarge);
+        GridBarrier barrier;
+        barrier.blocks = blocks;
+        shared.cooperative = true;
+        shared.grid_barrier = &grid_barrier_wait;
+        shared.grid_barrier_state = &barrier;
+        std::vector<std::thread> team;
+        for (unsigned long long i = 1; i < blocks; ++i)
+            team.emplace_back([&, i] { run_one_block(s, shared, i); });
+        run_one_block(s, shared, 0);
+        for (auto& t : team) t.join();
+    } else {
+        // OS threads take blocks in chunks (about 64 per thread over the grid), so a grid of many
+        // small blocks does not bounce the counter's cache line between cores at every block.
+        std::atomic<unsigned long long> next{0};
+        const unsigned long long chunk = std::max<unsigned long long>(1, blocks / (64ull * Pool::get().size()));
+        Pool::get().run(static_cast<int>(std::min<unsigned long long>(blocks, 1u << 30)), [&](int) {
+            for (unsigned long long i; (i = next.fetch_add(chunk, std::memory_order_relaxed)) < blocks;)
+                for (unsigned long long j = i, end = std::min(blocks, i + chunk); j < end; ++j)
+                    run_one_block(s, shared, j);
+        });
+    }
+    return result(shared.trapped ? ErrorLaunchFailure : Success);
+}
+
+inline std::map<const void*, ErasedLaunch>& kernel_registry() {
+    static std::map<const void*, ErasedLaunch> registry;
+    return registry;
+}
+
+EMU_RT_FN void register_erased(const void* kernel, ErasedLaunch launch) { kernel_registry()[kernel] = launch; }
+
+EMU_RT_FN int launch_registered(const void* f, dim3 grid, dim3 block, void** args, size_t smem, bool cooperative) {
     auto it = kernel_registry().find(f);
     if (it == kernel_registry().end()) {
         std::fprintf(stderr, "emu: a kernel launched through a void pointer is not known (only non-template "
@@ -344,5 +357,6 @@ inline int launch_registered(const void* f, dim3 grid, dim3 block, void** args, 
     }
     return it->second(f, grid, block, args, smem, cooperative);
 }
+#endif  // EMU_RT_BODY
 
 }  // namespace emu

@@ -30,12 +30,32 @@ struct Allocations {
     size_t in_use = 0;
 };
 
-inline Allocations& allocations() {
+// Which side of a copy a pointer is on, as far as the emulator knows: memory from the device
+// allocator is device memory, pinned host memory is host memory, managed memory is both, and
+// anything else (the program's own arrays, __device__ variables) is not known either way.
+enum class Side { Unknown, Device, Host, Both };
+
+// Allocation and copies, compiled once into the runtime with EMU_RUNTIME_LINKED (config.hpp).
+EMU_RT_FN Allocations& allocations();
+EMU_RT_FN int allocate(void** ptr, size_t size, AllocKind kind, bool poison = true);
+EMU_RT_FN int release(void* ptr, AllocKind kind);
+EMU_RT_FN bool find_allocation(const void* p, const void** start, size_t* size, AllocKind* kind);
+EMU_RT_FN int malloc_pitch(void** ptr, size_t* pitch, size_t width, size_t height);
+EMU_RT_FN Side side_of(const void* p);
+EMU_RT_FN bool direction_matches(const void* dst, const void* src, int kind);
+EMU_RT_FN int copy(void* dst, const void* src, size_t count, int kind);
+EMU_RT_FN int copy_2d(void* dst, size_t dpitch, const void* src, size_t spitch, size_t width, size_t height, int kind);
+EMU_RT_FN int fill(void* dst, int value, size_t count);
+EMU_RT_FN int fill_2d(void* dst, size_t pitch, int value, size_t width, size_t height);
+EMU_RT_FN int symbol_copy(void* symbol, size_t symbol_size, void* buffer, size_t count, size_t offset, bool to);
+
+#if EMU_RT_BODY
+EMU_RT_FN Allocations& allocations() {
     static Allocations a;
     return a;
 }
 
-inline int allocate(void** ptr, size_t size, AllocKind kind, bool poison = true) {
+EMU_RT_FN int allocate(void** ptr, size_t size, AllocKind kind, bool poison) {
     if (!ptr) return result(ErrorInvalidValue);
     *ptr = nullptr;
     if (size == 0) return result(Success);
@@ -58,7 +78,7 @@ inline int allocate(void** ptr, size_t size, AllocKind kind, bool poison = true)
     return result(Success);
 }
 
-inline int release(void* ptr, AllocKind kind) {
+EMU_RT_FN int release(void* ptr, AllocKind kind) {
     if (!ptr) return result(Success);
     Allocations& a = allocations();
     std::unique_lock<std::mutex> lock(a.mutex);
@@ -74,7 +94,7 @@ inline int release(void* ptr, AllocKind kind) {
 }
 
 // The allocation that contains p, if any: its start, size and kind.
-inline bool find_allocation(const void* p, const void** start, size_t* size, AllocKind* kind) {
+EMU_RT_FN bool find_allocation(const void* p, const void** start, size_t* size, AllocKind* kind) {
     Allocations& a = allocations();
     std::lock_guard<std::mutex> lock(a.mutex);
     auto it = a.live.upper_bound(p);
@@ -88,18 +108,14 @@ inline bool find_allocation(const void* p, const void** start, size_t* size, All
     return true;
 }
 
-inline int malloc_pitch(void** ptr, size_t* pitch, size_t width, size_t height) {
+EMU_RT_FN int malloc_pitch(void** ptr, size_t* pitch, size_t width, size_t height) {
     if (!pitch) return result(ErrorInvalidValue);
     *pitch = (width + kPitchAlignment - 1) / kPitchAlignment * kPitchAlignment;
     return allocate(ptr, *pitch * height, AllocKind::Device);
 }
 
-// Which side of a copy a pointer is on, as far as the emulator knows: memory from the device
-// allocator is device memory, pinned host memory is host memory, managed memory is both, and
-// anything else (the program's own arrays, __device__ variables) is not known either way.
-enum class Side { Unknown, Device, Host, Both };
 
-inline Side side_of(const void* p) {
+EMU_RT_FN Side side_of(const void* p) {
     const void* start;
     size_t size;
     AllocKind kind;
@@ -111,7 +127,7 @@ inline Side side_of(const void* p) {
 // A GPU copies by the kind it is given, so a kind that contradicts the pointers (a swapped
 // HostToDevice/DeviceToHost) is undefined behaviour there; here it is an error, reported once per
 // call, so a port with swapped directions fails visibly instead of passing by luck.
-inline bool direction_matches(const void* dst, const void* src, int kind) {
+EMU_RT_FN bool direction_matches(const void* dst, const void* src, int kind) {
     if (kind == 4) return true;
     bool dst_device = kind == 1 || kind == 3, src_device = kind == 2 || kind == 3;
     auto fits = [](Side side, bool device) {
@@ -126,7 +142,7 @@ inline bool direction_matches(const void* dst, const void* src, int kind) {
     return false;
 }
 
-inline int copy(void* dst, const void* src, size_t count, int kind) {
+EMU_RT_FN int copy(void* dst, const void* src, size_t count, int kind) {
     if (kind < 0 || kind > 4) return result(ErrorInvalidMemcpyDirection);
     if (count == 0) return result(Success);
     if (!dst || !src) return result(ErrorInvalidValue);
@@ -135,7 +151,7 @@ inline int copy(void* dst, const void* src, size_t count, int kind) {
     return result(Success);
 }
 
-inline int copy_2d(void* dst, size_t dpitch, const void* src, size_t spitch, size_t width, size_t height,
+EMU_RT_FN int copy_2d(void* dst, size_t dpitch, const void* src, size_t spitch, size_t width, size_t height,
                    int kind) {
     if (kind < 0 || kind > 4) return result(ErrorInvalidMemcpyDirection);
     if (width > dpitch || width > spitch) return result(ErrorInvalidPitchValue);
@@ -146,20 +162,20 @@ inline int copy_2d(void* dst, size_t dpitch, const void* src, size_t spitch, siz
     return result(Success);
 }
 
-inline int fill(void* dst, int value, size_t count) {
+EMU_RT_FN int fill(void* dst, int value, size_t count) {
     if (count && !dst) return result(ErrorInvalidValue);
     std::memset(dst, value, count);
     return result(Success);
 }
 
-inline int fill_2d(void* dst, size_t pitch, int value, size_t width, size_t height) {
+EMU_RT_FN int fill_2d(void* dst, size_t pitch, int value, size_t width, size_t height) {
     if (width > pitch) return result(ErrorInvalidPitchValue);
     for (size_t r = 0; r < height; ++r) std::memset(static_cast<char*>(dst) + r * pitch, value, width);
     return result(Success);
 }
 
 // cudaMemcpyToSymbol/FromSymbol: a symbol is the variable itself; offset+count must fit in it.
-inline int symbol_copy(void* symbol, size_t symbol_size, void* buffer, size_t count, size_t offset, bool to) {
+EMU_RT_FN int symbol_copy(void* symbol, size_t symbol_size, void* buffer, size_t count, size_t offset, bool to) {
     if (offset > symbol_size || count > symbol_size - offset) return result(ErrorInvalidValue);
     char* at = static_cast<char*>(symbol) + offset;
     if (to)
@@ -168,5 +184,6 @@ inline int symbol_copy(void* symbol, size_t symbol_size, void* buffer, size_t co
         std::memmove(buffer, at, count);
     return result(Success);
 }
+#endif  // EMU_RT_BODY
 
 }  // namespace emu

@@ -1,0 +1,62 @@
+"""Content digests of file sets (the rule database, musify's own source), memoised by stat.
+
+Every run keys its caches on two digests: the rule files' (4-5 MB of YAML) and musify's own
+source's. Reading and hashing them is most of what a fully cached `musify check` would do, so
+the digest is kept beside a signature of the files' stat data (path, size, inode, mtime and
+ctime in nanoseconds) under the cache root, in `digests/`, and reused while the signature
+matches. Any write to a file moves its ctime, which no user-space tool can set back, so a changed
+file always misses. Like git's "racy clean" rule, a memo is not written while some file changed
+in the last few seconds, where a coarse file-system clock could hide a second write.
+Deleting the folder is always safe.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+from musify import resources
+
+RACY_NS = 3 * 10**9  # files changed this recently are hashed, never memoised
+
+
+def memoised(name: str, root: Path, files: list[Path], compute: Callable[[], str]) -> str:
+    """`compute()` (a digest of the content of `files`, which lie under `root`), or the memo of an
+    earlier call on the same files with the same stat data. One memo per `name` and `root`."""
+    try:
+        stats = [os.stat(path) for path in files]
+    except OSError:
+        return compute()  # a file vanished: computing gives the proper error, or a fresh answer
+    sig = hashlib.sha256(name.encode())
+    for path, st in zip(files, stats):
+        sig.update(f"{path}\0{st.st_size}\0{st.st_ino}\0{st.st_mtime_ns}\0{st.st_ctime_ns}\0".encode(
+            "utf-8", "surrogateescape"))
+    signature = sig.hexdigest()
+    where = hashlib.sha256(os.fsencode(root)).hexdigest()[:16]
+    memo = resources.cache_dir("digests") / f"{name}-{where}"
+    try:
+        stored_sig, stored = memo.read_text(encoding="ascii").split()
+        if stored_sig == signature:
+            return stored
+    except (OSError, ValueError, UnicodeDecodeError):
+        pass
+    digest = compute()
+    newest = max((max(st.st_mtime_ns, st.st_ctime_ns) for st in stats), default=0)
+    if time.time_ns() - newest > RACY_NS:
+        _write(memo, f"{signature} {digest}\n")
+    return digest
+
+
+def _write(path: Path, text: str) -> None:
+    """Atomically, and silently not at all where the cache cannot be written (a read-only home
+    costs the next run its speed, nothing else)."""
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.parent / f".{path.name}.{os.getpid()}.tmp"
+        tmp.write_text(text, encoding="ascii")
+        os.replace(tmp, path)
+    except OSError:
+        pass

@@ -1,0 +1,89 @@
+"""Start-up: what a run loads only when it needs it, and the stat-memoised digests (issue 12).
+
+The figures are in benchmarks/README.md (`benchmarks/bench_startup.py`); these tests pin the
+behaviour behind them: a fully cached `musify check` imports no pass, no front end and none of
+the heavy optional libraries, and a memoised digest never outlives a change to its files.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from musify import digests
+from musify.rules import files as rule_files
+from tests.conftest import install_rules
+from tests.test_cache import RULES
+
+REPO = Path(__file__).resolve().parents[1]
+# what a cached check must not load: every pass, every front end, and the optional libraries
+HEAVY = ("musify.passes.identifiers", "musify.passes.structure", "musify.passes.hazards.warp_size",
+         "musify.frontend.scanner", "musify.frontend.cmake", "musify.frontend.python", "musify.rules.model",
+         "tree_sitter", "yaml", "rich", "jinja2")
+PROBE = """
+import json, runpy, sys
+sys.argv = ["musify", *sys.argv[1:]]
+try:
+    runpy.run_module("musify", run_name="__main__")
+except SystemExit:
+    pass
+print(json.dumps(sorted(sys.modules)), file=sys.__stdout__)
+"""
+
+
+def _modules_of_check(work: Path, cache: Path, *args: str) -> tuple[set[str], str]:
+    env = dict(os.environ, MUSIFY_CACHE_DIR=str(cache), PYTHONPATH=str(REPO))  # MUSIFY_RULES_DIR kept
+    proc = subprocess.run([sys.executable, "-c", PROBE, "check", "small.cu", "-q", *args], cwd=work, env=env,
+                          capture_output=True, text=True, timeout=300, check=False)
+    return set(json.loads(proc.stdout.splitlines()[-1])), proc.stderr
+
+
+def test_a_cached_check_loads_no_pass_front_end_or_optional_library(tmp_path: Path, monkeypatch) -> None:
+    install_rules(tmp_path, monkeypatch, RULES)  # a small database: nothing slow to compile
+    (tmp_path / "small.cu").write_text("#include <cuda_runtime.h>\n"
+                                       "int main() { float *d; cudaMalloc(&d, 4); return 0; }\n")
+    cache = tmp_path / "cache"
+    first, err = _modules_of_check(tmp_path, cache)  # migrates: loads what it needs, fills the cache
+    assert "would be migrated" in err
+    assert "musify.passes.identifiers" in first and "musify.frontend.scanner" in first
+    assert "musify.frontend.cmake" not in first  # a C-family file needs no CMake front end
+    second, err = _modules_of_check(tmp_path, cache)
+    assert "would be migrated" in err  # the same verdict, from the cache
+    assert sorted(second & set(HEAVY)) == []
+
+
+def test_a_digest_memo_never_outlives_a_change(tmp_path: Path, monkeypatch) -> None:
+    rules = install_rules(tmp_path, monkeypatch, RULES)
+    table = rules / "rt" / "r.yaml"
+    monkeypatch.setattr(digests, "RACY_NS", 0)  # as if the file had settled: the memo is written
+    old = time.time() - 3600
+    os.utime(table, (old, old))
+    first = rule_files.ruleset_digest()
+    assert list((tmp_path / "cache" / "digests").iterdir())
+    assert rule_files.ruleset_digest() == first
+    # same size, same mtime (a tool that restores timestamps): the ctime still moves
+    table.write_text(RULES.replace("musaFree", "musaFred"))
+    os.utime(table, (old, old))
+    second = rule_files.ruleset_digest()
+    blobs = [(table, table.read_bytes())]
+    assert second != first and second == rule_files.rules_digest(blobs, rules)
+
+
+def test_a_file_changed_just_now_is_hashed_not_memoised(tmp_path: Path, monkeypatch) -> None:
+    monkeypatch.setenv("MUSIFY_CACHE_DIR", str(tmp_path / "cache"))
+    f = tmp_path / "a.txt"
+    f.write_text("x")
+    calls = []
+
+    def compute() -> str:
+        calls.append(1)
+        return "d1"
+
+    assert digests.memoised("t", tmp_path, [f], compute) == "d1"
+    assert digests.memoised("t", tmp_path, [f], compute) == "d1"
+    assert len(calls) == 2  # racy: no memo for a file this fresh
+    assert not (tmp_path / "cache" / "digests").exists()
