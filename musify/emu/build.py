@@ -267,6 +267,14 @@ def _flag_folder(options: BuildOptions, sources: list[Path]) -> tuple[Path, list
     return cache_root() / "pch" / key.hexdigest()[:24], flags, face, cxx
 
 
+def _own_timeout(options: BuildOptions) -> float:
+    """The time limit for building the emulator's own parts (precompiled header, runtime.o): the
+    program's compile limit guards against the program's inputs (an include of a FIFO), but these
+    parts are shared, built once per flag set, and take seconds on a busy machine, so a tight limit
+    given for the program must not fail them (default 600 s, or the program's limit when longer)."""
+    return max(options.compile_timeout, 600.0)
+
+
 def _built_once(folder: Path, name: str, command: list[str], timeout: float) -> subprocess.CompletedProcess | None:
     """Make `folder/name` with `command` (its output path given as the last argument) unless it is
     there. Concurrent builds (threads or processes) wait on the folder's file lock rather than
@@ -307,7 +315,7 @@ def precompiled_prelude(options: BuildOptions, sources: list[Path]) -> Path | No
         folder.mkdir(parents=True, exist_ok=True)
         prelude.write_text(f"#include <{_RUNTIME_HEADER[face]}>\n")
         if _built_once(folder, "prelude.h.gch", [cxx, *flags, "-x", "c++-header", str(prelude), "-o"],
-                       options.compile_timeout) is not None:
+                       _own_timeout(options)) is not None:
             _pch_failed.add(str(folder))
             return None
     return prelude
@@ -320,7 +328,7 @@ def runtime_object(options: BuildOptions, sources: list[Path]) -> Path:
     folder, flags, face, cxx = _flag_folder(options, sources)
     failed = _built_once(folder, "runtime.o", [cxx, *flags, "-DEMU_RUNTIME_IMPL", "-x", "c++", "-include",
                                                _RUNTIME_HEADER[face], str(EMU_ROOT / "emu" / "runtime.cpp"),
-                                               "-c", "-o"], options.compile_timeout)
+                                               "-c", "-o"], _own_timeout(options))
     if failed is not None:
         raise BuildError("the emulator runtime did not compile" + (" in time" if failed.timed_out else ""),
                          failed.stderr)
