@@ -71,13 +71,6 @@ def _offsets(text: str) -> list[int]:
     return [0, *itertools.accumulate(len(line) + 1 for line in text.split("\n")[:-1])]
 
 
-def apply_edits(original: str, edits: list[dict]) -> str | None:
-    """The port rebuilt from the original and the record's edits; None when an edit does not match
-    (the file changed since the run, or the columns mean something else)."""
-    spans = _spans(original, edits)
-    return None if spans is None else _rebuild(original, spans)
-
-
 def _spans(original: str, edits: list[dict]) -> list[tuple[int, int, str]] | None:
     """The edits as sorted (start, end, new) offsets, or None when one does not match."""
     starts = _offsets(original)
