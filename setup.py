@@ -25,6 +25,7 @@ DATA_SKIP = ("coverage",)  # docs/coverage: generated tables for maintainers, no
 EXT_MODULES = [
     Extension("musify.frontend._cscan", ["musify/frontend/_cscan.c", "musify/frontend/_cscan_ident.c"],
               depends=["musify/frontend/_cscan.h"], optional=True, extra_compile_args=["-O2"]),
+    Extension("musify.frontend._claunch", ["musify/frontend/_claunch.c"], optional=True, extra_compile_args=["-O2"]),
 ]
 
 

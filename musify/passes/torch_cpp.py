@@ -37,6 +37,11 @@ def _patterns() -> dict:
         "label": re.compile(r"\bcase\s+((?:[A-Za-z_]\w*\s*::\s*)*)(" + "|".join(re.escape(r["cuda"]) for r in labels)
                             + r")\s*:(?!:)") if labels else None,
         "labels": labels,
+        # each search runs only where its names occur (a match needs one): every file that says
+        # CUDA once would otherwise pay three regular-expression walks of its whole text
+        "member_names": tuple(members),
+        "macro_names": tuple(macros),
+        "label_names": ("case",) if labels else (),
         "trigger": tuple(members) + tuple(macros) + tuple(r["cuda"] for r in labels),
     }
 
@@ -48,23 +53,27 @@ def run(ctx: PassContext) -> list[Edit]:
         return []
     code = ctx.scan.code_map()
     edits: list[Edit] = []
-    if p["member"] is not None:
+    if p["member"] is not None and _mentions(text, p["member_names"]):
         pos = 0
         while (m := code.search(p["member"], text, pos)) is not None:
             rule = p["members"][m.group(1)]
             edits.append(Edit(m.start(1), m.end(1), rule["musa"], "." + rule["cuda"] + "()", LIBRARY, "function"))
             pos = m.end()
-    if p["macro"] is not None:
+    if p["macro"] is not None and _mentions(text, p["macro_names"]):
         pos = 0
         while (m := code.search(p["macro"], text, pos)) is not None:
             edits.extend(_macro_args(ctx, m, p["macros"][m.group(1)]))
             pos = m.end()
-    if p["label"] is not None:
+    if p["label"] is not None and _mentions(text, p["label_names"]):
         pos = 0
         while (m := code.search(p["label"], text, pos)) is not None:
             _case_label(ctx, code, m, p["labels"])
             pos = m.end()
     return edits
+
+
+def _mentions(text: str, names: tuple[str, ...]) -> bool:
+    return any(name in text for name in names)
 
 
 def _macro_args(ctx: PassContext, m: re.Match[str], rules: dict) -> list[Edit]:

@@ -1,0 +1,87 @@
+"""The compiled bracket pass of launch detection (`_claunch`) and the Python one agree.
+
+Launch counts, the structure pass's rewrites and the emulator's launch rewriting all rest on
+`launches._structure`: the compiled path is only allowed to be faster, so on generated inputs
+(launches, brackets, `;`, comments and literals in any mix, closed or not) both must give the
+same structure, and launch detection the same launches.
+"""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+from hypothesis import HealthCheck, example, given, settings
+from hypothesis import strategies as st
+
+from musify.frontend import launches
+from musify.frontend.scanner import CodeMap, scan_python
+
+try:
+    from musify.frontend import _claunch
+except ImportError:  # no compiler at install time: test_cscan_equivalence's build check says so
+    _claunch = None
+
+needs_claunch = pytest.mark.skipif(_claunch is None, reason="the compiled launch pass is not built")
+
+FRAGMENTS = [
+    "<<<", ">>>", "<<<<", ">>>>", "<<", ">>", "<", ">", "(", ")", "[", "]", "{", "}", ";", ",",
+    " ", "\t", "\n", "\\\n", "\r\n", "k", "ns::k", "::k", "k<float, 4>", "k<T>", "x", "1", "é",
+    "kern<<<grid, block>>>(a, b);", "kern<<<1, 32, 0, s>>>(d);", "f<<<g, b>>>  \\\n (x)",
+    "k<<<a>>>(b;c)", "k<<<(n + 1) / 2, 32>>>(p[0], q{1})", "k <<< 1 >>> /* c */ (x);",
+    "// line <<< comment\n", "/* block ( >>> */", "/* never closed", '"str <<< ( ;"', "'('", "';'",
+    'R"(raw >>> ( )"', '"unterminated\n', "#define L(k) k<<<1, 1>>>(0)\n", "__global__ void k(int *a) {}",
+    "if (a<<<b) {", "template <typename T> __global__ void k(T x);", "}}}", "(((",
+]
+
+pieces = st.one_of(st.sampled_from(FRAGMENTS), st.sampled_from(FRAGMENTS),
+                   st.text(alphabet="<>()[]{};, \\\n/*\"'kx:", max_size=10), st.text(max_size=4))
+texts = st.lists(pieces, max_size=50).map("".join)
+
+
+def _python(text: str) -> tuple:
+    shape = launches._structure_python(text, CodeMap(scan_python(text).spans))
+    return shape.closer, shape.semicolon, shape.config_end
+
+
+@needs_claunch
+@settings(max_examples=500, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(texts)
+@example("k<<<1, 2>>>(a, b);")
+@example("k<<<1>>>(a; b) x<<<2>>> (c) <<< ((( ;")
+@example("<<<<<< >>>>>> (")
+def test_compiled_and_python_structures_are_identical(text: str) -> None:
+    spans = scan_python(text).spans
+    assert _claunch.structure(text, spans) == _python(text)
+
+
+@needs_claunch
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(texts)
+def test_compiled_and_python_launches_are_identical(text: str) -> None:
+    compiled = launches.find_launches(text)
+    saved, launches._NATIVE = launches._NATIVE, None
+    try:
+        python = launches.find_launches(text)
+    finally:
+        launches._NATIVE = saved
+    assert compiled == python
+
+
+@needs_claunch
+def test_the_compiled_pass_is_the_one_in_use() -> None:
+    """Built, it must be used: the Python pass cost a tenth of a migration on small files."""
+    if os.environ.get("MUSIFY_PURE_PYTHON", "") not in ("", "0"):
+        pytest.skip("MUSIFY_PURE_PYTHON selects the Python pass")
+    assert launches._NATIVE is _claunch
+    shape = launches._structure("k<<<1, 2>>>(a, b);", CodeMap([]))
+    assert shape.config_end == {1: 8} and shape.closer == {11: 16} and shape.semicolon == set()
+
+
+@needs_claunch
+def test_spans_of_any_sequence_type_and_bad_spans() -> None:
+    text = "k<<<1>>>(a /* ) */ );"
+    spans = scan_python(text).spans
+    assert _claunch.structure(text, [list(s) for s in spans]) == _python(text)
+    with pytest.raises(TypeError):
+        _claunch.structure(text, [("a", "b")])
