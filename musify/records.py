@@ -53,7 +53,7 @@ class FileResult:
     def to_json(self, packed: bool = False) -> dict:
         """The file's record entry; `packed` leaves packed edits as they are (for the writer)."""
         # field by field rather than dataclasses.asdict, which deep-copies and is slow on big runs
-        d = {f.name: getattr(self, f.name) for f in fields(self) if f.name not in _TRANSIENT}
+        d = {name: getattr(self, name) for name in _SERIALISED}
         d["diagnostics"] = [x.to_json() for x in self.diagnostics]
         d["references"] = dict(self.references)
         d["seconds"] = round(self.seconds, 6)
@@ -85,6 +85,7 @@ class FileResult:
 
 
 _TRANSIENT = frozenset({"declared", "pending_unknown"})
+_SERIALISED = tuple(f.name for f in fields(FileResult) if f.name not in _TRANSIENT)  # in field order
 _COMPACT = (",", ":")
 
 

@@ -8,6 +8,7 @@ and the diagnostic carries the fix. Hopper-only instructions inside (wgmma, fp8 
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 
 from musify.engine.edits import Edit
 from musify.passes._base import PassContext
@@ -22,7 +23,7 @@ def run(ctx: PassContext) -> list[Edit]:
     if "asm" not in text:
         return []
     codemap = ctx.scan.code_map()
-    for m in _ASM.finditer(text):
+    for m in asm_matches(text):
         if not codemap.is_code(m.start()):
             continue
         spelled = " ".join(text[m.start():m.end() - 1].split())
@@ -33,6 +34,23 @@ def run(ctx: PassContext) -> list[Edit]:
             if pattern.search(body):
                 ctx.warn("MU2035", m.start(), spelled, what=f"'{spelled}' with {feature}", feature=feature)
     return []
+
+
+def asm_matches(text: str) -> Iterator[re.Match[str]]:
+    """`_ASM.finditer(text)`, with the pattern tried only where a match can start: at each "asm"
+    and two characters before one that follows "__". A search from every offset (the pattern
+    opens with a look-behind, which defeats the regex engine's literal scan) cost more than the
+    rest of the pass on headers that mention "asm" once."""
+    end = 0
+    at = text.find("asm")
+    while at >= 0:
+        for start in ((at - 2, at) if at >= 2 and text.startswith("__", at - 2) else (at,)):
+            m = _ASM.match(text, start) if start >= end else None
+            if m is not None:
+                yield m
+                end = m.end()
+                break
+        at = text.find("asm", at + 1)
 
 
 def _statement_end(text: str, pos: int) -> int:
