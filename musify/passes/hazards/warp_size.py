@@ -22,6 +22,7 @@ from __future__ import annotations
 import bisect
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 
 from musify.arch import WARP_WIDTH
 from musify.engine.edits import Edit
@@ -187,12 +188,21 @@ def _check_binary(node, names: _Names, derived: set[str], masks: set[str], repor
 
 def _calls(node, wanted: frozenset[str]) -> bool:
     """`node` calls one of `wanted` (anywhere inside it)."""
+    source = node.text
+    if not any(name in source for name in _encoded(wanted)):
+        return False  # a call's function is part of the node's bytes: no name in them, no such call
     for n in _walk(node):
         if n.type == "call_expression":
             fn = n.child_by_field_name("function")
             if fn is not None and _text(fn) in wanted:
                 return True
     return False
+
+
+@lru_cache(maxsize=16)
+def _encoded(names: frozenset[str]) -> tuple[bytes, ...]:
+    """The names as the bytes `_text` decodes them from."""
+    return tuple(name.encode("utf-8", "surrogateescape") for name in names)
 
 
 _COMPARISONS = frozenset({"==", "!=", "<", ">", "<=", ">="})
