@@ -5,6 +5,7 @@ from __future__ import annotations
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
+from musify.frontend import launches
 from musify.passes.hazards import inline_asm
 
 ASM_PIECES = ["asm", "__asm", "__asm__", "_asm", ".asm", "xasm", "asm(", "asm volatile(", "__asm__ __volatile__ (",
@@ -18,3 +19,14 @@ ASM_PIECES = ["asm", "__asm", "__asm__", "_asm", ".asm", "xasm", "asm(", "asm vo
 def test_inline_asm_candidates_match_a_full_search(text: str) -> None:
     found = [(m.start(), m.end()) for m in inline_asm.asm_matches(text)]
     assert found == [(m.start(), m.end()) for m in inline_asm._ASM.finditer(text)]
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.text(alphabet=st.sampled_from(list("ab_Z09 \n\t()<>:é٣ⅷ_")), max_size=24), st.data())
+@example("kern\n", None)
+@example("9_x", None)
+def test_kernel_name_read_backwards_matches_the_regex(text: str, data) -> None:
+    hi = data.draw(st.integers(0, len(text))) if data is not None else len(text)
+    lo = data.draw(st.integers(0, hi)) if data is not None else 0
+    m = launches._IDENT_END.search(text, lo, hi)
+    assert launches.ident_ending_at(text, lo, hi) == (m.start() if m else -1)
