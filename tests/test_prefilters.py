@@ -5,8 +5,8 @@ from __future__ import annotations
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from musify.frontend import launches
-from musify.passes.hazards import inline_asm
+from musify.frontend import launches, syntax
+from musify.passes.hazards import inline_asm, warp_size
 
 ASM_PIECES = ["asm", "__asm", "__asm__", "_asm", ".asm", "xasm", "asm(", "asm volatile(", "__asm__ __volatile__ (",
               "asm\n(", "asmasm(", "__", "_", " ", "(", "volatile", "(\"mov\");", "\n", "a", "s", "m"]
@@ -30,3 +30,17 @@ def test_kernel_name_read_backwards_matches_the_regex(text: str, data) -> None:
     lo = data.draw(st.integers(0, hi)) if data is not None else 0
     m = launches._IDENT_END.search(text, lo, hi)
     assert launches.ident_ending_at(text, lo, hi) == (m.start() if m else -1)
+
+
+WARP_PIECES = ["unsigned m = __ballot_sync(0xffffffff, p);", "int c = __popc(m);", "if (m == 0xffffffff) {", "}",
+               "m", "mask", "m2", " ", "(", ")", ";", "{", "f(m);", "m & 1", "unsigned = x;", "é", "\n", "int"]
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(st.sampled_from(WARP_PIECES), max_size=25).map("".join),
+       st.sets(st.sampled_from(["m", "mask", "m2", "é", "", "x"]), max_size=3))
+def test_identifiers_found_by_name_are_those_a_walk_finds(body: str, wanted: set[str]) -> None:
+    root = syntax.parse_toplevel("__device__ void f(int p) {" + body + "}").root
+    walked = {(n.start_byte, n.end_byte) for n in warp_size._walk(root)
+              if n.type == "identifier" and warp_size._text(n) in wanted}
+    assert {(n.start_byte, n.end_byte) for n in warp_size._identifiers_named(root, wanted)} == walked

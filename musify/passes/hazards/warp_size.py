@@ -243,8 +243,8 @@ def _used_as_bits(root, masks: set[str], names: _Names) -> set[str]:
     """The mask variables the code reads as bits: any use but passing the mask on as a call
     argument (to a `*_sync` call or a helper), which is how warp-agnostic code carries it."""
     out = set()
-    for n in _walk(root):
-        if n.type != "identifier" or _text(n) not in masks or _text(n) in out:
+    for n in _identifiers_named(root, masks):
+        if _text(n) in out:
             continue
         parent = n.parent
         if parent is None or parent.type in ("init_declarator", "declaration"):
@@ -256,6 +256,25 @@ def _used_as_bits(root, masks: set[str], names: _Names) -> set[str]:
                 continue
         out.add(_text(n))
     return out
+
+
+def _identifiers_named(root, wanted: set[str]):
+    """The identifier nodes under `root` whose text is in `wanted`, found where the names occur
+    in its bytes (the deepest node spanning an occurrence) rather than by a walk of every node,
+    which made Python objects of the whole tree: a quarter of this pass. Order is not kept."""
+    if "" in wanted:  # an empty (missing) name has no occurrence to look for: walk
+        yield from (n for n in _walk(root) if n.type == "identifier" and _text(n) in wanted)
+        return
+    source, base = root.text, root.start_byte
+    for name in wanted:
+        token = name.encode("utf-8", "surrogateescape")
+        at = source.find(token)
+        while at >= 0:
+            node = root.descendant_for_byte_range(base + at, base + at + len(token))
+            if node is not None and node.type == "identifier" and node.start_byte == base + at \
+                    and node.end_byte == base + at + len(token):
+                yield node
+            at = source.find(token, at + 1)
 
 
 def _thread_variables(captures: dict[str, list], names: _Names) -> set[str]:
