@@ -71,11 +71,13 @@ class FileResult:
         if not isinstance(edits, PackedEdits):
             yield json.dumps(d, separators=_COMPACT)
             return
-        items = list(d.items())
-        at = next(i for i, (k, _) in enumerate(items) if k == "edits")
-        yield json.dumps(dict(items[:at]), separators=_COMPACT)[:-1] + ',"edits":'
+        d["edits"] = None  # one dump, cut where the edits go: the keys before "edits" are fixed
+        # names and a JSON string cannot hold an unescaped quote, so the first such text is the key
+        whole = json.dumps(d, separators=_COMPACT)
+        at = whole.index(_EDITS_KEY)
+        yield whole[:at] + '"edits":'
         yield from edits.iter_json()
-        yield "," + json.dumps(dict(items[at + 1:]), separators=_COMPACT)[1:]
+        yield whole[at + len(_EDITS_KEY):]
 
     @classmethod
     def from_json(cls, d: dict) -> FileResult:
@@ -87,6 +89,7 @@ class FileResult:
 _TRANSIENT = frozenset({"declared", "pending_unknown"})
 _SERIALISED = tuple(f.name for f in fields(FileResult) if f.name not in _TRANSIENT)  # in field order
 _COMPACT = (",", ":")
+_EDITS_KEY = '"edits":null'
 
 
 @dataclass
