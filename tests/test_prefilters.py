@@ -44,3 +44,16 @@ def test_identifiers_found_by_name_are_those_a_walk_finds(body: str, wanted: set
     walked = {(n.start_byte, n.end_byte) for n in warp_size._walk(root)
               if n.type == "identifier" and warp_size._text(n) in wanted}
     assert {(n.start_byte, n.end_byte) for n in warp_size._identifiers_named(root, wanted)} == walked
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(st.sampled_from(["0xffffffff", "0XFFFFFFFF", "0xfffffff", "~0", "~ 0", "~x", "31", "32", "33", "x32",
+                                 ".32", "32.", "32u", "132", "16", "x16", "16.0", ">> 5", ">>5", ">>51", ">> 5u",
+                                 "é32", "_31", " ", "\n", "(", "3", "2", "1", "6", "f", "x", "."]),
+                max_size=20).map("".join), st.data())
+def test_warp_size_triggers_match_the_regexes(text: str, data) -> None:
+    end = data.draw(st.integers(0, len(text)))
+    start = data.draw(st.integers(0, end))
+    assert warp_size.has_trigger(text, start, end) == bool(warp_size._TRIGGER.search(text, start, end))
+    assert warp_size._standalone(warp_size._SIXTEEN_AHEAD, text, start, end) == \
+        bool(warp_size._SIXTEEN.search(text, start, end))
