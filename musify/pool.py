@@ -3,8 +3,9 @@
 What a `-j2` run can gain is bounded by what the parent does alone (Amdahl), so the parent is
 kept to the work that needs every file: discovery, planning, the run-level finalisers and the
 record. Everything per file happens in the workers:
-  * workers are forked (where the platform can) after the parent has imported the engine and
-    loaded the RuleSet, so they start without importing or loading anything; the parent's heap
+  * workers are forked (where the platform can) after the parent has imported the engine, the
+    front ends and passes the files need, and loaded the RuleSet, so they start without
+    importing or loading anything; the parent's heap
     is frozen out of the cyclic collector first (`gc.freeze`), so a worker's collections do not
     touch, and so copy, the pages it shares with the parent;
   * files go out in chunks (a task per file costs a round trip through the queues);
@@ -77,6 +78,22 @@ def write_port(job: FileJob, result: FileResult, data: bytes | None, out_dir: st
     return None
 
 
+def _preload(kinds: set[str], ruleset: RuleSet) -> None:
+    """Import, once in the parent, what the first file of each kind would make every worker
+    import (front ends, passes, the syntax library) and derive the scanner's prefixes, so that
+    forked workers inherit them."""
+    from musify.passes.languages import language_for, scanner_prefixes
+
+    for kind in sorted(kinds):
+        language_for(kind)
+    scanner_prefixes(ruleset)
+    try:
+        import tree_sitter  # noqa: F401 -- imported for the workers to inherit
+        import tree_sitter_cuda  # noqa: F401
+    except ImportError:  # the structural checks say so themselves when a file needs them
+        pass
+
+
 def run_jobs(todo: list[tuple[int, FileJob]], ruleset: RuleSet, options: Options, project: ProjectInfo,
              writes: Writes | None = None) -> Iterator[tuple[int, FileResult, bytes | None]]:
     """(index, result, new bytes) for every job, in `todo`'s order; with `writes`, each port is
@@ -95,6 +112,7 @@ def run_jobs(todo: list[tuple[int, FileJob]], ruleset: RuleSet, options: Options
     context = multiprocessing.get_context(method)
     if method == "fork":
         _WORKER["ruleset"] = ruleset  # inherited by the forked workers
+        _preload({job.kind for _, job in todo}, ruleset)
     gc.freeze()  # the parent's objects as they are now are shared with the workers, untouched
     try:
         with ProcessPoolExecutor(max_workers=options.jobs, mp_context=context, initializer=_init_worker,
