@@ -4,7 +4,8 @@ Runs `musify migrate CORPUS -o OUT -j N --json run.json -q --no-cache` for each 
 (-j1, -j2, -j1, -j2, ...) so that both see the same machine, and prints for each run the wall
 time, the CPU time of the parent process and of its workers, and the load average. On a shared
 machine the wall ratio says little on its own; the CPU split says what the critical path is:
-a -j2 run cannot take less than the parent's serial work plus half of the workers' CPU.
+a -j2 run cannot take less than the parent's serial work plus half of the workers' CPU, and the
+script prints that bound (counting all of the parent's CPU as serial).
 
 It also measures what the machine itself allows (`--ceiling`): the same pure-Python loop run
 once alone and as two processes at once. On two idle cores two copies take as long as one (a
@@ -112,6 +113,7 @@ def main() -> None:
         print(f"corpus: {size / 1e6:.1f} MB", flush=True)
     run(corpus, work / "warmup", 1)  # the rules compiled and the page cache warm, as after a first run
     walls: dict[int, list[float]] = {j: [] for j in args.jobs}
+    cpus: dict[int, list[tuple[float, float]]] = {j: [] for j in args.jobs}
     digests: dict[int, tuple[str, dict]] = {}
     for r in range(args.repeat):
         if not args.no_ceiling:
@@ -121,6 +123,7 @@ def main() -> None:
             out = work / f"out-j{jobs}"
             wall, parent, children = run(corpus, out, jobs)
             walls[jobs].append(wall)
+            cpus[jobs].append((parent, children))
             print(f"round {r + 1}: -j{jobs} {wall:6.2f} s wall, parent {parent:5.2f} s CPU, workers "
                   f"{children:5.2f} s CPU, load {os.getloadavg()[0]:.1f}", flush=True)
             if r == 0:
@@ -130,6 +133,12 @@ def main() -> None:
         ratios = sorted(a / b for a, b in zip(walls[base], walls[jobs]))
         print(f"-j{jobs} vs -j{base}: speed-up {ratios[len(ratios) // 2]:.2f}x median "
               f"({ratios[0]:.2f}-{ratios[-1]:.2f}) over {len(ratios)} alternated pairs")
+        # on idle cores a run takes at least its parent's CPU (all of it counted as serial: an
+        # upper bound on the speed-up) plus its workers' CPU shared between N cores
+        one = min(p + c for p, c in cpus[base])
+        bound = max(one / (p + c / jobs) for p, c in cpus[jobs])
+        print(f"-j{jobs} vs -j{base} from CPU times: at most {bound:.2f}x on {jobs} idle cores "
+              f"(best -j{base} CPU {one:.2f} s over the parent's CPU plus the workers' / {jobs})")
         same = digests[jobs] == digests[base]
         print(f"-j{jobs} output tree and record identical to -j{base}: {same}")
     shutil.rmtree(work, ignore_errors=True)
