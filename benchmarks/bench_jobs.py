@@ -5,7 +5,7 @@ Runs `musify migrate CORPUS -o OUT -j N --json run.json -q --no-cache` for each 
 time, the CPU time of the parent process and of its workers, and the load average. On a shared
 machine the wall ratio says little on its own; the CPU split says what the critical path is:
 a -j2 run cannot take less than the parent's serial work plus half of the workers' CPU, and the
-script prints that bound (counting all of the parent's CPU as serial).
+script prints the speed-up that gives on idle cores (counting all of the parent's CPU as serial).
 
 It also measures what the machine itself allows (`--ceiling`): the same pure-Python loop run
 once alone and as two processes at once. On two idle cores two copies take as long as one (a
@@ -133,11 +133,12 @@ def main() -> None:
         ratios = sorted(a / b for a, b in zip(walls[base], walls[jobs]))
         print(f"-j{jobs} vs -j{base}: speed-up {ratios[len(ratios) // 2]:.2f}x median "
               f"({ratios[0]:.2f}-{ratios[-1]:.2f}) over {len(ratios)} alternated pairs")
-        # on idle cores a run takes at least its parent's CPU (all of it counted as serial: an
-        # upper bound on the speed-up) plus its workers' CPU shared between N cores
+        # on idle cores a -jN run takes about its parent's CPU (all of it counted as serial: a
+        # little pessimistic, the parent takes results in while the workers run) plus its
+        # workers' CPU shared between N cores; -j1 takes its CPU
         one = min(p + c for p, c in cpus[base])
-        bound = max(one / (p + c / jobs) for p, c in cpus[jobs])
-        print(f"-j{jobs} vs -j{base} from CPU times: at most {bound:.2f}x on {jobs} idle cores "
+        estimate = max(one / (p + c / jobs) for p, c in cpus[jobs])
+        print(f"-j{jobs} vs -j{base} from CPU times: about {estimate:.2f}x on {jobs} idle cores "
               f"(best -j{base} CPU {one:.2f} s over the parent's CPU plus the workers' / {jobs})")
         same = digests[jobs] == digests[base]
         print(f"-j{jobs} output tree and record identical to -j{base}: {same}")
