@@ -5,6 +5,7 @@ The CLI is a thin layer over this, so tests and other tools take exactly the pat
 
 from __future__ import annotations
 
+import functools
 import os
 import posixpath
 import time
@@ -87,10 +88,7 @@ def migrate(inputs: list[str], options: Options | None = None, mode: str = "none
     writes = Writes(out_dir or "") if stream and mode == "out" else None
     early: dict[int, str | None] = writes.done if writes else {}  # index -> why its write failed (None: written)
     writers.forget_dirs()
-
-    def run(misses, ruleset, options, project):
-        return run_jobs(misses, ruleset, options, project, writes)
-
+    run = functools.partial(run_jobs, writes=writes)
     for done, (i, result, data) in enumerate(cache.run_cached(todo, rules, options, project, run), 1):
         results[i] = result
         if not stream:
