@@ -16,6 +16,10 @@ shared machine moves both sides alike; the median and the range over --repeat pa
 
     python benchmarks/bench_vs_peer.py --tree /usr/local/cuda/include --repeat 3
 
+`--baseline CHECKOUT` times another musify checkout (for instance a worktree of main, with
+`python setup.py build_ext --inplace` run in it) in each round as well, so a change is measured
+against the code before it under the same load.
+
 The peer needs `pip install ahocorapy` and the tables under ../shared/reference/musify; without
 either, only musify is timed and the peer is reported as skipped.
 """
@@ -76,14 +80,14 @@ def timed(cmd: list[str], env: dict | None = None) -> tuple[float, float, int, s
     return wall, usage.ru_utime + usage.ru_stime, proc.returncode, tail
 
 
-def musify_run(corpus: Path, out: Path, jobs: int) -> tuple[float, float]:
+def musify_run(corpus: Path, out: Path, jobs: int, checkout: Path = REPO) -> tuple[float, float]:
     if out.exists():
         shutil.rmtree(out)
     # --no-cache: a timed run migrates every file (the warm-up run would otherwise fill the
     # incremental cache and the timed run replay it); the compiled rules stay cached
     cmd = [sys.executable, "-m", "musify", "migrate", str(corpus), "-o", str(out), "-j", str(jobs),
            "--json", str(out) + ".json", "-q", "--no-cache"]
-    env = dict(os.environ, PYTHONPATH=str(REPO) + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    env = dict(os.environ, PYTHONPATH=str(checkout) + os.pathsep + os.environ.get("PYTHONPATH", ""))
     wall, cpu, rc, err = timed(cmd, env)
     if rc not in (0, 1):
         sys.exit(f"musify failed ({rc}): {err}")
@@ -117,7 +121,7 @@ def peer_run(files: list[str], corpus: Path, copy: Path, peer: Path, tables: Pat
 
 
 def compare(name: str, corpus: Path, work: Path, repeat: int, peer_skip: str | None,
-            peer: Path, tables: Path) -> float | None:
+            peer: Path, tables: Path, baseline: Path | None = None) -> float | None:
     size = sum(p.stat().st_size for p in corpus.rglob("*") if p.is_file() and not p.is_symlink())
     print(f"== {name}: {corpus} ({size / 1e6:.1f} MB)", flush=True)
     out = work / f"{name}-musify"
@@ -127,6 +131,8 @@ def compare(name: str, corpus: Path, work: Path, repeat: int, peer_skip: str | N
     print(f"   {len(files)} files migrated, {migrated_mb:.1f} MB", flush=True)
     ratios, cpu_ratios, mus, peers = [], [], [], []
     for _ in range(repeat):
+        if baseline is not None:  # another checkout, timed in the same round: before/after
+            b, bc = musify_run(corpus, work / f"{name}-baseline", 1, baseline)
         m, mc = musify_run(corpus, out, 1)
         mus.append(m)
         if peer_skip is None:
@@ -136,8 +142,12 @@ def compare(name: str, corpus: Path, work: Path, repeat: int, peer_skip: str | N
             cpu_ratios.append(mc / pc)
             print(f"   musify -j1 {m:6.2f} s ({mc:.2f} s CPU)   peer {p:6.2f} s ({pc:.2f} s CPU)   "
                   f"ratio {m / p:.2f} (CPU {mc / pc:.2f})", flush=True)
+            if baseline is not None:
+                print(f"   baseline -j1 {b:6.2f} s ({bc:.2f} s CPU)   ratio {b / p:.2f} (CPU {bc / pc:.2f})", flush=True)
         else:
             print(f"   musify -j1 {m:6.2f} s ({mc:.2f} s CPU, {migrated_mb / m:.1f} MB/s)", flush=True)
+            if baseline is not None:
+                print(f"   baseline -j1 {b:6.2f} s ({bc:.2f} s CPU)", flush=True)
     if peer_skip is not None:
         print(f"   peer skipped: {peer_skip}")
         return None
@@ -156,6 +166,8 @@ def main() -> None:
     ap.add_argument("--work", type=Path, default=REPO / "benchmarks" / "out" / "vs_peer")
     ap.add_argument("--peer", type=Path, default=PEER)
     ap.add_argument("--tables", type=Path, default=TABLES)
+    ap.add_argument("--baseline", type=Path, help="another musify checkout (its extensions built) to time "
+                    "in each round too, e.g. a worktree of main: before/after side by side")
     args = ap.parse_args()
     args.work.mkdir(parents=True, exist_ok=True)
     skip = peer_problem(args.peer, args.tables)
@@ -165,12 +177,14 @@ def main() -> None:
     if args.mb > 0:
         corpus = args.work / "replicated"
         build_corpus(REPO / "corpora", corpus, args.mb)
-        results["replicated"] = compare("replicated", corpus, args.work, args.repeat, skip, args.peer, args.tables)
+        results["replicated"] = compare("replicated", corpus, args.work, args.repeat, skip, args.peer, args.tables,
+                                        args.baseline)
     for i, tree in enumerate(args.tree):
         if not tree.is_dir():
             sys.exit(f"--tree {tree}: not a directory")
         name = f"tree{i}-{tree.name}"
-        results[name] = compare(name, tree.resolve(), args.work, args.repeat, skip, args.peer, args.tables)
+        results[name] = compare(name, tree.resolve(), args.work, args.repeat, skip, args.peer, args.tables,
+                                args.baseline)
     print(f"load average {os.getloadavg()[0]:.1f} at the end")
     for name, ratio in results.items():
         if ratio is not None:
