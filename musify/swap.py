@@ -22,6 +22,7 @@ import os
 import shutil
 import stat
 import sys
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
 from musify import writers
@@ -140,6 +141,8 @@ def build(st: Stage, ports: dict[str, tuple[bytes | None, str]], links: dict[str
     todo = [st.s]
     while todo:
         d = todo.pop()
+        if not os.access(d, os.W_OK | os.X_OK):
+            raise Unsafe(f"{d} is not writable (its old entries could not be removed after the exchange)")
         with os.scandir(d) as it:
             entries = list(it)
         st.listing[d] = {e.name for e in entries}
@@ -253,8 +256,22 @@ def flush(st: Stage) -> None:
 
 def discard_stage(path: str) -> None:
     """Remove a stage that was never exchanged: only links to originals that are still in S,
-    and ports, which are derived."""
-    shutil.rmtree(path, ignore_errors=True)
+    and ports, which are derived. Its marker goes last, so a stage half removed by a killed run
+    is still known for what it is."""
+    try:
+        with os.scandir(path) as it:
+            entries = sorted(it, key=lambda e: e.name.startswith(".musify-swap_"))
+    except FileNotFoundError:
+        return
+    for e in entries:
+        if e.is_dir(follow_symlinks=False):
+            shutil.rmtree(e.path, ignore_errors=True)
+        else:
+            writers.discard(e.path)
+    try:
+        os.rmdir(path)
+    except OSError:
+        pass
 
 
 @dataclass
@@ -268,17 +285,35 @@ def take_apart(s: str, old: str, originals: dict[str, list[int]], links: dict[st
     entry that is the same inode as the new tree's entry of that name, an original the run
     replaced (`originals`: path relative to S -> [size, mtime_ns, inode] when read), a symbolic
     link it retargeted (`links`: relative path -> text it had), musify's own temporary files —
-    and move anything else into the new tree where its name is free, or keep it and report it."""
+    and move anything else into the new tree where its name is free, or keep it and report it.
+    The unlinks run on a few threads: freeing an inode whose data is on disk waits on the file
+    system's journal, and those waits overlap."""
     out = Leftovers()
-    _take_dir(s, old, "", originals, links, out)
-    try:
-        os.rmdir(old)
-    except OSError:
-        pass
+    if not os.path.lexists(old):
+        return out  # a killed run had already finished taking it apart
+    doomed: list[str] = []
+    dirs: list[str] = []
+    _take_dir(s, old, "", originals, links, out, doomed, dirs)
+    with ThreadPoolExecutor(8) as pool:
+        for _ in pool.map(_unlink, doomed, chunksize=64):
+            pass
+    for d in dirs:  # deepest first
+        try:
+            os.rmdir(d)
+        except OSError:
+            pass  # something in it was kept
     return out
 
 
-def _take_dir(s: str, old: str, rel: str, originals, links, out: Leftovers) -> None:
+def _unlink(path: str) -> None:
+    try:
+        os.unlink(path)
+    except FileNotFoundError:
+        pass
+
+
+def _take_dir(s: str, old: str, rel: str, originals, links, out: Leftovers, doomed: list[str],
+              dirs: list[str]) -> None:
     here = os.path.join(old, rel) if rel else old
     with os.scandir(here) as it:
         entries = list(it)
@@ -291,20 +326,17 @@ def _take_dir(s: str, old: str, rel: str, originals, links, out: Leftovers) -> N
             n = None
         if e.is_dir(follow_symlinks=False):
             if n is not None and stat.S_ISDIR(n.st_mode):
-                _take_dir(s, old, r, originals, links, out)
-                try:
-                    os.rmdir(e.path)
-                except OSError:
-                    pass  # something in it was kept
+                _take_dir(s, old, r, originals, links, out, doomed, dirs)
                 continue
         elif _known(e, r, n, originals, links):
-            os.unlink(e.path)
+            doomed.append(e.path)
             continue
         if n is None:
             os.rename(e.path, new)
             out.moved.append(new)
         else:
             out.kept.append(e.path)
+    dirs.append(here)
 
 
 def _known(e: os.DirEntry, rel: str, n: os.stat_result | None, originals, links) -> bool:
