@@ -108,7 +108,7 @@ _SPECS = [
              "renames committed file by file, not by a staged swap: {cause}; until the run ends a renamed "
              "file may exist under both names (listed in the journal)"),
     DiagSpec("MU0021", "error", "low", "file kept in the staging directory",
-             "{path} was created or changed by someone else during the run and the migrated tree already "
+             "{kept} was created or changed by someone else during the run and the migrated tree already "
              "has a file of that name; it is kept there: compare the two and move it by hand"),
     # --- MU1xxx: name mapping ---------------------------------------------------------------
     DiagSpec("MU1001", "warning", "medium", "unrecognised vendor name",

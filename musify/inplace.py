@@ -154,7 +154,7 @@ def write(plan: list[tuple[Found, object]], files: list[FileResult],
     if sess is not None and sess.kept and files:
         files[0] = _copy(files[0])
         for path in sess.kept:
-            _diag(files[0], "MU0021", path=printable(path))
+            _diag(files[0], "MU0021", kept=printable(path))
     from musify import swap_commit
 
     if not swap_commit.commit(sess, items, retargets, planned, files, plan):

@@ -114,7 +114,7 @@ class Stage:
     s: str  # the directory swapped
     path: str  # the mirror built beside it
     marker: str  # basename of the marker file at the mirror's top
-    listing: dict[str, set[str]] = field(default_factory=dict)  # S's directories -> names seen
+    listing: dict[str, dict[str, int]] = field(default_factory=dict)  # S's directories -> name: inode seen
     made: list[str] = field(default_factory=list)  # files written new (ports)
 
     def mirror(self, path: str) -> str:
@@ -145,7 +145,7 @@ def build(st: Stage, ports: dict[str, tuple[bytes | None, str]], links: dict[str
             raise Unsafe(f"{d} is not writable (its old entries could not be removed after the exchange)")
         with os.scandir(d) as it:
             entries = list(it)
-        st.listing[d] = {e.name for e in entries}
+        st.listing[d] = {e.name: e.inode() for e in entries}
         for e in entries:
             src = e.path
             dst = st.mirror(src)
@@ -231,19 +231,39 @@ def unport(st: Stage, src: str, dst: str) -> None:
 
 
 def prune(st: Stage) -> None:
-    """Drop from the mirror what was removed from S since it was listed (the exchange would
-    bring it back)."""
+    """Bring the mirror up to date with S's listings, just before the exchange: what was removed
+    from S since it was listed goes (the exchange would bring it back), a file or link added or
+    replaced (an editor's save by rename) is linked in as it is now. Directories added are left
+    to take_apart(), which moves them across whole."""
     for d, names in st.listing.items():
         try:
-            now = set(os.listdir(d))
+            with os.scandir(d) as it:
+                now = {e.name: e for e in it}
         except FileNotFoundError:
-            now = set()
-        for name in names - now:
+            now = {}
+        for name, ino in names.items():
+            e = now.get(name)
             path = st.mirror(os.path.join(d, name))
-            if os.path.isdir(path) and not os.path.islink(path):
-                shutil.rmtree(path, ignore_errors=True)
-            else:
-                writers.discard(path)
+            if e is None:
+                if os.path.isdir(path) and not os.path.islink(path):
+                    shutil.rmtree(path, ignore_errors=True)
+                else:
+                    writers.discard(path)
+            elif e.inode() != ino and not e.is_dir(follow_symlinks=False) and _is_inode(path, ino):
+                writers.discard(path)  # our link to the file it replaced
+                _link(e.path, path)
+        for name, e in now.items():
+            path = st.mirror(e.path)
+            if name not in names and not e.is_dir(follow_symlinks=False) and not is_owned_name(name) \
+                    and not os.path.lexists(path):
+                _link(e.path, path)
+
+
+def _is_inode(path: str, ino: int) -> bool:
+    try:
+        return os.lstat(path).st_ino == ino
+    except FileNotFoundError:
+        return False
 
 
 def flush(st: Stage) -> None:
@@ -343,8 +363,8 @@ def _known(e: os.DirEntry, rel: str, n: os.stat_result | None, originals, links)
     o = e.stat(follow_symlinks=False)
     if n is not None and (o.st_ino, o.st_dev) == (n.st_ino, n.st_dev):
         return True
-    if is_owned_name(e.name) and e.name.endswith(".tmp"):
-        return True
+    if is_owned_name(e.name) and not e.is_dir(follow_symlinks=False):
+        return True  # musify's lock, journal (both may have been made anew since) or a temporary file
     if rel in originals:
         return [o.st_size, o.st_mtime_ns, o.st_ino] == list(originals[rel])
     if rel in links and stat.S_ISLNK(o.st_mode):

@@ -76,12 +76,12 @@ def _swap(lock: journal.RootLock, s: str, items: list[_Item], todo: list[_Item],
     try:
         st = swap.begin(s, stage_path, marker)
         swap.build(st, {it.src: (it.data, it.dst) for it in todo}, {f.abspath: new for f, _r, _it, new in retargets})
+        _last_check(st, items, todo, retargets, planned, files, plan)
+        swap.prune(st)
+        swap.flush(st)
     except (swap.Unsafe, OSError) as exc:
         swap.discard_stage(stage_path)
         return str(exc) if isinstance(exc, swap.Unsafe) else f"cannot build the staged tree: {exc.strerror or exc}"
-    _last_check(st, items, todo, retargets, planned, files, plan)
-    swap.prune(st)
-    swap.flush(st)
     try:
         swap.exchange(st.path, s)
     except OSError as exc:
@@ -133,4 +133,4 @@ def _report(left: swap.Leftovers, s: str, stage_path: str, todo: list[_Item], fi
     for path in left.kept:
         it = by_src.get(os.path.join(s, os.path.relpath(path, stage_path)))
         result = it.result if it is not None else (todo[0].result if todo else files[0])
-        _diag(result, "MU0021", path=printable(path))
+        _diag(result, "MU0021", kept=printable(path))
