@@ -110,14 +110,12 @@ class _Item:
     data: bytes | None  # new contents; None: same bytes under a new name
     tmp: str | None = None
     state: str = "todo"  # todo | linked | written | done | dropped | unfinished
+    src: str = ""  # the original's absolute path (found.abspath, joined once: it is asked often)
+    renamed: bool = False
 
-    @property
-    def src(self) -> str:
-        return self.found.abspath
-
-    @property
-    def renamed(self) -> bool:
-        return self.dst != self.src
+    def __post_init__(self) -> None:
+        self.src = self.found.abspath
+        self.renamed = self.dst != self.src
 
 
 def write(plan: list[tuple[Found, object]], files: list[FileResult],
@@ -201,6 +199,8 @@ def _copy(result: FileResult) -> FileResult:
 
 
 def _rel(root: str, path: str) -> str:
+    if path.startswith(root) and path[len(root):len(root) + 1] == os.sep:  # the common case, cheaply
+        return path[len(root) + 1:].replace(os.sep, "/")
     return os.path.relpath(path, root).replace(os.sep, "/")
 
 

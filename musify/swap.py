@@ -315,7 +315,7 @@ def take_apart(s: str, old: str, originals: dict[str, list[int]], links: dict[st
     dirs: list[str] = []
     _take_dir(s, old, "", originals, links, out, doomed, dirs)
     with ThreadPoolExecutor(8) as pool:
-        for _ in pool.map(_unlink, doomed, chunksize=64):
+        for _ in pool.map(_unlink_all, [doomed[i::8] for i in range(8)]):
             pass
     for d in dirs:  # deepest first
         try:
@@ -325,11 +325,12 @@ def take_apart(s: str, old: str, originals: dict[str, list[int]], links: dict[st
     return out
 
 
-def _unlink(path: str) -> None:
-    try:
-        os.unlink(path)
-    except FileNotFoundError:
-        pass
+def _unlink_all(paths: list[str]) -> None:
+    for path in paths:
+        try:
+            os.unlink(path)
+        except FileNotFoundError:
+            pass
 
 
 def _take_dir(s: str, old: str, rel: str, originals, links, out: Leftovers, doomed: list[str],
@@ -397,7 +398,9 @@ def recover(root: str, info: dict) -> Leftovers:
     stage_path = os.path.join(os.path.dirname(s), info["stage"])
     where = side(s, stage_path, info["marker"])
     if where == "after":
-        return take_apart(s, stage_path, info.get("originals", {}), info.get("links", {}))
+        left = take_apart(s, stage_path, info.get("originals", {}), info.get("links", {}))
+        writers.sync_files([s])
+        return left
     if where == "before":
         discard_stage(stage_path)
     return Leftovers()
