@@ -366,6 +366,8 @@ def _link_targets(links: list[Found], items: list[_Item], files: list[FileResult
     item, the link's new text); a link that cannot be retargeted is reported (MU0018)."""
     from musify.renames import link_names
 
+    if not links:
+        return []
     moved = {os.path.realpath(it.src): it for it in items if it.renamed and it.state == "todo"}
     results = {id(f): r for (f, _job), r in zip(plan, files)}
     out = []

@@ -95,7 +95,6 @@ def _swap(lock: journal.RootLock, s: str, items: list[_Item], todo: list[_Item],
         if it.state == "done":
             _linked(result, new)
     _report(swap.take_apart(s, stage_path, originals, link_texts), s, stage_path, todo, files)
-    writers.sync_files([s])  # the old tree's removal is durable before the journal goes
     journal.finish(lock, [])
     swap.drop_marker(s, marker)
     return None

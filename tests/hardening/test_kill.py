@@ -104,8 +104,14 @@ def test_sigkill_in_place_many_times(tmp_path, files, kills, vcs):
         jobs = rnd.choice((1, 2))
         pid = _run_in_child(tree, ruleset, jobs)
         in_commit = False
-        if rnd.random() < 0.5:  # a random moment of the whole run (migration, pool, writes)
+        draw = rnd.random()
+        if draw < 0.45:  # a random moment of the whole run (migration, pool, writes)
             time.sleep(rnd.uniform(0, span))
+        elif draw < 0.6 and not vcs:  # just after the exchange: the swap's marker shows in the tree
+            deadline = time.monotonic() + span * 2
+            while not any(n.startswith(".musify-swap_") for n in os.listdir(tree)) and time.monotonic() < deadline:
+                time.sleep(0.001)
+            time.sleep(rnd.uniform(0, 0.02))
         else:  # a random moment of the write phase, which starts with the journal
             deadline = time.monotonic() + span * 2
             while not (tree / JOURNAL_NAME).exists() and time.monotonic() < deadline:
