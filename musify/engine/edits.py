@@ -6,8 +6,11 @@ is a bug in the rules or the passes, never something to resolve by guessing, so 
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from array import array
+from collections.abc import Iterable, Iterator
 from typing import NamedTuple
+
+from musify.rows import Rows, Table
 
 
 class Edit(NamedTuple):  # a NamedTuple: cheap to make by the thousand, hashable, ordered
@@ -27,15 +30,92 @@ class OverlappingEdits(AssertionError):
     """Two edits touch the same text: a bug in the passes, reported loudly."""
 
 
-def merge(edits: list[Edit]) -> list[Edit]:
+_make_edit = Edit._make
+
+
+class EditList(Rows):
+    """Edits in compact form: a row is (start, end, index of the other six fields in a table of
+    distinct field tuples), so a million renames of a few names cost 12 bytes each, not the 160
+    of an `Edit` tuple and its integers. Reads as `Edit`s; `merge` sorts it without making them."""
+
+    __slots__ = ("_fields",)
+    WIDTH = 3
+
+    def __init__(self, data: array | None = None, fields: list[tuple] | None = None) -> None:
+        super().__init__(data)
+        self._fields = Table(fields)
+
+    def append(self, edit: Edit) -> None:
+        self._push(edit[0], edit[1], self._fields.ref(edit[2:]))
+
+    def extend(self, edits: Iterable[Edit]) -> None:
+        if isinstance(edits, EditList):
+            if not self._a:  # the common case: the identifier pass's renames come first
+                self._a, self._fields = edits._a[:], Table(list(edits._fields.values))
+                return
+            ref, a = self._fields.ref, edits._a
+            for s, e, f in zip(a[0::3], a[1::3], map(edits._fields.values.__getitem__, a[2::3])):
+                self._push(s, e, ref(f))
+            return
+        for edit in edits:
+            self.append(edit)
+
+    def _make(self, row: tuple) -> Edit:
+        s, e, f = row
+        return _make_edit((s, e, *self._fields.values[f]))
+
+    def __iter__(self) -> Iterator[Edit]:
+        a = self._a
+        return map(_edit, a[0::3], a[1::3], map(self._fields.values.__getitem__, a[2::3]))
+
+    def spans(self) -> Iterator[tuple[int, int]]:
+        """(start, end) of every edit, without making the edits."""
+        a = self._a
+        return zip(a[0::3], a[1::3])
+
+    def replacements(self) -> Iterator[str]:
+        """The replacement of every edit, in order."""
+        return (f[0] for f in map(self._fields.values.__getitem__, self._a[2::3]))
+
+    def field_counts(self) -> list[tuple[tuple, int]]:
+        """(fields after the span, how many edits have them) for each distinct field tuple: the
+        run record's statistics without an `Edit` per edit."""
+        counts = [0] * len(self._fields.values)
+        for f in self._a[2::3]:
+            counts[f] += 1
+        return [(f, c) for f, c in zip(self._fields.values, counts) if c]
+
+
+def _edit(s: int, e: int, fields: tuple) -> Edit:
+    return _make_edit((s, e, *fields))
+
+
+def merge(edits: Iterable[Edit]) -> EditList:
     """Sort edits and check that none overlap; identical duplicates are collapsed."""
-    out: list[Edit] = []
-    for e in sorted(set(edits), key=lambda e: (e.start, e.end, e.replacement)):
-        if e.start > e.end:
-            raise OverlappingEdits(f"edit with negative span: {e}")
-        if out and e.start < out[-1].end:
-            raise OverlappingEdits(f"overlapping edits: {out[-1]} and {e}")
-        out.append(e)
+    if not isinstance(edits, EditList):
+        many = EditList()
+        many.extend(edits)
+        edits = many
+    a, fields = edits._a, edits._fields.values
+    starts, ends, fids = a[0::3], a[1::3], a[2::3]
+    n = len(starts)
+    order: Iterable[int] = range(n)
+    if any(starts[i] > starts[i + 1] or (starts[i] == starts[i + 1] and ends[i] >= ends[i + 1])
+           for i in range(n - 1)):  # not already strictly in order: sort (ties by replacement first)
+        order = sorted(range(n), key=lambda i: (starts[i], ends[i], fields[fids[i]]))
+    out = EditList(array(a.typecode), list(fields))
+    push = out._push
+    prev_end = prev = -1
+    for i in order:
+        s, e = starts[i], ends[i]
+        if s > e:
+            raise OverlappingEdits(f"edit with negative span: {edits[i]}")
+        if prev >= 0 and s == starts[prev] and e == ends[prev] and fields[fids[i]] == fields[fids[prev]]:
+            continue  # an identical duplicate
+        if s < prev_end:
+            raise OverlappingEdits(f"overlapping edits: {edits[prev]} and {edits[i]}")
+        push(s, e, fids[i])
+        prev, prev_end = i, e
     return out
 
 
