@@ -5,7 +5,7 @@ tuples each cost about 190 bytes (the tuple, two integers, its own copy of the n
 `IdentList` keeps four 4-byte integers a row (start, end, the name's index in a table of
 distinct names, the context) and makes the `Ident` when one is read. Both scanners (the
 compiled one fills the array directly) build it; `named` answers the hazard passes' "where is
-this name used" without an `Ident` per identifier of the file.
+this name used" (`select`) without an `Ident` per identifier of the file.
 """
 
 from __future__ import annotations
@@ -81,13 +81,18 @@ class IdentList(Rows):
         return map(_make_ident, zip(a[0::4], a[1::4], map(self._names.values.__getitem__, a[2::4]),
                                     map(CTXS.__getitem__, a[3::4])))
 
-    def named(self, wanted, contexts=None) -> list[Ident]:
-        """The identifiers whose name is in `wanted` (and, when given, whose context is in
-        `contexts`), in order: the distinct names are looked up once, not once per identifier."""
-        ids = {i for i, name in enumerate(self._names.values) if name in wanted}
-        if not ids:
-            return []
+    def select(self, names=None, contexts=None) -> list[Ident]:
+        """The identifiers whose name is in `names` and whose context is in `contexts` (either
+        may be None: any), in order. The distinct names are looked up once, not once per
+        identifier, and only the identifiers selected become `Ident`s."""
         a = self._a
-        rows = [k for k, n in enumerate(a[2::4]) if n in ids]
-        out = [self._make(tuple(a[4 * k:4 * k + 4])) for k in rows]
-        return out if contexts is None else [i for i in out if i.ctx in contexts]
+        keep = range(len(self))
+        if names is not None:
+            ids = {i for i, name in enumerate(self._names.values) if name in names}
+            if not ids:
+                return []
+            keep = [k for k, n in enumerate(a[2::4]) if n in ids]
+        if contexts is not None:
+            wanted = {int(c) for c in contexts}
+            keep = [k for k in keep if a[4 * k + 3] in wanted]
+        return [self._make(tuple(a[4 * k:4 * k + 4])) for k in keep]

@@ -146,6 +146,10 @@ class CodeMap:
                 j = k + 1
         return pairs[i]
 
+    def forget_brackets(self) -> None:
+        """Let go of the bracket pairs `closing` remembered (a later call starts afresh)."""
+        self._pairs.clear()
+
     def spans(self) -> list[tuple[int, int, Ctx]]:
         """The comment and literal spans in order (launch detection walks them alongside its
         own token pass, which is cheaper than a bisection per token)."""
