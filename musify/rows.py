@@ -25,13 +25,17 @@ class Rows(Sequence):
         self._a = data if data is not None else array("i")
 
     def _push(self, *values: int) -> None:
-        a = self._a
         try:
-            a.extend(values)
-        except OverflowError:  # past 2**31: every row goes to 8 bytes a value
-            del a[len(a) - len(a) % self.WIDTH:]
-            self._a = a = array("q", a)
-            a.extend(values)
+            self._a.extend(values)
+        except OverflowError:
+            self._widen(values)
+
+    def _widen(self, row: tuple[int, ...]) -> None:
+        """Add `row` after a value overflowed 4 bytes: every row goes to 8 bytes a value."""
+        a = self._a
+        del a[len(a) - len(a) % self.WIDTH:]  # the part of `row` that went in
+        self._a = a = array("q", a)
+        a.extend(row)
 
     def _make(self, row: tuple):  # pragma: no cover - every subclass defines it
         raise NotImplementedError
@@ -84,15 +88,23 @@ class Rows(Sequence):
 class Table:
     """Distinct values, each stored once, by index (the string columns of a `Rows`)."""
 
-    __slots__ = ("index", "values")
+    __slots__ = ("_index", "values")
 
     def __init__(self, values: list | None = None) -> None:
         self.values: list = values if values is not None else []
-        self.index: dict = {v: i for i, v in enumerate(self.values)}
+        self._index: dict | None = None if self.values else {}
+
+    @property
+    def index(self) -> dict:
+        """value -> its index (made when first needed: most tables are only read)."""
+        if self._index is None:
+            self._index = {v: i for i, v in enumerate(self.values)}
+        return self._index
 
     def ref(self, value) -> int:
-        i = self.index.get(value)
+        index = self.index
+        i = index.get(value)
         if i is None:
-            i = self.index[value] = len(self.values)
+            i = index[value] = len(self.values)
             self.values.append(value)
         return i

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from array import array
 from collections.abc import Iterable, Iterator
+from itertools import islice
+from operator import itemgetter
 from typing import NamedTuple
 
 from musify.rows import Rows, Table
@@ -31,6 +33,7 @@ class OverlappingEdits(AssertionError):
 
 
 _make_edit = Edit._make
+_first = itemgetter(0)
 
 
 class EditList(Rows):
@@ -46,7 +49,13 @@ class EditList(Rows):
         self._fields = Table(fields)
 
     def append(self, edit: Edit) -> None:
-        self._push(edit[0], edit[1], self._fields.ref(edit[2:]))
+        fields = edit[2:]
+        i = self._fields.index.get(fields)
+        row = (edit[0], edit[1], self._fields.ref(fields) if i is None else i)
+        try:
+            self._a.extend(row)
+        except OverflowError:
+            self._widen(row)
 
     def extend(self, edits: Iterable[Edit]) -> None:
         if isinstance(edits, EditList):
@@ -75,7 +84,7 @@ class EditList(Rows):
 
     def replacements(self) -> Iterator[str]:
         """The replacement of every edit, in order."""
-        return (f[0] for f in map(self._fields.values.__getitem__, self._a[2::3]))
+        return map(_first, map(self._fields.values.__getitem__, self._a[2::3]))
 
     def field_counts(self) -> list[tuple[tuple, int]]:
         """(fields after the span, how many edits have them) for each distinct field tuple: the
@@ -98,6 +107,9 @@ def merge(edits: Iterable[Edit]) -> EditList:
         edits = many
     a, fields = edits._a, edits._fields.values
     starts, ends, fids = a[0::3], a[1::3], a[2::3]
+    if all(s <= e for s, e in zip(starts, ends)) and all(
+            e0 <= s1 and (s0 < s1 or e0 < e1) for s0, e0, s1, e1 in zip(starts, ends, starts[1:], ends[1:])):
+        return EditList(a[:], list(fields))  # in order, no overlap, no duplicate: as it is
     n = len(starts)
     order: Iterable[int] = range(n)
     if any(starts[i] > starts[i + 1] or (starts[i] == starts[i + 1] and ends[i] >= ends[i + 1])
@@ -128,11 +140,15 @@ def apply_pieces(text: str, edits: list[Edit], per_piece: int = 4096) -> Iterato
     """`apply` in pieces of `per_piece` edits each (their concatenation is the new text), so a
     file with a million edits is never a million small strings at once."""
     pos = 0
-    for lo in range(0, len(edits), per_piece):
-        parts = []
-        for e in edits[lo:lo + per_piece]:
-            parts.append(text[pos:e.start])
-            parts.append(e.replacement)
-            pos = e.end
+    if isinstance(edits, EditList):
+        pairs = zip(edits.spans(), edits.replacements())
+    else:
+        pairs = (((e.start, e.end), e.replacement) for e in edits)
+    for _ in range(0, len(edits), per_piece):
+        parts: list[str] = []
+        for (start, end), replacement in islice(pairs, per_piece):
+            parts.append(text[pos:start])
+            parts.append(replacement)
+            pos = end
         yield "".join(parts)
     yield text[pos:]

@@ -25,17 +25,19 @@ def include_path(header: str) -> str:
     return header.removeprefix(SHIM_ROOT)
 
 
+def _is_shim(rule) -> bool:
+    """A rule whose MUSA name comes from a compatibility header."""
+    return rule is not None and rule.status == "shim" and bool(rule.header) and rule.replacement is not None
+
+
 def run(ctx: PassContext) -> list[Edit]:
     names = ctx.ruleset.names
     headers: list[str] = []
     uses = 0
     reported: set[str] = set()
-    for ident in ctx.scan.idents:
-        if ident.ctx not in _USES:
-            continue
-        rule = names.get(ident.name)
-        if rule is None or rule.status != "shim" or not rule.header or rule.replacement is None:
-            continue
+    idents = ctx.scan.idents
+    for ident in idents.select({n for n in idents.names if _is_shim(names.get(n))}, _USES):
+        rule = names[ident.name]
         header = include_path(rule.header)
         if not ctx.options.shims:
             ctx.protect(ident.start, ident.end)
