@@ -457,6 +457,9 @@ static PyObject *cscan_scan(PyObject *Py_UNUSED(self), PyObject *args) {
     return result;
 }
 
+PyObject *musify_cscan_ident_type(void) { return IdentType; }
+PyObject *musify_cscan_ctx(Py_ssize_t ctx) { return CTX[ctx]; }
+
 /* bind(Ident, Include, Directive, Problem, ctx_members): the Python types the results are made of */
 static PyObject *cscan_bind(PyObject *Py_UNUSED(self), PyObject *args) {
     PyObject *ident, *include, *dir, *problem, *ctx;

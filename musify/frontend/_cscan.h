@@ -114,6 +114,9 @@ static inline Py_ssize_t intern_index(PyObject *values, PyObject *index, PyObjec
 
 /* the identifier pass's helpers (`_cscan_ident.c`) */
 PyObject *musify_cscan_renames(PyObject *self, PyObject *args);
+/* the bound `Ident` type and `Ctx` members (`_cscan.c`), borrowed */
+PyObject *musify_cscan_ident_type(void);
+PyObject *musify_cscan_ctx(Py_ssize_t ctx);
 PyObject *musify_cscan_previous_token(PyObject *self, PyObject *args);
 PyObject *musify_cscan_line_starts(PyObject *self, PyObject *arg);
 

@@ -7,8 +7,8 @@
  * the identifier pass's hot loop over an `IdentList` (its array and its names). For each
  * identifier whose context bit is in `migrated_mask`: when `fast` (name -> the Edit's fields
  * after its span) has its name, an edit row (start, end, index into `fields`); when `skip` (a
- * set) has it, nothing (the pass would do nothing with it); otherwise its row number goes to
- * `rest`, in order, for the Python pass (rules with diagnostics, qualified names, unknown vendor
+ * set) has it, nothing (the pass would do nothing with it); otherwise it goes to `rest` as
+ * an `Ident`, in order, for the Python pass (rules with diagnostics, qualified names, unknown vendor
  * names). Each distinct name is looked up once. Identifiers in other contexts are dropped. */
 PyObject *musify_cscan_renames(PyObject *Py_UNUSED(self), PyObject *args) {
     PyObject *rows, *names, *fast, *skip;
@@ -59,7 +59,12 @@ PyObject *musify_cscan_renames(PyObject *Py_UNUSED(self), PyObject *args) {
         if (d >= 0) {
             Py_ssize_t row[3] = {rows_get(view.buf, out.itemsize, 4 * i), rows_get(view.buf, out.itemsize, 4 * i + 1), d};
             if (rows_push(&out, row, 3) < 0) goto done;
-        } else if (d == REST && append_steal(rest, PyLong_FromSsize_t(i)) < 0) goto done;
+        } else if (d == REST) {
+            PyObject *items[4] = {PyLong_FromSsize_t(rows_get(view.buf, out.itemsize, 4 * i)),
+                                  PyLong_FromSsize_t(rows_get(view.buf, out.itemsize, 4 * i + 1)),
+                                  Py_NewRef(PyList_GET_ITEM(names, name)), Py_NewRef(musify_cscan_ctx(ctx))};
+            if (append_steal(rest, make_tuple(musify_cscan_ident_type(), items, 4)) < 0) goto done;
+        }
     }
     PyObject *data = rows_bytes(&out);
     if (data) result = Py_BuildValue("(NnOO)", data, (Py_ssize_t)out.itemsize, fields, rest);

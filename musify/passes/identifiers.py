@@ -100,7 +100,7 @@ def renames(idents: IdentList, fast: dict, skip: set[str], compiled=None) -> tup
     data, itemsize, fields, rest = compiled.renames(idents.data, idents.names, fast, skip, _MIGRATED_MASK)
     rows = array("i" if itemsize == 4 else "q")
     rows.frombytes(data)
-    return EditList(rows, fields), [idents[i] for i in rest]
+    return EditList(rows, fields), rest
 
 
 def renames_python(idents: IdentList, fast: dict, skip: set[str]) -> tuple[EditList, list[Ident]]:

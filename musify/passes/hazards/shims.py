@@ -25,9 +25,14 @@ def include_path(header: str) -> str:
     return header.removeprefix(SHIM_ROOT)
 
 
-def _is_shim(rule) -> bool:
-    """A rule whose MUSA name comes from a compatibility header."""
-    return rule is not None and rule.status == "shim" and bool(rule.header) and rule.replacement is not None
+def _shim_names(ruleset) -> frozenset[str]:
+    """The names whose MUSA form comes from a compatibility header (cached on the RuleSet)."""
+    cached = getattr(ruleset, "_shim_names", None)
+    if cached is None:
+        cached = frozenset(name for name, rule in ruleset.names.items()
+                           if rule.status == "shim" and rule.header and rule.replacement is not None)
+        ruleset._shim_names = cached  # type: ignore[attr-defined]
+    return cached
 
 
 def run(ctx: PassContext) -> list[Edit]:
@@ -35,8 +40,7 @@ def run(ctx: PassContext) -> list[Edit]:
     headers: list[str] = []
     uses = 0
     reported: set[str] = set()
-    idents = ctx.scan.idents
-    for ident in idents.select({n for n in idents.names if _is_shim(names.get(n))}, _USES):
+    for ident in ctx.scan.idents.select(_shim_names(ctx.ruleset), _USES):
         rule = names[ident.name]
         header = include_path(rule.header)
         if not ctx.options.shims:
