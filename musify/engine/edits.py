@@ -58,6 +58,8 @@ class EditList(Rows):
             self._widen(row)
 
     def extend(self, edits: Iterable[Edit]) -> None:
+        if not edits:
+            return
         if isinstance(edits, EditList):
             if not self._a:  # the common case: the identifier pass's renames come first
                 self._a, self._fields = edits._a[:], Table(list(edits._fields.values))
@@ -100,16 +102,21 @@ def _edit(s: int, e: int, fields: tuple) -> Edit:
 
 
 def merge(edits: Iterable[Edit]) -> EditList:
-    """Sort edits and check that none overlap; identical duplicates are collapsed."""
+    """Sort edits and check that none overlap; identical duplicates are collapsed. An `EditList`
+    that is already merged comes back as it is (not copied)."""
     if not isinstance(edits, EditList):
         many = EditList()
         many.extend(edits)
         edits = many
     a, fields = edits._a, edits._fields.values
+    if len(a) <= 3:  # one edit or none: in order
+        if a and a[0] > a[1]:
+            raise OverlappingEdits(f"edit with negative span: {edits[0]}")
+        return edits
     starts, ends, fids = a[0::3], a[1::3], a[2::3]
     if all(s <= e for s, e in zip(starts, ends)) and all(
             e0 <= s1 and (s0 < s1 or e0 < e1) for s0, e0, s1, e1 in zip(starts, ends, starts[1:], ends[1:])):
-        return EditList(a[:], list(fields))  # in order, no overlap, no duplicate: as it is
+        return edits  # in order, no overlap, no duplicate: already merged
     n = len(starts)
     order: Iterable[int] = range(n)
     if any(starts[i] > starts[i + 1] or (starts[i] == starts[i + 1] and ends[i] >= ends[i + 1])
@@ -140,12 +147,21 @@ def apply_pieces(text: str, edits: list[Edit], per_piece: int = 4096) -> Iterato
     """`apply` in pieces of `per_piece` edits each (their concatenation is the new text), so a
     file with a million edits is never a million small strings at once."""
     pos = 0
+    if isinstance(edits, EditList) and len(edits) <= per_piece:  # most files: one piece
+        parts: list[str] = []
+        a = edits._a
+        for start, end, replacement in zip(a[0::3], a[1::3], edits.replacements()):
+            parts += (text[pos:start], replacement)
+            pos = end
+        parts.append(text[pos:])
+        yield "".join(parts)
+        return
     if isinstance(edits, EditList):
         pairs = zip(edits.spans(), edits.replacements())
     else:
         pairs = (((e.start, e.end), e.replacement) for e in edits)
     for _ in range(0, len(edits), per_piece):
-        parts: list[str] = []
+        parts = []
         for (start, end), replacement in islice(pairs, per_piece):
             parts.append(text[pos:start])
             parts.append(replacement)

@@ -91,13 +91,30 @@ class IdentList(Rows):
         may be None: any), in order. The distinct names are looked up once, not once per
         identifier, and only the identifiers selected become `Ident`s."""
         a = self._a
-        keep = range(len(self))
         if names is not None:
             ids = {i for i, name in enumerate(self._names.values) if name in names}
             if not ids:
                 return []
-            keep = [k for k, n in enumerate(a[2::4]) if n in ids]
-        if contexts is not None:
-            wanted = {int(c) for c in contexts}
-            keep = [k for k in keep if a[4 * k + 3] in wanted]
+            keep = _rows_holding(a[2::4], ids)
+            if contexts is not None:
+                wanted = {int(c) for c in contexts}
+                keep = [k for k in keep if a[4 * k + 3] in wanted]
+        elif contexts is not None:
+            keep = _rows_holding(a[3::4], {int(c) for c in contexts})
+        else:
+            keep = range(len(self))
         return [self._make(tuple(a[4 * k:4 * k + 4])) for k in keep]
+
+
+def _rows_holding(column: array, values: set[int]) -> list[int]:
+    """The rows whose value in `column` is one of `values`, in order: one `index` search (in C)
+    per match, not a Python step per row."""
+    out: list[int] = []
+    for v in values:
+        k = -1
+        for _ in range(column.count(v)):
+            k = column.index(v, k + 1)
+            out.append(k)
+    if len(values) > 1:
+        out.sort()
+    return out

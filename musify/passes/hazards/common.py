@@ -94,6 +94,7 @@ class DeviceFunction(NamedTuple):  # a NamedTuple: a `FunctionList` makes one pe
 
 
 _make_function = DeviceFunction._make
+_KEEP_MADE = 6 * 4096  # up to 4,096 functions a file keeps them made (at most about 0.5 MB)
 
 
 class FunctionList(Rows):
@@ -101,12 +102,13 @@ class FunctionList(Rows):
     is-kernel): a file of 300,000 kernels kept as `DeviceFunction` objects with their names was
     over 200 bytes each. Reads as `DeviceFunction`s, the name cut from the text when read."""
 
-    __slots__ = ("_text",)
+    __slots__ = ("_made", "_text")
     WIDTH = 6
 
     def __init__(self, text: str) -> None:
         super().__init__()
         self._text = text
+        self._made: list[DeviceFunction] | None = None
 
     def add(self, start: int, body_start: int, end: int, name_start: int, name_end: int, is_kernel: bool) -> None:
         self._push(start, body_start, end, name_start, name_end, 1 if is_kernel else 0)
@@ -120,6 +122,13 @@ class FunctionList(Rows):
         return _make_function((s, b, e, self._text[ns:ne] if ns >= 0 else "?", k == 1))
 
     def __iter__(self) -> Iterator[DeviceFunction]:
+        if len(self._a) <= _KEEP_MADE:  # a few: made once and kept (passes iterate them often)
+            if self._made is None or len(self._made) != len(self):
+                self._made = list(self._functions())
+            return iter(self._made)
+        return self._functions()
+
+    def _functions(self) -> Iterator[DeviceFunction]:
         a, text = self._a, self._text
         for s, b, e, ns, ne, k in zip(*(a[c::6] for c in range(6))):
             yield _make_function((s, b, e, text[ns:ne] if ns >= 0 else "?", k == 1))
