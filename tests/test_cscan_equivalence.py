@@ -25,6 +25,9 @@ from musify.passes.identifiers import previous_token_python, renames, renames_py
 
 try:
     from musify.frontend import _cscan
+
+    # bound here too: under MUSIFY_PURE_PYTHON=1 the scanner module leaves the compiled one alone
+    _cscan.bind(scanner.Ident, scanner.Include, scanner.Directive, scanner.Problem, tuple(scanner.Ctx))
 except ImportError:  # no compiler at install time: the build-check test below says so
     _cscan = None
 
