@@ -8,8 +8,10 @@ prints MB/s (wall clock, start-up included) and the peak RSS of the process tree
     python benchmarks/bench_migrate.py --mb 10
     python benchmarks/bench_migrate.py --tree /usr/local/cuda/include --jobs 1 2
 
-Peak RSS is shown two ways: the largest single process (ru_maxrss) and, sampled every 50 ms
-from /proc, the whole process tree at once (the parent and its -j workers together).
+Peak memory is shown three ways: the largest single process (ru_maxrss) and, sampled every 50 ms
+from /proc, the whole process tree at once (the parent and its -j workers together), as summed
+RSS (a page the forked workers share with the parent counts once per process) and as summed PSS
+(each shared page split between the processes sharing it: the memory the run really needs).
 """
 
 from __future__ import annotations
@@ -58,10 +60,12 @@ def build_corpus(corpora: Path, dest: Path, megabytes: float) -> int:
     return total
 
 
-def _tree_rss_kb(root: int) -> int:
-    """Resident memory of `root` and its descendants now, in KiB (Linux /proc)."""
+def _tree_mem_kb(root: int) -> tuple[int, int]:
+    """Resident memory of `root` and its descendants now, in KiB (Linux /proc): the sum of their
+    RSS, and the sum of their PSS (proportional set size: a page shared by n processes counts
+    1/n in each, so the sum is the memory the run really holds; forked -j workers share the
+    parent's pages, which the RSS sum counts once per process)."""
     children: dict[int, list[int]] = {}
-    rss: dict[int, int] = {}
     for entry in os.listdir("/proc"):
         if not entry.isdigit():
             continue
@@ -70,31 +74,41 @@ def _tree_rss_kb(root: int) -> int:
                 fields = fh.read().rsplit(")", 1)[1].split()
         except OSError:
             continue
-        pid = int(entry)
-        children.setdefault(int(fields[1]), []).append(pid)
-        rss[pid] = int(fields[21]) * (os.sysconf("SC_PAGE_SIZE") // 1024)
-    total, todo = 0, [root]
+        children.setdefault(int(fields[1]), []).append(int(entry))
+    rss = pss = 0
+    todo = [root]
     while todo:
         pid = todo.pop()
-        total += rss.get(pid, 0)
         todo.extend(children.get(pid, ()))
-    return total
+        try:
+            with open(f"/proc/{pid}/smaps_rollup", encoding="ascii") as fh:
+                for line in fh:
+                    if line.startswith("Rss:"):
+                        rss += int(line.split()[1])
+                    elif line.startswith("Pss:"):
+                        pss += int(line.split()[1])
+        except OSError:
+            continue
+    return rss, pss
 
 
-def run(corpus: Path, out: Path, jobs: int) -> tuple[float, float, float]:
-    """Wall seconds, peak RSS of the largest process and of the whole tree (MB)."""
+def run(corpus: Path, out: Path, jobs: int) -> tuple[float, float, float, float]:
+    """Wall seconds, peak RSS of the largest process, peak of the tree's summed RSS and of its
+    summed PSS (MB)."""
     if out.exists():
         shutil.rmtree(out)
     cmd = [sys.executable, "-m", "musify", "migrate", str(corpus), "-o", str(out), "-j", str(jobs),
            "--json", str(out.with_suffix(".json")), "-q", "--no-cache"]  # throughput, not cache hits
     t0 = time.perf_counter()
     proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd=REPO)
-    peak_tree = [0]
+    peak_tree = [0, 0]
     done = threading.Event()
 
     def sample() -> None:
         while not done.wait(0.05):
-            peak_tree[0] = max(peak_tree[0], _tree_rss_kb(proc.pid))
+            rss, pss = _tree_mem_kb(proc.pid)
+            peak_tree[0] = max(peak_tree[0], rss)
+            peak_tree[1] = max(peak_tree[1], pss)
 
     sampler = threading.Thread(target=sample, daemon=True)
     if os.path.isdir("/proc"):
@@ -105,7 +119,7 @@ def run(corpus: Path, out: Path, jobs: int) -> tuple[float, float, float]:
     code = os.waitstatus_to_exitcode(status)
     if code not in (0, 1):
         sys.exit(f"migrate failed ({code})")
-    return wall, usage.ru_maxrss / 1024, peak_tree[0] / 1024
+    return wall, usage.ru_maxrss / 1024, peak_tree[0] / 1024, peak_tree[1] / 1024
 
 
 def main() -> None:
@@ -130,10 +144,11 @@ def main() -> None:
     run(corpus, args.work / "warmup", 1)
     shutil.rmtree(args.work / "warmup", ignore_errors=True)
     for jobs in args.jobs:
-        wall, rss, tree_rss = run(corpus, args.work / f"out-j{jobs}", jobs)
+        wall, rss, tree_rss, tree_pss = run(corpus, args.work / f"out-j{jobs}", jobs)
         print(f"-j{jobs}: {wall:.2f} s wall, {size / 1e6 / wall:.1f} MB/s, "
               f"{size / 1e6 / wall / jobs:.1f} MB/s per core, peak RSS {rss:.0f} MB (largest process), "
-              f"{tree_rss:.0f} MB (all processes)", flush=True)
+              f"{tree_rss:.0f} MB (RSS summed over processes), {tree_pss:.0f} MB (PSS summed: the run's total)",
+              flush=True)
         shutil.rmtree(args.work / f"out-j{jobs}", ignore_errors=True)
     print(f"load average {os.getloadavg()[0]:.1f} at the end")
 

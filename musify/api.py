@@ -5,6 +5,7 @@ The CLI is a thin layer over this, so tests and other tools take exactly the pat
 
 from __future__ import annotations
 
+import functools
 import os
 import posixpath
 import time
@@ -13,16 +14,17 @@ from dataclasses import dataclass, replace
 from datetime import datetime, timezone
 from typing import TYPE_CHECKING
 
-from musify import __version__, cache, diagnostics, inplace, lifeline, renames, writers
+from musify import __version__, cache, diagnostics, inplace, renames, writers
 from musify.config import run_excludes
 from musify.discover import SOURCE_KINDS, Discovery, Found, discover, link_stays_inside, printable
 from musify.finalise import finalise
 from musify.options import Options
 from musify.passes.includes import build_project_info
+from musify.pool import Writes, run_jobs
 from musify.records import FileResult, RunRecord
 from musify.report.summary import Report
-from musify.rules.reverse import file_direction, load_for
-from musify.runner import FileJob, migrate_file
+from musify.rules.reverse import file_direction
+from musify.runner import FileJob
 
 if TYPE_CHECKING:
     from musify.passes._base import ProjectInfo
@@ -81,13 +83,17 @@ def migrate(inputs: list[str], options: Options | None = None, mode: str = "none
     # -o writes each port as it arrives and the record needs no bytes, so a big tree's ports are
     # never all in memory; in place (which orders its writes), diff and stdout keep them
     stream = mode in ("out", "none") and not collect
-    early: dict[int, str | None] = {}  # index -> why its early write failed (None: written)
+    # with -o the runner (each worker, under -j) writes every port it makes; the loop below
+    # writes the results the incremental cache replays
+    writes = Writes(out_dir or "") if stream and mode == "out" else None
+    early: dict[int, str | None] = writes.done if writes else {}  # index -> why its write failed (None: written)
     writers.forget_dirs()
-    for done, (i, result, data) in enumerate(cache.run_cached(todo, rules, options, project, _run_jobs), 1):
+    run = functools.partial(run_jobs, writes=writes)
+    for done, (i, result, data) in enumerate(cache.run_cached(todo, rules, options, project, run), 1):
         results[i] = result
         if not stream:
             new_bytes[i] = data
-        elif mode == "out":
+        elif mode == "out" and i not in early:
             early[i] = _try_write_out(plan[i][0], result, data, out_dir)
         if progress:
             progress(result, done, len(todo))
@@ -180,48 +186,6 @@ def _project(plan: list[tuple[Found, FileJob | None]], options: Options) -> Proj
     return build_project_info(relpaths, renames)
 
 
-_WORKER: dict = {}
-
-
-def _init_worker(options: Options, project: ProjectInfo) -> None:
-    """Worker set-up. With the fork start method the parent's RuleSet is inherited (no reload);
-    elsewhere each worker loads it from the on-disk cache."""
-    lifeline.die_with_parent()
-    if "ruleset" not in _WORKER:
-        _WORKER["ruleset"] = load_for(options)
-    _WORKER["options"] = options
-    _WORKER["project"] = project
-
-
-def _work(item: tuple[int, FileJob]) -> tuple[int, FileResult, bytes | None]:
-    i, job = item
-    result, data = migrate_file(job, _WORKER["ruleset"], _WORKER["options"], _WORKER["project"])
-    return i, result, data
-
-
-def _run_jobs(todo, ruleset: RuleSet, options: Options, project: ProjectInfo):
-    if options.jobs <= 1 or len(todo) < 2:
-        for i, job in todo:
-            result, data = migrate_file(job, ruleset, options, project)
-            yield i, result, data
-        return
-    import multiprocessing
-    from concurrent.futures import ProcessPoolExecutor
-
-    method = "fork" if "fork" in multiprocessing.get_all_start_methods() else None
-    context = multiprocessing.get_context(method)
-    if method == "fork":
-        _WORKER["ruleset"] = ruleset  # inherited by the forked workers
-    try:
-        with ProcessPoolExecutor(max_workers=options.jobs, mp_context=context, initializer=_init_worker,
-                                 initargs=(options, project)) as pool:
-            # chunks of at most 64 files: each worker (and the parent, for chunks done early)
-            # holds a whole chunk of results and bytes before handing it over
-            yield from pool.map(_work, todo, chunksize=max(1, min(64, len(todo) // (options.jobs * 8))))
-    finally:
-        _WORKER.clear()
-
-
 def _passthrough(f: Found, job: FileJob | None, mode: str, inputs: list[str], prefix: str) -> FileResult:
     shown = job.display if job else _display(inputs, f)
     out_rel = job.output_rel if job else _join(prefix, f.rel)
@@ -248,7 +212,9 @@ def _write(plan, files: list[FileResult], new_bytes: list[bytes | None], mode: s
     written = []
     if mode == "in-place":
         files = inplace.write(plan, files, new_bytes)
-    renamed = renames.renamed_paths(plan, files) if mode == "out" else {}
+    # what a link in the port must now name: resolved only when the output tree gets links
+    links = mode == "out" and any(f.symlink is not None for f, _ in plan)
+    renamed = renames.renamed_paths(plan, files) if links else {}
     for i, ((f, job), result, data) in enumerate(zip(plan, files, new_bytes)):
         written.append(result)
         try:
@@ -291,7 +257,4 @@ def _write_out(f: Found, result: FileResult, data: bytes | None, out_dir: str, r
         if link_stays_inside(f):
             writers.copy_link(renames.link_text_in_port(f, renamed), dst)
         return
-    if data is not None:
-        writers.atomic_write(dst, data, mode_from=f.abspath, durable=False)
-    else:
-        writers.copy_file(f.abspath, dst)
+    writers.write_into(out_dir, result.output_path, data, f.abspath)

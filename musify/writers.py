@@ -61,6 +61,16 @@ def write_temp(path: str, data: bytes | Iterable[str], mode_from: str | None = N
     return tmp
 
 
+def write_into(out_dir: str, rel: str, data: bytes | None, source: str) -> None:
+    """Put one file of an output tree in place: `data` (permissions from `source`), or, when there
+    is nothing new, a copy of `source`. `rel` is the posix path inside `out_dir`."""
+    dst = os.path.join(out_dir, *rel.split("/"))
+    if data is not None:
+        atomic_write(dst, data, mode_from=source, durable=False)
+    else:
+        copy_file(source, dst)
+
+
 def keep_attributes(tmp: str, source: str) -> None:
     """Give `tmp` the mode bits, owner and group of `source` (or the umask's mode when there is
     none). Changing the owner needs privilege; without it the file is the caller's, as any

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from musify import api, cache
+from musify import api, cache, pool
 from musify.options import Options
 from tests.conftest import install_rules
 
@@ -41,13 +41,13 @@ def tree(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 def calls(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     """The files the runner actually migrates (the misses)."""
     seen: list[str] = []
-    real = api.migrate_file
+    real = pool.migrate_file
 
     def counting(job, *args):
         seen.append(job.rel)
         return real(job, *args)
 
-    monkeypatch.setattr(api, "migrate_file", counting)
+    monkeypatch.setattr(pool, "migrate_file", counting)
     return seen
 
 

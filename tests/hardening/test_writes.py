@@ -10,7 +10,7 @@ import sys
 import threading
 import time
 
-from musify import api, journal
+from musify import journal, pool
 from musify.api import migrate
 from musify.options import Options
 from tests.hardening.conftest import REPO, cli
@@ -31,7 +31,7 @@ def _read(path):
 
 def _during(monkeypatch, when_rel, action):
     """Run `action` right after the file `when_rel` has been migrated (before any write)."""
-    real = api.migrate_file
+    real = pool.migrate_file
 
     def wrapped(job, *a):
         out = real(job, *a)
@@ -39,7 +39,7 @@ def _during(monkeypatch, when_rel, action):
             action()
         return out
 
-    monkeypatch.setattr(api, "migrate_file", wrapped)
+    monkeypatch.setattr(pool, "migrate_file", wrapped)
 
 
 def test_file_changed_during_the_run_is_not_overwritten(tmp_path, rules, monkeypatch):

@@ -1,0 +1,129 @@
+"""`-j N`: migrate files in worker processes, and with `-o` let the workers write the ports too.
+
+What a `-j2` run can gain is bounded by what the parent does alone (Amdahl), so the parent is
+kept to the work that needs every file: discovery, planning, the run-level finalisers and the
+record. Everything per file happens in the workers:
+  * workers are forked (where the platform can) after the parent has imported the engine, the
+    front ends and passes the files need, and loaded the RuleSet, so they start without
+    importing or loading anything; the parent's heap
+    is frozen out of the cyclic collector first (`gc.freeze`), so a worker's collections do not
+    touch, and so copy, the pages it shares with the parent;
+  * files go out in chunks (a task per file costs a round trip through the queues);
+  * with `-o` each worker writes the ports of its own files (creating thousands of files is
+    mostly system time: done in the parent it was the largest serial part of a run) and the
+    parent only learns whether the write failed;
+  * results come back in plan order (`Executor.map`), so nothing the parent does with them, and
+    so neither the output tree nor the record, depends on which worker finished first.
+"""
+
+from __future__ import annotations
+
+import gc
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from musify import lifeline, writers
+from musify.runner import FileJob, migrate_file
+
+if TYPE_CHECKING:
+    from musify.options import Options
+    from musify.passes._base import ProjectInfo
+    from musify.records import FileResult
+    from musify.rules.model import RuleSet
+
+
+@dataclass
+class Writes:
+    """Where the runner writes each port as soon as it is made (`-o`); `done` is filled with
+    index -> None (written, or nothing to write) or the cause of the failed write."""
+
+    out_dir: str
+    done: dict[int, str | None] = field(default_factory=dict)
+
+
+_WORKER: dict = {}
+
+
+def _init_worker(options: Options, project: ProjectInfo, out_dir: str | None) -> None:
+    """Worker set-up. With the fork start method the parent's RuleSet is inherited (no reload);
+    elsewhere each worker loads it from the on-disk cache."""
+    lifeline.die_with_parent()
+    if "ruleset" not in _WORKER:
+        from musify.rules.reverse import load_for
+
+        _WORKER["ruleset"] = load_for(options)
+    _WORKER["options"] = options
+    _WORKER["project"] = project
+    _WORKER["out_dir"] = out_dir
+
+
+def _work(item: tuple[int, FileJob]) -> tuple[int, FileResult, bytes | None, str | None]:
+    i, job = item
+    result, data = migrate_file(job, _WORKER["ruleset"], _WORKER["options"], _WORKER["project"])
+    out_dir = _WORKER["out_dir"]
+    failed = write_port(job, result, data, out_dir) if out_dir is not None else None
+    return i, result, data, failed
+
+
+def write_port(job: FileJob, result: FileResult, data: bytes | None, out_dir: str) -> str | None:
+    """Write one migrated file's port (or a copy of an unmigrated one) into the output tree;
+    None, or the cause when the write failed (reported with the record, like any write)."""
+    if result.status == "failed" and data is None:
+        return None  # nothing to write: the result says why
+    try:
+        writers.write_into(out_dir, result.output_path, data, job.abspath)
+    except OSError as exc:
+        return exc.strerror or str(exc)
+    return None
+
+
+def _preload(kinds: set[str], ruleset: RuleSet) -> None:
+    """Import, once in the parent, what the first file of each kind would make every worker
+    import (front ends, passes, the syntax library) and derive the scanner's prefixes, so that
+    forked workers inherit them."""
+    from musify.passes.languages import language_for, scanner_prefixes
+
+    for kind in sorted(kinds):
+        language_for(kind)
+    scanner_prefixes(ruleset)
+    try:
+        import tree_sitter  # noqa: F401 -- imported for the workers to inherit
+        import tree_sitter_cuda  # noqa: F401
+    except ImportError:  # the structural checks say so themselves when a file needs them
+        pass
+
+
+def run_jobs(todo: list[tuple[int, FileJob]], ruleset: RuleSet, options: Options, project: ProjectInfo,
+             writes: Writes | None = None) -> Iterator[tuple[int, FileResult, bytes | None]]:
+    """(index, result, new bytes) for every job, in `todo`'s order; with `writes`, each port is
+    already written when its result is yielded."""
+    if options.jobs <= 1 or len(todo) < 2:
+        for i, job in todo:
+            result, data = migrate_file(job, ruleset, options, project)
+            if writes is not None:
+                writes.done[i] = write_port(job, result, data, writes.out_dir)
+            yield i, result, data
+        return
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+
+    method = "fork" if "fork" in multiprocessing.get_all_start_methods() else None
+    context = multiprocessing.get_context(method)
+    if method == "fork":
+        _WORKER["ruleset"] = ruleset  # inherited by the forked workers
+        _preload({job.kind for _, job in todo}, ruleset)
+    gc.freeze()  # the parent's objects as they are now are shared with the workers, untouched
+    try:
+        with ProcessPoolExecutor(max_workers=options.jobs, mp_context=context, initializer=_init_worker,
+                                 initargs=(options, project, writes.out_dir if writes else None)) as pool:
+            # chunks of at most 64 files: each worker (and the parent, for chunks done early)
+            # holds a whole chunk of results and bytes before handing it over
+            chunk = max(1, min(64, len(todo) // (options.jobs * 8)))
+            for i, result, data, failed in pool.map(_work, todo, chunksize=chunk):
+                if writes is not None:
+                    writes.done[i] = failed
+                yield i, result, data
+    finally:
+        _WORKER.clear()
+        gc.unfreeze()
