@@ -89,6 +89,10 @@ def blocker(s: str) -> str | None:
         return f"{s} is a mount point"
     if not os.access(parent, os.W_OK | os.X_OK):
         return f"{parent} is not writable"
+    try:
+        _walk_checked(s)
+    except Unsafe as exc:
+        return str(exc)
     probe_a, probe_b = new_name(parent), new_name(parent)
     try:
         os.mkdir(probe_a, 0o700)
@@ -103,6 +107,36 @@ def blocker(s: str) -> str | None:
             except OSError:
                 pass
     return None
+
+
+def _walk_checked(s: str) -> None:
+    """Look through S for what makes the swap unsafe, before anything is written (build()
+    checks again as it goes: the tree may change in between)."""
+    dev = os.lstat(s).st_dev
+    todo = [s]
+    while todo:
+        d = todo.pop()
+        _check_dir(d)
+        with os.scandir(d) as it:
+            for e in it:
+                if _check_entry(e, dev):
+                    todo.append(e.path)
+
+
+def _check_dir(d: str) -> None:
+    if not os.access(d, os.W_OK | os.X_OK):
+        raise Unsafe(f"{d} is not writable (its old entries could not be removed after the exchange)")
+
+
+def _check_entry(e: os.DirEntry, dev: int) -> bool:
+    """Raise Unsafe for a version-control directory or a mount point; True for a directory."""
+    if e.name in VCS_DIRS:
+        raise Unsafe(f"{e.path} is a version-control directory (a running commit could be lost)")
+    if not e.is_dir(follow_symlinks=False):
+        return False
+    if e.stat(follow_symlinks=False).st_dev != dev:
+        raise Unsafe(f"{e.path} is a mount point")
+    return True
 
 
 def new_name(parent: str) -> str:
@@ -141,19 +175,14 @@ def build(st: Stage, ports: dict[str, tuple[bytes | None, str]], links: dict[str
     todo = [st.s]
     while todo:
         d = todo.pop()
-        if not os.access(d, os.W_OK | os.X_OK):
-            raise Unsafe(f"{d} is not writable (its old entries could not be removed after the exchange)")
+        _check_dir(d)
         with os.scandir(d) as it:
             entries = list(it)
         st.listing[d] = {e.name: e.inode() for e in entries}
         for e in entries:
             src = e.path
             dst = st.mirror(src)
-            if e.name in VCS_DIRS:
-                raise Unsafe(f"{src} is a version-control directory (a running commit could be lost)")
-            if e.is_dir(follow_symlinks=False):
-                if e.stat(follow_symlinks=False).st_dev != dev:
-                    raise Unsafe(f"{src} is a mount point")
+            if _check_entry(e, dev):
                 os.mkdir(dst, 0o700)
                 dirs.append((src, dst))
                 todo.append(src)
