@@ -223,8 +223,9 @@ def _place(src: str, dst: str, data: bytes | None) -> None:
 
 
 def copy_dir_attributes(src: str, dst: str) -> None:
-    """Owner (where permitted), mode and extended attributes of directory `src` onto `dst`.
-    An extended attribute (an ACL) that cannot be copied makes the swap unsafe."""
+    """Owner (where permitted), mode and extended attributes (ACLs included) of directory `src`
+    onto `dst`. An extended attribute that cannot be copied makes the swap unsafe; the SELinux
+    label is left to policy, as for any new directory."""
     s = os.lstat(src)
     if hasattr(os, "chown"):
         try:
@@ -241,6 +242,8 @@ def copy_dir_attributes(src: str, dst: str) -> None:
         except OSError:
             names = []
         for name in names:
+            if name == "security.selinux":
+                continue  # the new directory is labelled by policy, as any mkdir there would be
             try:
                 os.setxattr(dst, name, os.getxattr(src, name, follow_symlinks=False), follow_symlinks=False)
             except OSError as exc:
