@@ -55,6 +55,11 @@ def test_swap_keeps_inodes_and_modes(tmp_path, rules):
     t = _tree(tmp_path)
     port = _port(tmp_path, t, rules)
     readme_ino, top_ino = (t / "README").stat().st_ino, t.stat().st_ino
+    try:
+        os.setxattr(t / "inc", "user.musify-test", b"kept")
+        xattr = True
+    except (OSError, AttributeError):
+        xattr = False  # a file system without user extended attributes
     record, _ = migrate([str(t)], Options(), "in-place", ruleset=rules)
     assert record.exit_code == 0 and "MU0020" not in _ids(record)
     assert read_tree(t) == port
@@ -63,6 +68,8 @@ def test_swap_keeps_inodes_and_modes(tmp_path, rules):
     assert stat.S_IMODE((t / "README").stat().st_mode) == 0o640
     assert stat.S_IMODE((t / "b.mu").stat().st_mode) == 0o750
     assert stat.S_IMODE((t / "inc").stat().st_mode) == 0o750
+    if xattr:
+        assert os.getxattr(t / "inc", "user.musify-test") == b"kept"
     assert _stages(tmp_path) == []
 
 
