@@ -4,7 +4,8 @@
     python benchmarks/bench_hardening.py big --mb 50           # peak RSS migrating one 50 MB file
 
 `small` writes N tiny .cu files (a few CUDA calls each) into 100 folders, runs
-`musify migrate TREE -o OUT` and then `musify migrate --in-place` on a copy, and prints both wall
+`musify migrate TREE -o OUT`, then `musify migrate --in-place` on a copy (committed by a staged
+swap) and on a copy holding a `.git` directory (committed file by file), and prints the three wall
 clocks (start-up included, as a user sees them). `big` writes one file of about --mb megabytes
 of CUDA-looking code and prints the peak RSS of `musify migrate FILE -o OUT`.
 """
@@ -44,10 +45,14 @@ def small(files: int) -> None:
             (d / f"f{i}.cu").write_text(BODY.format(i=i))
         _musify(str(tree), "--no-rename", "-o", str(Path(tmp) / "warm"))  # the rules cache exists
         out = _musify(str(tree), "-o", str(Path(tmp) / "out"))
-        copy = Path(tmp) / "copy"
+        copy, vcs = Path(tmp) / "copy", Path(tmp) / "vcs"
         shutil.copytree(tree, copy)
+        shutil.copytree(tree, vcs)
+        (vcs / ".git").mkdir()  # beside a .git the renames are committed file by file (MU0020)
         inplace = _musify("--in-place", str(copy))
-        print(f"{files} files: -o {out:.2f} s, --in-place {inplace:.2f} s ({inplace / out:.2f}x)")
+        by_file = _musify("--in-place", str(vcs))
+        print(f"{files} files: -o {out:.2f} s, --in-place {inplace:.2f} s ({inplace / out:.2f}x, staged swap), "
+              f"--in-place beside .git {by_file:.2f} s ({by_file / out:.2f}x, file by file)")
 
 
 def big(megabytes: float) -> None:

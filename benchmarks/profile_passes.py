@@ -13,7 +13,7 @@ import time
 from collections import defaultdict
 from pathlib import Path
 
-from musify.engine.edits import apply, merge
+from musify.engine.edits import EditList, apply, merge
 from musify.frontend.scanner import LineIndex, scan
 from musify.options import Options
 from musify.passes import PASSES, resolve
@@ -41,7 +41,7 @@ def main(root: str) -> None:
         lines = LineIndex(text)
         cost["scan"] += time.perf_counter() - t
         ctx = PassContext(path.name, text, sc, rules, Options(), ProjectInfo(), lines)
-        edits = []
+        edits = EditList()  # as the runner collects them
         for name, run in passes:
             t = time.perf_counter()
             edits.extend(run(ctx))

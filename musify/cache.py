@@ -32,7 +32,7 @@ from pathlib import Path
 
 from musify import __version__, digests, resources
 
-FORMAT = "2"  # bump when the cached value or the pack changes shape
+FORMAT = "3"  # bump when the cached value or the pack changes shape
 _INCLUDE = re.compile(rb"include\s*[<\"]([^\">\n]+)[\">]")  # a superset of what the scanner finds
 _NOT_KEYED = frozenset({"jobs", "cache", "lock_wait"})  # options that cannot change a file's result
 _source_digest: list[str] = []
@@ -102,7 +102,7 @@ class Store:
     where the value is) is read up front; a value is unpickled when it is hit, and the new pack is
     written entry by entry as results arrive, so a run holds one file's entry at a time, not the
     tree's (a pack is a header line, then per entry two little-endian lengths, the key and the
-    pickled value)."""
+    value: the length of the pickled result, the pickle, the new bytes)."""
 
     def __init__(self, options, rules_digest: str, roots: Iterable[str], directory: Path | None = None):
         directory = directory or resources.cache_dir("files")
@@ -178,16 +178,22 @@ class Store:
             return None
         try:
             raw = os.pread(self._src.fileno(), at[1], at[0])
-            value = pickle.loads(raw)
-        except (OSError, pickle.UnpicklingError, EOFError, AttributeError, ImportError, ValueError, TypeError):
+            (size,) = _SIZE.unpack_from(raw)
+            result, has_data = pickle.loads(memoryview(raw)[_SIZE.size:_SIZE.size + size])
+            value = result, (raw[_SIZE.size + size:] if has_data else None)
+        except (OSError, pickle.UnpicklingError, EOFError, AttributeError, ImportError, ValueError, TypeError,
+                struct.error):
             return None
-        self._keep(key, raw)
+        self._keep(key, (raw,))
         return value
 
     def put(self, key: str, result, data: bytes | None) -> None:
-        self._keep(key, pickle.dumps((result, data), protocol=pickle.HIGHEST_PROTOCOL), new=True)
+        """Store (result, new bytes): the result pickled, the bytes after it as they are (a big
+        file's bytes are not copied into the pickle, nor the pickle into one entry buffer)."""
+        pickled = pickle.dumps((result, data is not None), protocol=pickle.HIGHEST_PROTOCOL)
+        self._keep(key, (_SIZE.pack(len(pickled)), pickled, data or b""), new=True)
 
-    def _keep(self, key: str, raw: bytes, new: bool = False) -> None:
+    def _keep(self, key: str, raw: tuple[bytes, ...], new: bool = False) -> None:
         """Record that the run uses this entry; from the first new entry on, write each to the new
         pack as it comes (the hits before it first, copied from the old pack)."""
         if key in self._kept:
@@ -206,16 +212,18 @@ class Store:
             self._out.write(_MAGIC)
             for key in hits:
                 at = self._index[key]
-                self._write(key, os.pread(self._src.fileno(), at[1], at[0]) if self._src else b"")
+                self._write(key, (os.pread(self._src.fileno(), at[1], at[0]) if self._src else b"",))
         except OSError:
             self._fail()
 
-    def _write(self, key: str, raw: bytes) -> None:
+    def _write(self, key: str, raw: tuple[bytes, ...]) -> None:
         if self._out is None:
             return
         try:
             k = key.encode("ascii")
-            self._out.write(_LENGTHS.pack(len(k), len(raw)) + k + raw)
+            self._out.write(_LENGTHS.pack(len(k), sum(len(part) for part in raw)) + k)
+            for part in raw:
+                self._out.write(part)
         except OSError:
             self._fail()
 
@@ -248,6 +256,7 @@ class Store:
 
 _MAGIC = f"musify-pack {FORMAT}\n".encode()
 _LENGTHS = struct.Struct("<II")
+_SIZE = struct.Struct("<I")  # a value: the pickle's length, the pickle (result, has bytes), the bytes
 
 
 def _discard(path: Path) -> None:

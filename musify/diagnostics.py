@@ -104,6 +104,12 @@ _SPECS = [
              "link does not end in that file's name: point it at the new name by hand"),
     DiagSpec("MU0019", "error", "low", "malformed UTF-16/UTF-32 file",
              "the byte-order mark says {codec} but {cause}; left as is"),
+    DiagSpec("MU0020", "note", "none", "renames committed file by file",
+             "renames committed file by file, not by a staged swap: {cause}; until the run ends a renamed "
+             "file may exist under both names (listed in the journal)"),
+    DiagSpec("MU0021", "error", "low", "file kept in the staging directory",
+             "{kept} was created or changed by someone else during the run and the migrated tree already "
+             "has a file of that name; it is kept there: compare the two and move it by hand"),
     # --- MU1xxx: name mapping ---------------------------------------------------------------
     DiagSpec("MU1001", "warning", "medium", "unrecognised vendor name",
              "'{name}' looks like a CUDA name but no rule knows it and the project does not declare it; "

@@ -1,21 +1,24 @@
 """`--in-place`: replace a user's only copy of a tree without losing or half-renaming anything.
 
-Order of work, chosen so that at every instant each file holds its original or its complete port
-and every `#include` names a file that exists (docs/reliability.md):
+Every run checks first: each file is still the one that was read (size, mtime, ctime, inode); a
+changed, vanished or hard-linked file is left alone with an error, and so is every rename that
+would leave an include dangling because of it. Then it commits in one of two ways
+(docs/reliability.md says when each applies and what each guarantees):
 
-1. check: each file is still the one that was read (size, mtime, ctime, inode); a changed,
-   vanished or hard-linked file is left alone with an error, and so is every rename that would
-   leave an include dangling because of it;
-2. journal: the planned renames, written durably before the first change;
-3. link: every renamed file gets its new name as a second link (old and new name both resolve);
-4. contents: all ports are written to temporary files, flushed in one batch per file system,
-   then renamed over their targets (re-checked just before);
-5. symbolic links that named a renamed file are pointed at its new name;
-6. old names: each becomes a link to the port (so no original is left that names an old header),
-   then all old names are removed; each directory is fsynced once per step;
-7. the journal is removed.
-A run killed anywhere leaves pairs under both names only as listed in the journal; the next
-in-place run on the tree takes them as its own and finishes them.
+- a **staged swap** (musify/swap.py) when the run renames files: the new state of the smallest
+  directory holding every change is built beside it and exchanged with it in one atomic step, so
+  no file ever exists under both names;
+- **file by file** otherwise (no renames, or the swap is unsafe here, noted as MU0020):
+  1. journal: the planned renames, written durably before the first change;
+  2. link: every renamed file gets its new name as a second link (old and new name both resolve);
+  3. contents: all ports are written to temporary files, flushed in one batch per file system,
+     then renamed over their targets (re-checked just before);
+  4. symbolic links that named a renamed file are pointed at its new name;
+  5. old names: each becomes a link to the port (so no original is left that names an old
+     header), then all old names are removed; each directory is fsynced once per step;
+  6. the journal is removed.
+  A run killed anywhere leaves pairs under both names only as listed in the journal; the next
+  in-place run on the tree takes them as its own and finishes them.
 """
 
 from __future__ import annotations
@@ -27,7 +30,7 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass, replace
 
-from musify import diagnostics, journal, writers
+from musify import diagnostics, journal, swap, writers
 from musify.discover import Found, printable
 from musify.records import FileResult
 
@@ -37,6 +40,7 @@ _SESSION: list[Session] = []
 @dataclass
 class Session:
     locks: dict[str, journal.RootLock]
+    kept: list[str]  # what finishing a killed run's swap had to keep in its stage (reported)
 
     def own(self, root: str, rel: str, target: str) -> bool:
         lock = self.locks.get(root)
@@ -59,20 +63,36 @@ def roots_of(inputs: list[str]) -> list[str]:
 def session(inputs: list[str], wait_s: float) -> Iterator[Session]:
     """Hold every input root's lock for the whole run (discovery included)."""
     locks: dict[str, journal.RootLock] = {}
+    kept: list[str] = []
     try:
         for root in roots_of(inputs):
             ancestor = journal.interrupted_ancestor(root)
             if ancestor is not None:
                 raise journal.TreeBusy(f"{ancestor}: an interrupted --in-place run must be finished first: "
                                        f"run musify migrate --in-place {ancestor}")
-            locks[root] = journal.acquire(root, wait_s)
-        _SESSION.append(Session(locks))
+            locks[root] = lock = journal.acquire(root, wait_s)
+            if lock.swap is not None:
+                kept += _resume_swap(lock)
+        _SESSION.append(Session(locks, kept))
         yield _SESSION[-1]
     finally:
         if _SESSION and _SESSION[-1].locks is locks:
             _SESSION.pop()
         for lock in locks.values():
             journal.release(lock)
+
+
+def _resume_swap(lock: journal.RootLock) -> list[str]:
+    """Finish a killed run's staged swap before anything else reads the tree."""
+    info = lock.swap or {}
+    try:
+        left = swap.recover(lock.root, info)
+    except swap.Undecidable as exc:
+        raise journal.TreeBusy(str(exc)) from None
+    journal.finish(lock, [])
+    swap.drop_marker(os.path.normpath(os.path.join(lock.root, info["dir"])), info["marker"])
+    lock.pairs, lock.swap = set(), None
+    return left.kept
 
 
 def clean(owned: list[str]) -> None:
@@ -90,14 +110,12 @@ class _Item:
     data: bytes | None  # new contents; None: same bytes under a new name
     tmp: str | None = None
     state: str = "todo"  # todo | linked | written | done | dropped | unfinished
+    src: str = ""  # the original's absolute path (found.abspath, joined once: it is asked often)
+    renamed: bool = False
 
-    @property
-    def src(self) -> str:
-        return self.found.abspath
-
-    @property
-    def renamed(self) -> bool:
-        return self.dst != self.src
+    def __post_init__(self) -> None:
+        self.src = self.found.abspath
+        self.renamed = self.dst != self.src
 
 
 def write(plan: list[tuple[Found, object]], files: list[FileResult],
@@ -130,6 +148,27 @@ def write(plan: list[tuple[Found, object]], files: list[FileResult],
     for it in items:
         _check(it, sess, first=True)
     _cascade(items, planned, files, plan)
+    retargets = _link_targets(links, items, files, plan)
+    if sess is not None and sess.kept and files:
+        files[0] = _copy(files[0])
+        for path in sess.kept:
+            _diag(files[0], "MU0021", kept=printable(path))
+    from musify import swap_commit
+
+    if not swap_commit.commit(sess, items, retargets, planned, files, plan):
+        _commit_file_by_file(sess, items, links, retargets, planned, files, plan)
+    if sess is not None:
+        for root, lock in sess.locks.items():
+            pairs = {(it.found.rel, _rel(root, it.dst)) for it in items
+                     if it.found.root == root and it.renamed and it.state == "unfinished"}
+            pairs |= {p for p in lock.pairs if _both_exist(root, *p)}
+            journal.finish(lock, sorted(pairs))
+    return files
+
+
+def _commit_file_by_file(sess: Session | None, items: list[_Item], links: list[Found], retargets,
+                         planned: dict[str, str], files: list[FileResult], plan) -> None:
+    """Steps 1-5 of the file-by-file commit (module docstring)."""
     by_root: dict[str, list[_Item]] = {}
     for it in items:
         if it.state == "todo":
@@ -144,15 +183,10 @@ def write(plan: list[tuple[Found, object]], files: list[FileResult],
     _link_new_names(items, sess)
     _cascade(items, planned, files, plan)
     _write_contents(items)
-    _retarget(links, items, files, plan)
+    for f, result, it, new in retargets:
+        if it.state in ("linked", "written"):
+            _point_link(f, result, new)
     _retire_old_names(items)
-    if sess is not None:
-        for root, lock in sess.locks.items():
-            pairs = {(it.found.rel, _rel(root, it.dst)) for it in items
-                     if it.found.root == root and it.renamed and it.state == "unfinished"}
-            pairs |= {p for p in lock.pairs if _both_exist(root, *p)}
-            journal.finish(lock, sorted(pairs))
-    return files
 
 
 def _diag(result: FileResult, diag_id: str, **args) -> None:
@@ -165,6 +199,8 @@ def _copy(result: FileResult) -> FileResult:
 
 
 def _rel(root: str, path: str) -> str:
+    if path.startswith(root) and path[len(root):len(root) + 1] == os.sep:  # the common case, cheaply
+        return path[len(root) + 1:].replace(os.sep, "/")
     return os.path.relpath(path, root).replace(os.sep, "/")
 
 
@@ -286,7 +322,7 @@ def _link_over(existing: str, name: str) -> None:
 
 
 def _link_new_names(items: list[_Item], sess: Session | None) -> None:
-    """Step 3: the new name appears as a second link to the original."""
+    """Step 2: the new name appears as a second link to the original."""
     dirs = []
     for it in items:
         if it.state != "todo" or not it.renamed or not _check(it, sess, first=False):
@@ -302,7 +338,7 @@ def _link_new_names(items: list[_Item], sess: Session | None) -> None:
 
 
 def _write_contents(items: list[_Item]) -> None:
-    """Step 4: temporary files, one flush per file system, re-check, rename over the target."""
+    """Step 3: temporary files, one flush per file system, re-check, rename over the target."""
     todo = [it for it in items if it.data is not None and it.state in ("todo", "linked")]
     for it in todo:
         try:
@@ -325,12 +361,16 @@ def _write_contents(items: list[_Item]) -> None:
     writers.sync_dirs(dirs)
 
 
-def _retarget(links: list[Found], items: list[_Item], files: list[FileResult], plan) -> None:
-    """Step 5: a symbolic link naming a renamed file follows it (or is reported)."""
+def _link_targets(links: list[Found], items: list[_Item], files: list[FileResult], plan) -> list:
+    """The symbolic links naming a file this run renames, as (link, its result, the renamed
+    item, the link's new text); a link that cannot be retargeted is reported (MU0018)."""
     from musify.renames import link_names
 
-    moved = {os.path.realpath(it.src): it for it in items if it.renamed and it.state in ("linked", "written")}
+    if not links:
+        return []
+    moved = {os.path.realpath(it.src): it for it in items if it.renamed and it.state == "todo"}
     results = {id(f): r for (f, _job), r in zip(plan, files)}
+    out = []
     for f in links:
         it = moved.get(link_names(f))
         if it is None:
@@ -340,17 +380,27 @@ def _retarget(links: list[Found], items: list[_Item], files: list[FileResult], p
         if new is None:
             _diag(result, "MU0018", target=printable(f.symlink or ""), new=printable(os.path.basename(it.dst)))
             continue
-        try:
-            writers.replace_link(f.abspath, new)
-        except OSError as exc:
-            _diag(result, "MU0009", cause=exc.strerror or str(exc))
-            continue
-        result.status = "migrated"
-        _diag(result, "MU0017", target=printable(new))
+        out.append((f, result, it, new))
+    return out
+
+
+def _point_link(f: Found, result: FileResult, new: str) -> None:
+    """Step 4: a symbolic link naming a renamed file follows it."""
+    try:
+        writers.replace_link(f.abspath, new)
+    except OSError as exc:
+        _diag(result, "MU0009", cause=exc.strerror or str(exc))
+        return
+    _linked(result, new)
+
+
+def _linked(result: FileResult, new: str) -> None:
+    result.status = "migrated"
+    _diag(result, "MU0017", target=printable(new))
 
 
 def _retire_old_names(items: list[_Item]) -> None:
-    """Step 6: each old name becomes a link to the port, then all old names go."""
+    """Step 5: each old name becomes a link to the port, then all old names go."""
     going = []
     dirs = []
     for it in items:

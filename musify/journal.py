@@ -4,7 +4,12 @@ The lock (`.musify.lock`, an `flock` that the kernel drops when its process dies
 SIGKILL) keeps a second `--in-place` run off a tree another run is writing. The journal
 (`.musify-journal.json`) lists the renames a run is about to make before it touches the tree;
 a run that finds one knows which `x.cu`/`x.mu` pairs are its own unfinished work rather than a
-user's collision, and finishes them. docs/reliability.md states what this guarantees.
+user's collision, and finishes them. A run that commits by a staged swap (musify/swap.py) also
+records the directory swapped, its stage, the marker that tells the two sides apart, and the
+originals it replaces (size, mtime, inode), so a later run can finish taking the old tree apart
+without removing anything it does not know. docs/reliability.md states what this guarantees.
+
+Schema 2 adds the optional `swap` object to schema 1; both are read.
 """
 
 from __future__ import annotations
@@ -18,7 +23,8 @@ from dataclasses import dataclass, field
 from musify.discover import JOURNAL_NAME, LOCK_NAME
 from musify.writers import atomic_write, sync_dirs
 
-SCHEMA = "musify-journal/1"
+SCHEMA = "musify-journal/2"
+READABLE = ("musify-journal/1", SCHEMA)
 
 
 class TreeBusy(RuntimeError):
@@ -30,6 +36,7 @@ class RootLock:
     root: str
     fd: int
     pairs: set[tuple[str, str]] = field(default_factory=set)  # (old rel, new rel) left by a killed run
+    swap: dict | None = None  # a killed run's staged swap (see musify/swap.py), to be resolved first
 
     @property
     def journal_path(self) -> str:
@@ -65,7 +72,9 @@ def acquire(root: str, wait_s: float) -> RootLock:
     os.ftruncate(fd, 0)
     os.write(fd, f"{os.getpid()}\n".encode())
     lock = RootLock(root, fd)
-    lock.pairs = read_pairs(lock.journal_path)
+    doc = read(lock.journal_path)
+    lock.pairs = {(old, new) for old, new in doc.get("renames", [])}
+    lock.swap = doc.get("swap")
     return lock
 
 
@@ -87,28 +96,32 @@ def _holder(path: str) -> str:
     return f" (process {pid})" if pid.isdigit() else ""
 
 
-def read_pairs(path: str) -> set[tuple[str, str]]:
-    """The renames an interrupted run had planned. A journal that cannot be read is an error,
-    not an empty plan: guessing could take a half-renamed pair for a user's collision."""
+def read(path: str) -> dict:
+    """An interrupted run's journal ({} when there is none). A journal that cannot be read is an
+    error, not an empty plan: guessing could take a half-renamed pair for a user's collision."""
     try:
         with open(path, encoding="utf-8") as fh:
             data = json.load(fh)
     except FileNotFoundError:
-        return set()
+        return {}
     except (OSError, ValueError) as exc:
         raise TreeBusy(f"{path}: the journal of an interrupted run cannot be read ({exc}); "
                        "check the files it names, then remove it") from None
-    if data.get("schema") != SCHEMA:
-        raise TreeBusy(f"{path}: journal written by another musify version ({data.get('schema')!r}); "
+    if not isinstance(data, dict) or data.get("schema") not in READABLE:
+        schema = data.get("schema") if isinstance(data, dict) else None
+        raise TreeBusy(f"{path}: journal written by another musify version ({schema!r}); "
                        "finish that run with the same version, or remove the journal")
-    return {(old, new) for old, new in data.get("renames", [])}
+    return data
 
 
-def write(lock: RootLock, renames: list[tuple[str, str]], rewrites: list[str], links: list[str]) -> None:
+def write(lock: RootLock, renames: list[tuple[str, str]], rewrites: list[str], links: list[str],
+          swap: dict | None = None) -> None:
     """Record the plan durably before the first change to the tree."""
     doc = {"schema": SCHEMA, "pid": os.getpid(), "renames": sorted(renames), "rewrites": sorted(rewrites),
            "links": sorted(links)}
-    atomic_write(lock.journal_path, (json.dumps(doc, indent=1) + "\n").encode(), durable=True)
+    if swap is not None:
+        doc["swap"] = swap
+    atomic_write(lock.journal_path, (json.dumps(doc, separators=(",", ":")) + "\n").encode(), durable=True)
     sync_dirs([lock.root])
 
 

@@ -4,7 +4,7 @@ Record v2 lists every edit of every file as `{start: [line, col], end: [line, co
 rule, library, kind, category, inferred}`. Kept as Python dicts, one edit costs about 500 bytes;
 a 50 MB file has over a million edits and a 100 MB tree more than half a million, so the dicts
 alone were most of a run's peak memory. `PackedEdits` keeps the four positions in an integer
-array and the six strings as indices into a table of distinct strings (about 60 bytes an edit),
+array and the six strings as indices into a table of distinct strings (about 40 bytes an edit),
 pickles as those arrays (the process pool and the incremental cache carry it cheaply), reads as
 a sequence of the same dicts, and writes its JSON in pieces, byte for byte what
 `json.dumps(list_of_dicts, separators=(",", ":"))` writes.
@@ -31,6 +31,16 @@ def _shared(s):
     return sys.intern(s) if type(s) is str else s
 
 
+def _extend(a: array, values: tuple[int, ...]) -> array:
+    """`a` with `values` added, as an 8-byte array once a value no longer fits in 4."""
+    try:
+        a.extend(values)
+    except OverflowError:
+        a = array("q", a[:len(a) - len(a) % 4])
+        a.extend(values)
+    return a
+
+
 class PackedEdits(Sequence):
     """An immutable sequence of edit dicts, stored as arrays (see the module docstring)."""
 
@@ -38,7 +48,7 @@ class PackedEdits(Sequence):
 
     def __init__(self, edits, text: str, position) -> None:
         """`edits`: merged `Edit`s of `text`; `position(offset) -> (line, column)`."""
-        pos = array("q")
+        pos = array("i")  # 4 bytes a line or column (8 past 2**31: see `_extend`)
         idx = array("i")
         inferred = bytearray()
         table: list[str] = []
@@ -52,8 +62,7 @@ class PackedEdits(Sequence):
             return i
 
         for e in edits:
-            pos.extend(position(e.start))
-            pos.extend(position(e.end))
+            pos = _extend(pos, position(e.start) + position(e.end))
             idx.extend((ref(text[e.start:e.end]), ref(e.replacement), ref(e.rule), ref(e.library),
                         ref(e.kind), ref(e.category)))
             inferred.append(1 if e.inferred else 0)

@@ -16,12 +16,11 @@ import time
 from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass, replace
-from operator import attrgetter
 from typing import TYPE_CHECKING
 
 from musify import diagnostics
 from musify.discover import classify, read_regular
-from musify.engine.edits import Edit, apply, apply_pieces, merge
+from musify.engine.edits import EditList, apply, apply_pieces, merge
 from musify.packed_edits import PackedEdits
 from musify.passes._base import PassContext, ProjectInfo
 from musify.records import FileResult
@@ -50,7 +49,7 @@ class FileJob:
 
 def migrate_text(text: str, path: str, ruleset: RuleSet, options: Options,
                  project: ProjectInfo | None = None, display: str = "",
-                 abspath: str = "", kind: str = "") -> tuple[str, PassContext, list[Edit]]:
+                 abspath: str = "", kind: str = "") -> tuple[str, PassContext, EditList]:
     """Run the passes of the file's kind (default: classified from `path`) over `text`; return the
     new text, the context (diagnostics) and the edits."""
     ctx, merged = edit_text(text, path, ruleset, options, project, display, abspath, kind)
@@ -59,7 +58,7 @@ def migrate_text(text: str, path: str, ruleset: RuleSet, options: Options,
 
 def edit_text(text: str, path: str, ruleset: RuleSet, options: Options,
               project: ProjectInfo | None = None, display: str = "",
-              abspath: str = "", kind: str = "") -> tuple[PassContext, list[Edit]]:
+              abspath: str = "", kind: str = "") -> tuple[PassContext, EditList]:
     """`migrate_text` without applying the edits: the context and the merged edits. The context
     comes back without the scan and the passes' shared scratch facts (a huge file's tokens and
     function lists are most of what its migration holds, and nothing after the passes reads them)."""
@@ -77,7 +76,7 @@ def edit_text(text: str, path: str, ruleset: RuleSet, options: Options,
             ctx.warn("MU0004", problem.offset)
         else:
             ctx.warn("MU0005", problem.offset, what=problem.what)
-    edits: list[Edit] = []
+    edits = EditList()  # compact: a huge file has a million of them
     for name, run in language.passes:
         ctx.found.current_pass = name
         edits.extend(run(ctx))
@@ -89,10 +88,10 @@ def edit_text(text: str, path: str, ruleset: RuleSet, options: Options,
     return ctx, merge(edits)
 
 
-def drop_protected(edits: list[Edit], spans: list[tuple[int, int]]) -> list[Edit]:
+def drop_protected(edits: EditList, spans: list[tuple[int, int]]) -> EditList:
     """Edits that touch no protected span (an insertion strictly inside one is dropped too)."""
     spans = sorted(spans)
-    keep = []
+    keep = EditList()
     for e in edits:
         hit = any(s < e.end and e.start < end or (e.start == e.end and s < e.start < end) for s, end in spans)
         if not hit:
@@ -205,17 +204,31 @@ def _read(job: FileJob, result: FileResult, shown: str) -> bytes | None:
     return data
 
 
-def _fill(result: FileResult, ctx: PassContext, edits: list[Edit], text: str, size: int,
+def _fill(result: FileResult, ctx: PassContext, edits: EditList, text: str, size: int,
           ruleset: RuleSet) -> None:
-    # counted field by field in C (attrgetter over the NamedTuples): this ran for every file
-    by_lib = _tally(map(_LIBRARY, edits))
-    by_kind = _tally(map(_KIND, edits))
-    categories = Counter(map(_CATEGORY, edits))
-    references = Counter(e.rule for e in edits if e.category == "reference")
-    renamed = {rule: n for rule, n in references.items() if _converted(ruleset, rule)}
-    lines_touched = set(map(ctx.lines.line_of, map(_START, edits)))
+    by_lib: Counter = Counter()
+    by_kind: Counter = Counter()
+    categories: Counter = Counter()
+    renamed: Counter = Counter()
+    inferred = 0
+    # counted per distinct (replacement, rule, library, kind, inferred, category), not per edit
+    for (_, rule, library, kind, is_inferred, category), count in edits.field_counts():
+        by_lib[library or "unknown"] += count
+        by_kind[kind or "unknown"] += count
+        categories[category] += count
+        if category == "reference" and _converted(ruleset, rule):
+            renamed[rule] += count
+        inferred += count if is_inferred else 0
+    line_of = ctx.lines.line_of
+    lines_touched = 0  # distinct lines where an edit starts (edits are sorted: count the changes)
+    last_line = -1
+    for start, _ in edits.spans():
+        line = line_of(start)
+        if line != last_line:
+            lines_touched += 1
+            last_line = line
     if size == len(text):  # ASCII: characters are bytes
-        replaced = sum(e.end - e.start for e in edits)
+        replaced = sum(e - s for s, e in edits.spans())
     else:
         replaced = sum(len(text[e.start:e.end].encode("utf-8", "surrogateescape")) for e in edits)
     found = ctx.found
@@ -224,29 +237,18 @@ def _fill(result: FileResult, ctx: PassContext, edits: list[Edit], text: str, si
     result.references = {"converted": sum(renamed.values()), "unconverted": sum(found.unconverted.values())}
     result.include_rewrites = categories["include"]
     result.shim_includes = categories["shim-include"]
-    result.inferred_edits = sum(1 for e in edits if e.inferred)
+    result.inferred_edits = inferred
     result.edits_by_library = dict(sorted(by_lib.items()))
     result.edits_by_kind = dict(sorted(by_kind.items()))
     result.renamed = dict(sorted(renamed.items()))
     result.unconverted = dict(sorted(found.unconverted.items()))
     result.lines_total = ctx.lines.line_count if text else 0
-    result.lines_changed = len(lines_touched)
+    result.lines_changed = lines_touched
     result.bytes_changed = replaced
     result.facts = dict(sorted(found.facts.items()))
     result.diagnostics.extend(found.diagnostics)
     result.declared = sorted(found.declared)
     result.pending_unknown = list(found.pending_unknown)
-
-
-_START, _LIBRARY, _KIND, _CATEGORY = (attrgetter(name) for name in ("start", "library", "kind", "category"))
-
-
-def _tally(values: Iterator[str]) -> Counter:
-    """How often each value occurs, an empty one counted as "unknown"."""
-    counts = Counter(values)
-    for empty in [v for v in counts if not v]:
-        counts["unknown"] += counts.pop(empty)
-    return counts
 
 
 def _converted(ruleset: RuleSet, rule_name: str) -> bool:

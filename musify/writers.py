@@ -136,6 +136,11 @@ def sync_dirs(dirs) -> None:
 _SYNCFS: list = []
 
 
+def syncfs_missing() -> bool:
+    """True where sync_files() falls back to one fsync per file (no Linux syncfs)."""
+    return _syncfs() is None
+
+
 def _syncfs():
     if not _SYNCFS:
         fn = None

@@ -21,10 +21,13 @@ from hypothesis import strategies as st
 from musify.engine.edits import Edit
 from musify.frontend import scanner
 from musify.frontend.scanner import VENDOR_PREFIXES, Scan, line_starts_python, scan_python
-from musify.passes.identifiers import _MIGRATED_MASK, previous_token_python, renames_python
+from musify.passes.identifiers import previous_token_python, renames, renames_python
 
 try:
     from musify.frontend import _cscan
+
+    # bound here too: under MUSIFY_PURE_PYTHON=1 the scanner module leaves the compiled one alone
+    _cscan.bind(scanner.Ident, scanner.Include, scanner.Directive, scanner.Problem, tuple(scanner.Ctx))
 except ImportError:  # no compiler at install time: the build-check test below says so
     _cscan = None
 
@@ -64,7 +67,9 @@ def _fields(s: Scan) -> tuple:
 def _compiled(text: str, prefixes: tuple[str, ...]) -> tuple:
     found = _cscan.scan(text, prefixes)
     assert found is not None
-    return tuple(found)
+    rows, itemsize, names = found[:3]
+    assert itemsize == 4 and len(rows) % 16 == 0  # four 4-byte integers a row below 2 GB
+    return (scanner.native_idents(rows, itemsize, names), *found[3:])
 
 
 @needs_cscan
@@ -114,9 +119,9 @@ SKIP = {"cuda_x", "cudaMemcpyHostToDevice", "cu"}
 @given(texts)
 def test_compiled_renames_and_line_starts_match_python(text: str) -> None:
     idents = scan_python(text, VENDOR_PREFIXES).idents
-    assert _cscan.renames(idents, FAST, SKIP, _MIGRATED_MASK, Edit) == renames_python(idents, FAST, SKIP)
-    edits, _ = _cscan.renames(idents, FAST, SKIP, _MIGRATED_MASK, Edit)
-    assert all(type(e) is Edit for e in edits)
+    edits, rest = renames(idents, FAST, SKIP, _cscan)
+    assert (edits, rest) == renames_python(idents, FAST, SKIP)
+    assert all(type(e) is Edit for e in edits) and all(type(i) is scanner.Ident for i in rest)
     assert _cscan.line_starts(text) == line_starts_python(text)
     for at in range(0, len(text) + 1, max(1, len(text) // 12)):
         assert _cscan.previous_token(text, at) == previous_token_python(text, at)

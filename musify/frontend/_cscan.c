@@ -41,9 +41,11 @@ typedef struct { Py_ssize_t start, end; } Span;
 typedef struct { Py_ssize_t start, end, name_start; int kw; int has_name; } Dir;
 
 typedef struct {
-    PyObject *idents, *includes, *directives, *spans, *problems;
+    PyObject *includes, *directives, *spans, *problems;
     Span *sp; Py_ssize_t nsp, capsp;
     Dir *dr; Py_ssize_t ndr, capdr;
+    Rows idents; /* (start, end, name index, context) a row: an `IdentList`'s array */
+    PyObject *names, *name_index; /* the distinct names in order, and name -> its index */
 } Out;
 
 static int grow(void **buf, Py_ssize_t *cap, Py_ssize_t need, size_t item) {
@@ -362,9 +364,10 @@ static ALWAYS_INLINE int add_ident(const Text *t, Out *o, Py_ssize_t start, Py_s
         ctx = d->kw == K_DEFINE ? C_MACRO : d->kw == K_INCLUDE ? C_INCLUDE : C_DIRECTIVE;
         if (d->kw == K_DEFINE && d->has_name && d->name_start == start) ctx = C_MACRO_NAME;
     }
-    PyObject *items[4] = {PyLong_FromSsize_t(start), PyLong_FromSsize_t(end),
-                          PyUnicode_Substring(t->text, start, end), Py_NewRef(CTX[ctx])};
-    return append_steal(o->idents, make_tuple(IdentType, items, 4));
+    Py_ssize_t name = intern_index(o->names, o->name_index, PyUnicode_Substring(t->text, start, end));
+    if (name < 0) return -1;
+    Py_ssize_t row[4] = {start, end, name, ctx};
+    return rows_push(&o->idents, row, 4);
 }
 
 /* `finditer` of `(?:PREFIXES)\w*`, keeping matches that do not follow an ASCII word character.
@@ -417,8 +420,9 @@ static int scan_text(const Text *t, const Prefixes *p, Out *o) {
     }
 }
 
-/* scan(text, prefixes) -> (idents, includes, directives, spans, problems), or None when the
- * prefixes are not plain ASCII words (the Python scanner handles those). */
+/* scan(text, prefixes) -> (ident rows, row item size, names, includes, directives, spans,
+ * problems), or None when the prefixes are not plain ASCII words (the Python scanner handles
+ * those). The ident rows are the bytes of an `IdentList`'s array (4 or 8 bytes a value). */
 static PyObject *cscan_scan(PyObject *Py_UNUSED(self), PyObject *args) {
     PyObject *text, *prefixes;
     if (!PyArg_ParseTuple(args, "UO!:scan", &text, &PyTuple_Type, &prefixes)) return NULL;
@@ -432,11 +436,18 @@ static PyObject *cscan_scan(PyObject *Py_UNUSED(self), PyObject *args) {
     Prefixes p;
     if (compile_prefixes(prefixes, &p) < 0) Py_RETURN_NONE;
     Text t = {PyUnicode_KIND(text), PyUnicode_DATA(text), PyUnicode_GET_LENGTH(text), text};
-    Out o = {PyList_New(0), PyList_New(0), PyList_New(0), PyList_New(0), PyList_New(0), NULL, 0, 0, NULL, 0, 0};
+    Out o = {PyList_New(0), PyList_New(0), PyList_New(0), PyList_New(0), NULL, 0, 0, NULL, 0, 0,
+             {NULL, 0, 0, rows_itemsize(t.n)}, PyList_New(0), PyDict_New()};
     PyObject *result = NULL;
-    if (o.idents && o.includes && o.directives && o.spans && o.problems && scan_text(&t, &p, &o) == 0)
-        result = PyTuple_Pack(5, o.idents, o.includes, o.directives, o.spans, o.problems);
-    Py_XDECREF(o.idents);
+    if (o.includes && o.directives && o.spans && o.problems && o.names && o.name_index && scan_text(&t, &p, &o) == 0) {
+        PyObject *rows = rows_bytes(&o.idents);
+        if (rows)
+            result = Py_BuildValue("(NnOOOOO)", rows, (Py_ssize_t)o.idents.itemsize, o.names, o.includes,
+                                   o.directives, o.spans, o.problems);
+    }
+    rows_free(&o.idents);
+    Py_XDECREF(o.names);
+    Py_XDECREF(o.name_index);
     Py_XDECREF(o.includes);
     Py_XDECREF(o.directives);
     Py_XDECREF(o.spans);
@@ -445,6 +456,9 @@ static PyObject *cscan_scan(PyObject *Py_UNUSED(self), PyObject *args) {
     PyMem_Free(o.dr);
     return result;
 }
+
+PyObject *musify_cscan_ident_type(void) { return IdentType; }
+PyObject *musify_cscan_ctx(Py_ssize_t ctx) { return CTX[ctx]; }
 
 /* bind(Ident, Include, Directive, Problem, ctx_members): the Python types the results are made of */
 static PyObject *cscan_bind(PyObject *Py_UNUSED(self), PyObject *args) {
@@ -473,7 +487,8 @@ static PyObject *cscan_bind(PyObject *Py_UNUSED(self), PyObject *args) {
 
 static PyMethodDef methods[] = {
     {"scan", cscan_scan, METH_VARARGS, "scan(text, prefixes) -> (idents, includes, directives, spans, problems)"},
-    {"renames", musify_cscan_renames, METH_VARARGS, "renames(idents, fast, skip, migrated_mask, Edit) -> (edits, rest)"},
+    {"renames", musify_cscan_renames, METH_VARARGS,
+     "renames(ident rows, names, fast, skip, migrated_mask) -> (edit rows, item size, fields, rest rows)"},
     {"previous_token", musify_cscan_previous_token, METH_VARARGS, "previous_token(text, start) -> (token, start)"},
     {"line_starts", musify_cscan_line_starts, METH_O, "line_starts(text) -> offsets where lines start"},
     {"bind", cscan_bind, METH_VARARGS, "bind(Ident, Include, Directive, Problem, ctx_members)"},

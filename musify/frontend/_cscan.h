@@ -5,6 +5,7 @@
 #define MUSIFY_CSCAN_H
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
+#include <stdint.h>
 #include <string.h>
 
 typedef struct {
@@ -61,8 +62,61 @@ static inline PyObject *make_tuple(PyObject *type, PyObject **items, Py_ssize_t 
     return o;
 }
 
+/* Rows of integers as `musify.rows.Rows` keeps them: one flat buffer, 4 bytes a value while every
+ * value of the text fits (offsets below 2**31), else 8. */
+typedef struct { void *buf; Py_ssize_t n, cap; int itemsize; } Rows;
+
+static inline int rows_itemsize(Py_ssize_t text_len) { return text_len < 0x7fffffff ? 4 : 8; }
+
+static inline int rows_push(Rows *r, const Py_ssize_t *values, Py_ssize_t k) {
+    if (r->n + k > r->cap) {
+        Py_ssize_t c = r->cap ? r->cap * 2 : 256;
+        while (c < r->n + k) c *= 2;
+        void *nb = PyMem_Realloc(r->buf, (size_t)c * (size_t)r->itemsize);
+        if (!nb) { PyErr_NoMemory(); return -1; }
+        r->buf = nb;
+        r->cap = c;
+    }
+    for (Py_ssize_t i = 0; i < k; i++) {
+        if (r->itemsize == 4) ((int32_t *)r->buf)[r->n + i] = (int32_t)values[i];
+        else ((int64_t *)r->buf)[r->n + i] = (int64_t)values[i];
+    }
+    r->n += k;
+    return 0;
+}
+
+static inline Py_ssize_t rows_get(const void *buf, int itemsize, Py_ssize_t i) {
+    return itemsize == 4 ? (Py_ssize_t)((const int32_t *)buf)[i] : (Py_ssize_t)((const int64_t *)buf)[i];
+}
+
+static inline PyObject *rows_bytes(const Rows *r) {
+    return PyBytes_FromStringAndSize(r->buf ? (const char *)r->buf : "", r->n * r->itemsize);
+}
+
+static inline void rows_free(Rows *r) { PyMem_Free(r->buf); r->buf = NULL; r->n = r->cap = 0; }
+
+/* the index of `value` in `values`, appended (and put in `index`) when new; steals `value` */
+static inline Py_ssize_t intern_index(PyObject *values, PyObject *index, PyObject *value) {
+    if (!value) return -1;
+    PyObject *known = PyDict_GetItemWithError(index, value);
+    Py_ssize_t i;
+    if (known) i = PyLong_AsSsize_t(known);
+    else if (PyErr_Occurred()) i = -1;
+    else {
+        i = PyList_GET_SIZE(values);
+        PyObject *k = PyLong_FromSsize_t(i);
+        if (!k || PyDict_SetItem(index, value, k) < 0 || PyList_Append(values, value) < 0) i = -1;
+        Py_XDECREF(k);
+    }
+    Py_DECREF(value);
+    return i;
+}
+
 /* the identifier pass's helpers (`_cscan_ident.c`) */
 PyObject *musify_cscan_renames(PyObject *self, PyObject *args);
+/* the bound `Ident` type and `Ctx` members (`_cscan.c`), borrowed */
+PyObject *musify_cscan_ident_type(void);
+PyObject *musify_cscan_ctx(Py_ssize_t ctx);
 PyObject *musify_cscan_previous_token(PyObject *self, PyObject *args);
 PyObject *musify_cscan_line_starts(PyObject *self, PyObject *arg);
 

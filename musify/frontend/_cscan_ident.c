@@ -3,66 +3,78 @@
  * table of `LineIndex`. Part of the `_cscan` extension (`_cscan.c` defines the module). */
 #include "_cscan.h"
 
-/* renames(idents, fast, skip, migrated_mask, Edit) -> (edits, rest): the identifier pass's hot
- * loop. For each identifier whose context bit is in `migrated_mask`: when `fast` (name ->
- * (replacement, rule, library, kind, inferred)) has its name, an Edit(start, end, *fields); when
- * (`fields` holds every Edit field after the span); when `skip` (a set) has it, nothing (the pass would do nothing with it); otherwise it goes to `rest`,
- * in order, for the Python pass (rules with diagnostics, qualified names, unknown vendor names).
- * Identifiers in other contexts are dropped, as the pass does. */
+/* renames(ident rows, names, fast, skip, migrated_mask) -> (edit rows, item size, fields, rest):
+ * the identifier pass's hot loop over an `IdentList` (its array and its names). For each
+ * identifier whose context bit is in `migrated_mask`: when `fast` (name -> the Edit's fields
+ * after its span) has its name, an edit row (start, end, index into `fields`); when `skip` (a
+ * set) has it, nothing (the pass would do nothing with it); otherwise it goes to `rest` as
+ * an `Ident`, in order, for the Python pass (rules with diagnostics, qualified names, unknown vendor
+ * names). Each distinct name is looked up once. Identifiers in other contexts are dropped. */
 PyObject *musify_cscan_renames(PyObject *Py_UNUSED(self), PyObject *args) {
-    PyObject *idents, *fast, *skip, *edit_type;
+    PyObject *rows, *names, *fast, *skip;
     long mask;
-    if (!PyArg_ParseTuple(args, "O!O!O!lO!:renames", &PyList_Type, &idents, &PyDict_Type, &fast, &PySet_Type,
-                          &skip, &mask, &PyType_Type, &edit_type))
+    if (!PyArg_ParseTuple(args, "OO!O!O!l:renames", &rows, &PyList_Type, &names, &PyDict_Type, &fast, &PySet_Type,
+                          &skip, &mask))
         return NULL;
-    if (!PyType_IsSubtype((PyTypeObject *)edit_type, &PyTuple_Type)) {
-        PyErr_SetString(PyExc_TypeError, "renames: Edit must be a tuple type");
-        return NULL;
+    Py_buffer view;
+    if (PyObject_GetBuffer(rows, &view, PyBUF_C_CONTIGUOUS) < 0) return NULL;
+    PyObject *result = NULL, *fields = PyList_New(0), *rest = PyList_New(0);
+    Py_ssize_t nnames = PyList_GET_SIZE(names);
+    Py_ssize_t *decision = PyMem_Malloc(sizeof(Py_ssize_t) * (size_t)(nnames ? nnames : 1));
+    Rows out = {NULL, 0, 0, (int)view.itemsize};
+    if (!fields || !rest || !decision) goto done;
+    if (view.itemsize != 4 && view.itemsize != 8) {
+        PyErr_SetString(PyExc_TypeError, "renames: rows must hold 4- or 8-byte integers");
+        goto done;
     }
-    PyObject *field_names = PyObject_GetAttrString(edit_type, "_fields");
-    if (!field_names) return NULL;
-    Py_ssize_t nfields = PyObject_Length(field_names);
-    Py_DECREF(field_names);
-    if (nfields < 2 || nfields > 16) {
-        if (!PyErr_Occurred()) PyErr_SetString(PyExc_TypeError, "renames: Edit must have 2 to 16 fields");
-        return NULL;
-    }
-    PyObject *edits = PyList_New(0), *rest = PyList_New(0);
-    if (!edits || !rest) goto fail;
-    Py_ssize_t n = PyList_GET_SIZE(idents);
+    enum { UNKNOWN = -1, SKIP = -2, REST = -3 };
+    for (Py_ssize_t k = 0; k < nnames; k++) decision[k] = UNKNOWN;
+    Py_ssize_t n = view.len / view.itemsize / 4;
     for (Py_ssize_t i = 0; i < n; i++) {
-        PyObject *id = PyList_GET_ITEM(idents, i);
-        if (!PyTuple_Check(id) || PyTuple_GET_SIZE(id) != 4) {
-            PyErr_SetString(PyExc_TypeError, "renames: identifiers must be Ident tuples");
-            goto fail;
-        }
-        long ctx = PyLong_AsLong(PyTuple_GET_ITEM(id, 3));
-        if (ctx == -1 && PyErr_Occurred()) goto fail;
+        Py_ssize_t ctx = rows_get(view.buf, out.itemsize, 4 * i + 3);
         if (ctx < 0 || ctx >= 8 || !(mask & (1L << ctx))) continue;
-        PyObject *name = PyTuple_GET_ITEM(id, 2);
-        PyObject *fields = PyDict_GetItemWithError(fast, name);
-        if (!fields) {
-            if (PyErr_Occurred()) goto fail;
-            int skipped = PySet_Contains(skip, name);
-            if (skipped < 0 || (!skipped && PyList_Append(rest, id) < 0)) goto fail;
-            continue;
+        Py_ssize_t name = rows_get(view.buf, out.itemsize, 4 * i + 2);
+        if (name < 0 || name >= nnames) {
+            PyErr_SetString(PyExc_IndexError, "renames: a row names no entry of the name table");
+            goto done;
         }
-        if (!PyTuple_Check(fields) || PyTuple_GET_SIZE(fields) != nfields - 2) {
-            PyErr_SetString(PyExc_TypeError, "renames: each fast entry must hold every Edit field after the span");
-            goto fail;
+        if (decision[name] == UNKNOWN) {
+            PyObject *key = PyList_GET_ITEM(names, name);
+            PyObject *f = PyDict_GetItemWithError(fast, key);
+            if (f) {
+                if (!PyTuple_Check(f)) {
+                    PyErr_SetString(PyExc_TypeError, "renames: each fast entry must be a tuple of Edit fields");
+                    goto done;
+                }
+                decision[name] = PyList_GET_SIZE(fields);
+                if (PyList_Append(fields, f) < 0) goto done;
+            } else if (PyErr_Occurred()) goto done;
+            else {
+                int skipped = PySet_Contains(skip, key);
+                if (skipped < 0) goto done;
+                decision[name] = skipped ? SKIP : REST;
+            }
         }
-        PyObject *items[16] = {Py_NewRef(PyTuple_GET_ITEM(id, 0)), Py_NewRef(PyTuple_GET_ITEM(id, 1))};
-        for (Py_ssize_t k = 0; k < nfields - 2; k++) items[2 + k] = Py_NewRef(PyTuple_GET_ITEM(fields, k));
-        if (append_steal(edits, make_tuple(edit_type, items, nfields)) < 0) goto fail;
+        Py_ssize_t d = decision[name];
+        if (d >= 0) {
+            Py_ssize_t row[3] = {rows_get(view.buf, out.itemsize, 4 * i), rows_get(view.buf, out.itemsize, 4 * i + 1), d};
+            if (rows_push(&out, row, 3) < 0) goto done;
+        } else if (d == REST) {
+            PyObject *items[4] = {PyLong_FromSsize_t(rows_get(view.buf, out.itemsize, 4 * i)),
+                                  PyLong_FromSsize_t(rows_get(view.buf, out.itemsize, 4 * i + 1)),
+                                  Py_NewRef(PyList_GET_ITEM(names, name)), Py_NewRef(musify_cscan_ctx(ctx))};
+            if (append_steal(rest, make_tuple(musify_cscan_ident_type(), items, 4)) < 0) goto done;
+        }
     }
-    PyObject *result = PyTuple_Pack(2, edits, rest);
-    Py_DECREF(edits);
-    Py_DECREF(rest);
-    return result;
-fail:
-    Py_XDECREF(edits);
+    PyObject *data = rows_bytes(&out);
+    if (data) result = Py_BuildValue("(NnOO)", data, (Py_ssize_t)out.itemsize, fields, rest);
+done:
+    PyBuffer_Release(&view);
+    PyMem_Free(decision);
+    rows_free(&out);
+    Py_XDECREF(fields);
     Py_XDECREF(rest);
-    return NULL;
+    return result;
 }
 
 /* previous_token(text, start) -> (token, its start): identifiers.previous_token in C */

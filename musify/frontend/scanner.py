@@ -21,28 +21,11 @@ import os
 import re
 from array import array
 from dataclasses import dataclass, field
-from enum import IntEnum
 from functools import lru_cache
 from itertools import accumulate
 from typing import NamedTuple
 
-
-class Ctx(IntEnum):
-    CODE = 0
-    COMMENT = 1
-    STRING = 2
-    CHAR = 3
-    INCLUDE = 4
-    DIRECTIVE = 5  # #if/#ifdef/#elif/#undef/#pragma operands
-    MACRO = 6  # the replacement text of a #define
-    MACRO_NAME = 7  # the name a #define defines
-
-
-class Ident(NamedTuple):  # a NamedTuple: the scanner makes one per candidate, twice as fast as a dataclass
-    start: int
-    end: int
-    name: str
-    ctx: Ctx
+from musify.frontend.idents import Ctx, Ident, IdentList
 
 
 class Include(NamedTuple):
@@ -70,7 +53,7 @@ class Problem:
 
 @dataclass
 class Scan:
-    idents: list[Ident] = field(default_factory=list)
+    idents: IdentList = field(default_factory=IdentList)
     includes: list[Include] = field(default_factory=list)
     directives: list[Directive] = field(default_factory=list)
     # (start, end, ctx) of every comment and literal, in order; the complement is code
@@ -162,6 +145,10 @@ class CodeMap:
                 stack.append(k)
                 j = k + 1
         return pairs[i]
+
+    def forget_brackets(self) -> None:
+        """Let go of the bracket pairs `closing` remembered (a later call starts afresh)."""
+        self._pairs.clear()
 
     def spans(self) -> list[tuple[int, int, Ctx]]:
         """The comment and literal spans in order (launch detection walks them alongside its
@@ -263,8 +250,15 @@ def scan(text: str, prefixes: tuple[str, ...] = VENDOR_PREFIXES) -> Scan:
     if _NATIVE is not None:
         found = _NATIVE.scan(text, prefixes)
         if found is not None:
-            return Scan(*found)
+            return Scan(native_idents(found[0], found[1], found[2]), *found[3:])
     return scan_python(text, prefixes)
+
+
+def native_idents(data: bytes, itemsize: int, names: list[str]) -> IdentList:
+    """The `IdentList` of the compiled scanner's rows (`itemsize` bytes a value)."""
+    rows = array("i" if itemsize == 4 else "q")
+    rows.frombytes(data)
+    return IdentList(rows, names)
 
 
 def scan_python(text: str, prefixes: tuple[str, ...] = VENDOR_PREFIXES) -> Scan:
@@ -409,7 +403,7 @@ def _label_identifiers(text: str, pattern: re.Pattern[str], out: Scan) -> None:
     """Candidate identifiers in code and directives, each with its context (the second pass)."""
     spans = out.spans
     directives = out.directives
-    idents = out.idents
+    add = out.idents.add
     si = di = 0
     ns, nd = len(spans), len(directives)
     define_names = {d.start: d for d in directives if d.keyword == "define" and d.name}
@@ -429,7 +423,7 @@ def _label_identifiers(text: str, pattern: re.Pattern[str], out: Scan) -> None:
             ctx = _DIRECTIVE_CTX.get(d.keyword, Ctx.DIRECTIVE)
             if d.start in define_names and ctx == Ctx.MACRO and _is_define_name(text, d, start):
                 ctx = Ctx.MACRO_NAME
-        idents.append(Ident(start, m.end(), m.group(), ctx))
+        add(start, m.end(), m.group(), ctx)
 
 
 def _is_define_name(text: str, d: Directive, start: int) -> bool:

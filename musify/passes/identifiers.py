@@ -8,10 +8,11 @@ comments and string literals only on request.
 from __future__ import annotations
 
 import re
+from array import array
 from functools import lru_cache
 
-from musify.engine.edits import Edit
-from musify.frontend.scanner import Ctx, Ident, identifiers_in, native
+from musify.engine.edits import Edit, EditList
+from musify.frontend.scanner import Ctx, Ident, IdentList, identifiers_in, native
 from musify.passes._base import PassContext
 from musify.rules.model import Rule, RuleSet
 
@@ -45,10 +46,7 @@ def run(ctx: PassContext) -> list[Edit]:
     # plain renames (most identifiers) in one loop, compiled where available; the rest here
     compiled = native()
     fast, skip = fast_renames(ctx.ruleset)
-    if compiled is not None:
-        edits, rest = compiled.renames(ctx.scan.idents, fast, skip, _MIGRATED_MASK, Edit)
-    else:
-        edits, rest = renames_python(ctx.scan.idents, fast, skip)
+    edits, rest = renames(ctx.scan.idents, fast, skip, compiled)
     for ident in rest:
         name = ident.name
         rule = names.get(name)
@@ -94,19 +92,34 @@ def fast_renames(ruleset: RuleSet) -> tuple[dict[str, tuple], set[str]]:
     return cached
 
 
-def renames_python(idents: list[Ident], fast: dict, skip: set[str]) -> tuple[list[Edit], list[Ident]]:
-    """The pure-Python `_cscan.renames`: plain renames as edits, nothing for the names in `skip`,
-    the other migrated identifiers (in order) for the caller."""
-    edits: list[Edit] = []
+def renames(idents: IdentList, fast: dict, skip: set[str], compiled=None) -> tuple[EditList, list[Ident]]:
+    """Plain renames as edits (the compiled loop when `compiled` is the `_cscan` module), nothing
+    for the names in `skip`, the other migrated identifiers (in order) for the caller."""
+    if compiled is None:
+        return renames_python(idents, fast, skip)
+    data, itemsize, fields, rest = compiled.renames(idents.data, idents.names, fast, skip, _MIGRATED_MASK)
+    rows = array("i" if itemsize == 4 else "q")
+    rows.frombytes(data)
+    return EditList(rows, fields), rest
+
+
+def renames_python(idents: IdentList, fast: dict, skip: set[str]) -> tuple[EditList, list[Ident]]:
+    """The pure-Python `_cscan.renames`: the same edits and the same rest."""
+    edits = EditList()
     rest: list[Ident] = []
+    decision: dict[str, tuple | bool | None] = {}  # name -> its fields, True (skip) or None (rest)
     for ident in idents:
         if ident.ctx not in _MIGRATED:
             continue
-        fields = fast.get(ident.name)
-        if fields is not None:
-            edits.append(Edit(ident.start, ident.end, *fields))
-        elif ident.name not in skip:
+        name = ident.name
+        if name not in decision:
+            fields = fast.get(name)
+            decision[name] = fields if fields is not None else (True if name in skip else None)
+        fields = decision[name]
+        if fields is None:
             rest.append(ident)
+        elif fields is not True:
+            edits.append(Edit(ident.start, ident.end, *fields))
     return edits, rest
 
 

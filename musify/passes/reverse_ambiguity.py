@@ -18,7 +18,7 @@ def run(ctx: PassContext) -> list[Edit]:
     if not choices:
         return []
     seen: set[str] = set()
-    uses = [(i.start, i.name) for i in ctx.scan.idents if i.ctx in _NAME_CONTEXTS and i.name in choices]
+    uses = [(i.start, i.name) for i in ctx.scan.idents.select(choices, _NAME_CONTEXTS)]
     uses += [(inc.start, inc.path) for inc in ctx.scan.includes if inc.path in choices]
     for start, name in sorted(uses):
         if name in seen:

@@ -1,8 +1,10 @@
 """SIGKILL an --in-place run (the parent, or one of its -j2 workers) at random moments, again and
 again, on a generated tree of about 2,000 .cu/.cuh files that include each other. After every
-kill: each file is its original or its complete port, a file exists under both names only as a
-pair the journal lists (the next run finishes it), no include names a missing file. A final run
-completes the job, equals the -o port byte for byte and leaves no lock, journal or temporary file.
+kill: each file is its original or its complete port, no file exists under both names, no
+include names a missing file. A final run completes the job, equals the -o port byte for byte and
+leaves no lock, journal, temporary file or staging directory. The tree commits by a staged swap
+(musify/swap.py); a smaller tree holding a `.git` directory commits file by file, where a file
+may exist under both names only as a pair the journal lists (the next run finishes it).
 
 Runs are forked from this process (api.migrate with the rules already loaded), so a kill costs
 milliseconds rather than an interpreter start; the writes, the pool and the journal are the ones
@@ -16,7 +18,10 @@ import random
 import shutil
 import signal
 import time
+from collections import Counter
 from pathlib import Path
+
+import pytest
 
 from musify.api import migrate
 from musify.discover import JOURNAL_NAME, is_owned_name
@@ -51,10 +56,10 @@ def _run_in_child(tree: Path, ruleset, jobs: int) -> int:
     return pid
 
 
-def _check(tree: Path, original: dict[str, bytes], port: dict[str, bytes]) -> None:
+def _check(tree: Path, original: dict[str, bytes], port: dict[str, bytes], literal: bool) -> None:
     now = read_tree(tree)
     pairs = set()
-    if (tree / JOURNAL_NAME).exists():
+    if not literal and (tree / JOURNAL_NAME).exists():
         pairs = {tuple(p) for p in json.loads((tree / JOURNAL_NAME).read_text())["renames"]}
     for old, data in original.items():
         stem, ext = os.path.splitext(old)
@@ -65,36 +70,54 @@ def _check(tree: Path, original: dict[str, bytes], port: dict[str, bytes]) -> No
         for n in present:
             assert now[n] in allowed, f"{n} is neither the original nor the port of {old}"
         if len(present) == 2:
+            assert not literal, f"{old} and {new} both exist"
             assert (old, new) in pairs, f"{old} and {new} both exist and the journal does not say why"
-    strays = [n for n in now if n not in original and n not in port and not is_owned_name(os.path.basename(n))]
+    strays = [n for n in now if n not in original and n not in port and not is_owned_name(os.path.basename(n))
+              and not n.startswith(".git/")]
     assert not strays, strays
     assert missing_includes(tree, {k: v for k, v in now.items() if not is_owned_name(os.path.basename(k))}) == []
 
 
-def test_sigkill_in_place_many_times(tmp_path):
+@pytest.mark.parametrize(("files", "kills", "vcs"), [(2000, KILLS, False), (300, max(4, KILLS // 4), True)],
+                         ids=["swap", "file-by-file"])
+def test_sigkill_in_place_many_times(tmp_path, files, kills, vcs):
     ruleset = load_for(Options())
     src = tmp_path / "src"
-    make_tree(src, 2000)
-    original = read_tree(src)
-    assert len(original) >= 1980
+    make_tree(src, files)
+    if vcs:  # a .git directory: the swap is unsafe, renames are committed file by file
+        (src / ".git").mkdir()
+        (src / ".git" / "HEAD").write_text("ref: refs/heads/main\n")
+    original = {k: v for k, v in read_tree(src).items() if not k.startswith(".git/")}
+    assert len(original) >= files * 0.99
     t0 = time.monotonic()
     migrate([str(src)], Options(jobs=2), "out", str(tmp_path / "out"), ruleset=ruleset)
     span = max(0.3, (time.monotonic() - t0) * 1.3)
-    port = read_tree(tmp_path / "out")
+    port = {k: v for k, v in read_tree(tmp_path / "out").items() if not k.startswith(".git/")}
     tree = tmp_path / "tree"
     shutil.copytree(src, tree)
     rnd = random.Random(7)
-    kills = completions = 0
-    while kills < KILLS:
+    kills_wanted, kills = kills, 0
+    completions = 0
+    sides: Counter[str] = Counter()
+    commit = span / 3  # how long the write phase lasts, learnt from kills that came too late
+    while kills < kills_wanted:
         jobs = rnd.choice((1, 2))
         pid = _run_in_child(tree, ruleset, jobs)
-        if rnd.random() < 0.5:  # a random moment of the whole run (migration, pool, writes)
+        in_commit = False
+        draw = rnd.random()
+        if draw < 0.45:  # a random moment of the whole run (migration, pool, writes)
             time.sleep(rnd.uniform(0, span))
+        elif draw < 0.6 and not vcs:  # just after the exchange: the swap's marker shows in the tree
+            deadline = time.monotonic() + span * 2
+            while not any(n.startswith(".musify-swap_") for n in os.listdir(tree)) and time.monotonic() < deadline:
+                time.sleep(0.001)
+            time.sleep(rnd.uniform(0, 0.02))
         else:  # a random moment of the write phase, which starts with the journal
             deadline = time.monotonic() + span * 2
             while not (tree / JOURNAL_NAME).exists() and time.monotonic() < deadline:
                 time.sleep(0.002)
-            time.sleep(rnd.uniform(0, span / 3))
+            time.sleep(rnd.uniform(0, commit))
+            in_commit = True
         victim = pid
         workers = _children(pid)
         if workers and rnd.random() < 0.4:
@@ -107,19 +130,42 @@ def test_sigkill_in_place_many_times(tmp_path):
         _, status = os.waitpid(pid, 0)
         if os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0 and victim == pid:
             kills -= 1  # it had finished: not a kill
+            commit *= 0.7 if in_commit else 1
         time.sleep(0.05)
         left = [w for w in workers if os.path.exists(f"/proc/{w}") and _state(w) != "Z"]
         assert not left, f"workers {left} outlived their run"
-        _check(tree, original, port)
-        if not (tree / JOURNAL_NAME).exists() and read_tree(tree) == port:
+        sides[_side(tree)] += 1
+        _check(tree, original, port, literal=not vcs)
+        if not (tree / JOURNAL_NAME).exists() and _ported(tree) == port:
             completions += 1  # done: start over from the original, for more kills mid-run
             shutil.rmtree(tree)
             shutil.copytree(src, tree)
-    migrate([str(tree)], Options(jobs=2), "in-place", ruleset=ruleset)
+    record, _ = migrate([str(tree)], Options(jobs=2), "in-place", ruleset=ruleset)
+    fell_back = [d for f in record.files for d in f.diagnostics if d.id == "MU0020"]
+    if vcs:  # the mode each case is about was the one used
+        assert not {"swap, exchanged", "swap, not exchanged"} & set(sides)
+    else:
+        assert not fell_back and "file by file" not in sides
     final = read_tree(tree)
-    print(f"{kills} kills, {completions} runs completed between them")
+    print(f"{kills} kills, {completions} runs completed between them; where the kills left the tree: {dict(sides)}")
     assert [n for n in final if is_owned_name(os.path.basename(n))] == []
-    assert final == port
+    assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".musify")] == []  # no staging directory
+    assert _ported(tree) == port
+
+
+def _side(tree: Path) -> str:
+    """Where a kill left the run: no journal, a file-by-file journal, or a swap before/after its exchange."""
+    try:
+        doc = json.loads((tree / JOURNAL_NAME).read_text())
+    except FileNotFoundError:
+        return "no journal"
+    if "swap" not in doc:
+        return "file by file"
+    return "swap, exchanged" if (tree / doc["swap"]["marker"]).exists() else "swap, not exchanged"
+
+
+def _ported(tree: Path) -> dict[str, bytes]:
+    return {k: v for k, v in read_tree(tree).items() if not k.startswith(".git/")}
 
 
 def _state(pid: int) -> str:

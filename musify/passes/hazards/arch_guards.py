@@ -27,9 +27,7 @@ def run(ctx: PassContext) -> list[Edit]:
     if not macros or ctx.options.reverse:
         return []
     edits: list[Edit] = []
-    for ident in ctx.scan.idents:
-        if ident.name not in macros or ident.ctx not in _LOOKED_AT:
-            continue
+    for ident in ctx.scan.idents.select(macros, _LOOKED_AT):
         name = ident.name
         rule = ctx.ruleset.lookup(name)
         renamed = rule is not None and rule.replacement is not None

@@ -9,11 +9,14 @@ pass asks for.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import NamedTuple
 
 from musify.arch import WARP_WIDTH
 from musify.frontend.scanner import CodeMap
+from musify.rows import Rows
 
 _INT = re.compile(r"(0[xX][0-9a-fA-F]+|\d+)([uUlL]*)")
 COMPARE_OPS = ("<=", ">=", "==", "!=", "<", ">")
@@ -82,13 +85,53 @@ def line_end(text: str, pos: int) -> int:
     return len(text) if nl < 0 else nl
 
 
-@dataclass(frozen=True, slots=True)
-class DeviceFunction:
+class DeviceFunction(NamedTuple):  # a NamedTuple: a `FunctionList` makes one per function read
     start: int  # offset of the first qualifier (__global__/__device__)
     body_start: int  # offset of '{'
     end: int  # offset just after the matching '}'
     name: str
     is_kernel: bool
+
+
+_make_function = DeviceFunction._make
+_KEEP_MADE = 6 * 4096  # up to 4,096 functions a file keeps them made (at most about 0.5 MB)
+
+
+class FunctionList(Rows):
+    """Device functions in order, six integers a row (start, body start, end, the name's span,
+    is-kernel): a file of 300,000 kernels kept as `DeviceFunction` objects with their names was
+    over 200 bytes each. Reads as `DeviceFunction`s, the name cut from the text when read."""
+
+    __slots__ = ("_made", "_text")
+    WIDTH = 6
+
+    def __init__(self, text: str) -> None:
+        super().__init__()
+        self._text = text
+        self._made: list[DeviceFunction] | None = None
+
+    def add(self, start: int, body_start: int, end: int, name_start: int, name_end: int, is_kernel: bool) -> None:
+        self._push(start, body_start, end, name_start, name_end, 1 if is_kernel else 0)
+
+    def last_end(self) -> int:
+        """The end of the last function (-1 when there is none)."""
+        return self._a[-4] if self._a else -1
+
+    def _make(self, row: tuple) -> DeviceFunction:
+        s, b, e, ns, ne, k = row
+        return _make_function((s, b, e, self._text[ns:ne] if ns >= 0 else "?", k == 1))
+
+    def __iter__(self) -> Iterator[DeviceFunction]:
+        if len(self._a) <= _KEEP_MADE:  # a few: made once and kept (passes iterate them often)
+            if self._made is None or len(self._made) != len(self):
+                self._made = list(self._functions())
+            return iter(self._made)
+        return self._functions()
+
+    def _functions(self) -> Iterator[DeviceFunction]:
+        a, text = self._a, self._text
+        for s, b, e, ns, ne, k in zip(*(a[c::6] for c in range(6))):
+            yield _make_function((s, b, e, text[ns:ne] if ns >= 0 else "?", k == 1))
 
 
 _NAME_BEFORE_PAREN = re.compile(r"([A-Za-z_]\w*)\s*(?:<[^;{()]*>\s*)?$")
@@ -100,14 +143,16 @@ def _qualifier_pattern(words: frozenset[str]) -> re.Pattern[str]:
 
 
 def device_functions(text: str, codemap: CodeMap, kernel_words: frozenset[str],
-                     device_words: frozenset[str]) -> list[DeviceFunction]:
+                     device_words: frozenset[str]) -> FunctionList:
     """Function definitions (not declarations or variables) qualified with one of the words the
-    rules tag `kernel-qualifier` or `device-qualifier`, in order."""
+    rules tag `kernel-qualifier` or `device-qualifier`, in order. The bracket pairs the search
+    remembered are let go at the end (no later pass matches brackets; on a 50 MB file they were
+    two dictionaries of 300,000 entries)."""
     words = kernel_words | device_words
+    out = FunctionList(text)
     if not words or not any(w in text for w in words):
-        return []
+        return out
     qualifier = _qualifier_pattern(frozenset(words))
-    out: list[DeviceFunction] = []
     pos = 0
     while True:
         m = qualifier.search(text, pos)
@@ -116,17 +161,18 @@ def device_functions(text: str, codemap: CodeMap, kernel_words: frozenset[str],
         pos = m.end()
         if m.start() and (text[m.start() - 1].isalnum() or text[m.start() - 1] == "_"):
             continue  # inside a longer word
-        if not codemap.is_code(m.start()) or (out and m.start() < out[-1].end):
+        if not codemap.is_code(m.start()) or m.start() < out.last_end():
             continue
         found = _definition_after(text, m.end(), codemap)
         if found is None:
             continue
         paren, brace, close = found
         name_m = _NAME_BEFORE_PAREN.search(text, m.end(), paren)
-        name = name_m.group(1) if name_m else "?"
+        name_at = name_m.span(1) if name_m else (-1, -1)
         head = text[m.start():paren]
-        out.append(DeviceFunction(m.start(), brace, close, name, any(w in head for w in kernel_words)))
+        out.add(m.start(), brace, close, *name_at, any(w in head for w in kernel_words))
         pos = close
+    codemap.forget_brackets()
     return out
 
 

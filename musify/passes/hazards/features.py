@@ -38,10 +38,9 @@ def run(ctx: PassContext) -> list[Edit]:
                              func=fn.name, origin="pass:features")
                 at = text.find("<<<", at + 3, fn.end)
     syncs = ctx.ruleset.tagged("device-sync")
-    for ident in ctx.scan.idents:
-        if ident.name in syncs and ident.ctx == Ctx.CODE:
-            fn = enclosing(functions, ident.start)
-            if fn is not None:
-                ctx.warn("MU2032", ident.start, ident.name, what=f"{ident.name}()", func=fn.name,
-                         origin="pass:features")
+    for ident in ctx.scan.idents.select(syncs, (Ctx.CODE,)):
+        fn = enclosing(functions, ident.start)
+        if fn is not None:
+            ctx.warn("MU2032", ident.start, ident.name, what=f"{ident.name}()", func=fn.name,
+                     origin="pass:features")
     return []

@@ -6,14 +6,14 @@ import bisect
 
 from musify.frontend.scanner import Ctx, Directive
 from musify.passes._base import PassContext
-from musify.passes.hazards.common import DeviceFunction, device_functions
+from musify.passes.hazards.common import FunctionList, device_functions
 
 _FUNCTIONS = "hazards.device_functions"
 _DIRECTIVE_STARTS = "hazards.directive_starts"
 _COMMENT_STARTS = "hazards.comment_starts"
 
 
-def device_functions_of(ctx: PassContext) -> list[DeviceFunction]:
+def device_functions_of(ctx: PassContext) -> FunctionList:
     """The file's `__global__`/`__device__` function definitions."""
     found = ctx.scratch.get(_FUNCTIONS)
     if found is None:

@@ -21,9 +21,7 @@ _BODY_TOKEN = re.compile(r"\s*(?:\\\r?\n\s*)*([A-Za-z_]\w*)\s*(?:\\\r?\n\s*)*$")
 def run(ctx: PassContext) -> list[Edit]:
     names = ctx.ruleset.names
     text = ctx.text
-    for ident in ctx.scan.idents:
-        if ident.ctx != Ctx.MACRO_NAME:
-            continue
+    for ident in ctx.scan.idents.select(contexts=(Ctx.MACRO_NAME,)):
         directive = directive_at(ctx, ident.start)
         if directive is None:
             continue

@@ -25,17 +25,23 @@ def include_path(header: str) -> str:
     return header.removeprefix(SHIM_ROOT)
 
 
+def _shim_names(ruleset) -> frozenset[str]:
+    """The names whose MUSA form comes from a compatibility header (cached on the RuleSet)."""
+    cached = getattr(ruleset, "_shim_names", None)
+    if cached is None:
+        cached = frozenset(name for name, rule in ruleset.names.items()
+                           if rule.status == "shim" and rule.header and rule.replacement is not None)
+        ruleset._shim_names = cached  # type: ignore[attr-defined]
+    return cached
+
+
 def run(ctx: PassContext) -> list[Edit]:
     names = ctx.ruleset.names
     headers: list[str] = []
     uses = 0
     reported: set[str] = set()
-    for ident in ctx.scan.idents:
-        if ident.ctx not in _USES:
-            continue
-        rule = names.get(ident.name)
-        if rule is None or rule.status != "shim" or not rule.header or rule.replacement is None:
-            continue
+    for ident in ctx.scan.idents.select(_shim_names(ctx.ruleset), _USES):
+        rule = names[ident.name]
         header = include_path(rule.header)
         if not ctx.options.shims:
             ctx.protect(ident.start, ident.end)

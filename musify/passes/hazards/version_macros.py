@@ -43,10 +43,8 @@ def run(ctx: PassContext) -> list[Edit]:
     if ctx.options.reverse:
         return []
     scales = _scales(ctx)
-    for ident in ctx.scan.idents:
-        scale = scales.get(ident.name)
-        if scale is None or ident.ctx not in _LOOKED_AT:
-            continue
+    for ident in ctx.scan.idents.select(scales, _LOOKED_AT):
+        scale = scales[ident.name]
         cmp = comparison_at(text, ident.start, ident.end, line_end(text, ident.end))
         if cmp is None or cmp.value is None:
             continue

@@ -78,8 +78,8 @@ def run(ctx: PassContext) -> list[Edit]:
         return []
     names = _names(ctx)
     text = ctx.text
-    shuffles = [i.start for i in ctx.scan.idents if i.name in names.shuffle]
-    results = [i.start for i in ctx.scan.idents if i.name in names.mask_result]
+    shuffles = [i.start for i in ctx.scan.idents.select(names.shuffle)]
+    results = [i.start for i in ctx.scan.idents.select(names.mask_result)]
     for fn in functions:
         if has_trigger(text, fn.body_start, fn.end) or _any_in(results, fn) or (
                 _any_in(shuffles, fn) and _standalone(_SIXTEEN_AHEAD, text, fn.body_start, fn.end)):
