@@ -10,11 +10,11 @@ string; it is linear in the file size and needs no parse of the whole file.
 
 from __future__ import annotations
 
-import os
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 
+from musify.frontend import compiled
 from musify.frontend.scanner import CodeMap, LineIndex, scan
 
 _OPEN = {"(": ")", "[": "]", "{": "}"}
@@ -178,19 +178,7 @@ class _Structure:
 _BLANK = " \t\r\n\\"  # what may stand between '>>>' and its argument list
 
 
-def _load_native():
-    """The compiled bracket pass (`_claunch.c`), or None when it was not built or when
-    MUSIFY_PURE_PYTHON is set (tests and debugging)."""
-    if os.environ.get("MUSIFY_PURE_PYTHON", "") not in ("", "0"):
-        return None
-    try:
-        from musify.frontend import _claunch
-    except ImportError:
-        return None
-    return _claunch
-
-
-_NATIVE = _load_native()
+_NATIVE = compiled.load("_claunch")  # the compiled bracket pass (_claunch.c), or None
 
 
 def _structure(text: str, codemap: CodeMap) -> _Structure:

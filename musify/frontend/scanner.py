@@ -17,7 +17,6 @@ from the rule set (see `candidate_prefixes`), so the scanner itself knows no CUD
 from __future__ import annotations
 
 import bisect
-import os
 import re
 from array import array
 from dataclasses import dataclass, field
@@ -25,6 +24,7 @@ from functools import lru_cache
 from itertools import accumulate
 from typing import NamedTuple
 
+from musify.frontend import compiled
 from musify.frontend.idents import Ctx, Ident, IdentList
 
 
@@ -468,16 +468,12 @@ class LineIndex:
 
 
 def _load_native():
-    """The compiled scanner, bound to this module's types; None when it was not built or when
-    MUSIFY_PURE_PYTHON is set (tests and debugging)."""
-    if os.environ.get("MUSIFY_PURE_PYTHON", "") not in ("", "0"):
-        return None
-    try:
-        from musify.frontend import _cscan
-    except ImportError:
-        return None
-    _cscan.bind(Ident, Include, Directive, Problem, tuple(Ctx))
-    return _cscan
+    """The compiled scanner, bound to this module's types; None when the pure-Python path is
+    used (musify/frontend/compiled.py says when)."""
+    cscan = compiled.load("_cscan")
+    if cscan is not None:
+        cscan.bind(Ident, Include, Directive, Problem, tuple(Ctx))
+    return cscan
 
 
 _NATIVE = _load_native()
