@@ -20,7 +20,7 @@ from musify.discover import SOURCE_KINDS, Discovery, Found, discover, link_stays
 from musify.finalise import finalise
 from musify.options import Options
 from musify.passes.includes import build_project_info
-from musify.pool import Writes, run_jobs
+from musify.pool import Writes, run_jobs, write_port
 from musify.records import FileResult, RunRecord
 from musify.report.summary import Report
 from musify.rules.reverse import file_direction
@@ -94,7 +94,7 @@ def migrate(inputs: list[str], options: Options | None = None, mode: str = "none
         if not stream:
             new_bytes[i] = data
         elif mode == "out" and i not in early:
-            early[i] = _try_write_out(plan[i][0], result, data, out_dir)
+            early[i] = write_port(plan[i][1], result, data, out_dir or "")
         if progress:
             progress(result, done, len(todo))
     for i, (f, job) in enumerate(plan):
@@ -237,16 +237,6 @@ def _write(plan, files: list[FileResult], new_bytes: list[bytes | None], mode: s
                                                diagnostics.make("MU0009", result.path, 1, 1, origin="writer", cause=cause)])
     outputs.diff = "".join(diff_parts)
     return written, outputs
-
-
-def _try_write_out(f: Found, result: FileResult, data: bytes | None, out_dir: str | None) -> str | None:
-    """Write a migrated file's port now; the cause when that fails (reported after finalising,
-    as for every other write)."""
-    try:
-        _write_out(f, result, data, out_dir or "", {})
-    except OSError as exc:
-        return exc.strerror or str(exc)
-    return None
 
 
 def _write_out(f: Found, result: FileResult, data: bytes | None, out_dir: str, renamed: dict[str, str]) -> None:

@@ -226,16 +226,7 @@ def copy_dir_attributes(src: str, dst: str) -> None:
     """Owner (where permitted), mode and extended attributes (ACLs included) of directory `src`
     onto `dst`. An extended attribute that cannot be copied makes the swap unsafe; the SELinux
     label is left to policy, as for any new directory."""
-    s = os.lstat(src)
-    if hasattr(os, "chown"):
-        try:
-            os.chown(dst, s.st_uid, s.st_gid)
-        except PermissionError:
-            try:
-                os.chown(dst, -1, s.st_gid)
-            except PermissionError:
-                pass
-    os.chmod(dst, stat.S_IMODE(s.st_mode))
+    writers.own_like(dst, os.lstat(src))
     if hasattr(os, "listxattr"):
         try:
             names = os.listxattr(src, follow_symlinks=False)

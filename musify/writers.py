@@ -80,16 +80,22 @@ def keep_attributes(tmp: str, source: str) -> None:
     except OSError:
         os.chmod(tmp, 0o666 & ~_umask())
         return
-    mine = os.stat(tmp)
+    own_like(tmp, st)
+
+
+def own_like(path: str, st: os.stat_result) -> None:
+    """Give `path` the owner, group and mode bits of `st`; the owner (or the group) only where
+    the caller may set it."""
+    mine = os.lstat(path)
     if (mine.st_uid, mine.st_gid) != (st.st_uid, st.st_gid) and hasattr(os, "chown"):
         try:
-            os.chown(tmp, st.st_uid, st.st_gid)
+            os.chown(path, st.st_uid, st.st_gid)
         except PermissionError:
             try:
-                os.chown(tmp, -1, st.st_gid)  # a group the caller belongs to is allowed
+                os.chown(path, -1, st.st_gid)  # a group the caller belongs to is allowed
             except PermissionError:
                 pass
-    os.chmod(tmp, stat.S_IMODE(st.st_mode))
+    os.chmod(path, stat.S_IMODE(st.st_mode))
 
 
 def discard(path: str) -> None:

@@ -49,13 +49,7 @@ class EditList(Rows):
         self._fields = Table(fields)
 
     def append(self, edit: Edit) -> None:
-        fields = edit[2:]
-        i = self._fields.index.get(fields)
-        row = (edit[0], edit[1], self._fields.ref(fields) if i is None else i)
-        try:
-            self._a.extend(row)
-        except OverflowError:
-            self._widen(row)
+        self._push(edit[0], edit[1], self._fields.ref(edit[2:]))
 
     def extend(self, edits: Iterable[Edit]) -> None:
         if not edits:

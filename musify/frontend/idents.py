@@ -53,12 +53,7 @@ class IdentList(Rows):
         self._names = Table(names)
 
     def add(self, start: int, end: int, name: str, ctx: int) -> None:
-        i = self._names.index.get(name)
-        row = (start, end, self._names.ref(name) if i is None else i, int(ctx))
-        try:
-            self._a.extend(row)
-        except OverflowError:
-            self._widen(row)
+        self._push(start, end, self._names.ref(name), int(ctx))
 
     def append(self, ident: Ident) -> None:
         self.add(*ident)

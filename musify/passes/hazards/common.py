@@ -124,14 +124,9 @@ class FunctionList(Rows):
     def __iter__(self) -> Iterator[DeviceFunction]:
         if len(self._a) <= _KEEP_MADE:  # a few: made once and kept (passes iterate them often)
             if self._made is None or len(self._made) != len(self):
-                self._made = list(self._functions())
+                self._made = list(super().__iter__())
             return iter(self._made)
-        return self._functions()
-
-    def _functions(self) -> Iterator[DeviceFunction]:
-        a, text = self._a, self._text
-        for s, b, e, ns, ne, k in zip(*(a[c::6] for c in range(6))):
-            yield _make_function((s, b, e, text[ns:ne] if ns >= 0 else "?", k == 1))
+        return super().__iter__()
 
 
 _NAME_BEFORE_PAREN = re.compile(r"([A-Za-z_]\w*)\s*(?:<[^;{()]*>\s*)?$")
