@@ -2,12 +2,18 @@
 
 Record v2 lists every edit of every file as `{start: [line, col], end: [line, col], old, new,
 rule, library, kind, category, inferred}`. Kept as Python dicts, one edit costs about 500 bytes;
-a 50 MB file has over a million edits and a 100 MB tree more than half a million, so the dicts
-alone were most of a run's peak memory. `PackedEdits` keeps the four positions in an integer
-array and the six strings as indices into a table of distinct strings (about 40 bytes an edit),
-pickles as those arrays (the process pool and the incremental cache carry it cheaply), reads as
-a sequence of the same dicts, and writes its JSON in pieces, byte for byte what
-`json.dumps(list_of_dicts, separators=(",", ":"))` writes.
+a 50 MB file has over a million edits, so the dicts alone were most of a run's peak memory.
+
+`PackedEdits` is made once per file, where the file was migrated (in the worker under `-j`),
+straight from the engine's compact `EditList` (positions by bulk bisection, each distinct field
+tuple and each distinct replaced text quoted once), and for most files it is the record's JSON
+text of the list at once: the parent of a `-j` run, and the record dump of any run, then only
+splice that text (no per-edit work in the serial part of a run), and it pickles as one string.
+A file with more than `RENDER_MAX` edits keeps the rows as integer arrays and a table of distinct
+strings instead (about 40 bytes an edit against 180 of JSON) and is rendered, by the same
+function, in pieces of `CHUNK` edits when the record is written. Either way it reads as the
+sequence of the same dicts, and its JSON is byte for byte what
+`json.dumps(list_of_dicts, separators=(",", ":"))` writes (`tests/test_packed_edits.py`).
 """
 
 from __future__ import annotations
@@ -15,14 +21,14 @@ from __future__ import annotations
 import json
 import sys
 from array import array
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
+from itertools import chain
 
-_FIELDS = ("old", "new", "rule", "library", "kind", "category")
-_STRS = len(_FIELDS)
-# one edit's JSON, exactly as the C encoder writes the dict with separators (",", ":")
-_TEMPLATE = ('{"start":[%d,%d],"end":[%d,%d],"old":%s,"new":%s,"rule":%s,"library":%s,'
-             '"kind":%s,"category":%s,"inferred":%s}')
-CHUNK = 8192  # edits per JSON piece: a huge file's list is never one string
+from musify.engine.edits import EditList
+
+_HEAD = '{"start":[%d,%d],"end":[%d,%d],"old":%s,%s'  # the last: the tail of the edit's fields
+CHUNK = 8192  # edits per JSON piece of a big file's list: never one string
+RENDER_MAX = 32768  # a file with more edits keeps them as arrays (rendered when written)
 
 
 def _shared(s):
@@ -31,94 +37,164 @@ def _shared(s):
     return sys.intern(s) if type(s) is str else s
 
 
-def _extend(a: array, values: tuple[int, ...]) -> array:
-    """`a` with `values` added, as an 8-byte array once a value no longer fits in 4."""
-    try:
-        a.extend(values)
-    except OverflowError:
-        a = array("q", a[:len(a) - len(a) % 4])
-        a.extend(values)
-    return a
+def _tail(fields: tuple) -> str:
+    """The JSON after `old` of every edit with these fields (replacement, rule, library, kind,
+    inferred, category): `"new":...,"rule":...,...,"inferred":...}`. Remembered across files (a
+    run's renames repeat the same few hundred field tuples in file after file)."""
+    tail = _TAILS.get(fields)
+    if tail is None:
+        new, rule, library, kind, inferred, category = fields
+        q = _quoted
+        tail = (f'"new":{q(new)},"rule":{q(rule)},"library":{q(library)},"kind":{q(kind)},'
+                f'"category":{q(category)},"inferred":{"true" if inferred else "false"}}}')
+        if len(_TAILS) >= _REMEMBER:
+            _TAILS.clear()
+        _TAILS[fields] = tail
+    return tail
+
+
+def _quoted(s: str) -> str:
+    """`json.dumps(s)`, remembered across files (names and library labels repeat)."""
+    q = _QUOTED.get(s)
+    if q is None:
+        q = json.dumps(s)
+        if len(_QUOTED) >= _REMEMBER:
+            _QUOTED.clear()
+        _QUOTED[s] = q
+    return q
+
+
+_TAILS: dict[tuple, str] = {}
+_QUOTED: dict[str, str] = {}
+_REMEMBER = 1 << 16  # entries each memo keeps at most (cleared when full: a bound, not an LRU)
+
+
+def _render(rows: Iterable[tuple]) -> str:
+    """Edits as (start line, start col, end line, end col, quoted old, tail) joined by commas."""
+    return ",".join(map(_HEAD.__mod__, rows))
 
 
 class PackedEdits(Sequence):
-    """An immutable sequence of edit dicts, stored as arrays (see the module docstring)."""
+    """An immutable sequence of edit dicts, held as their JSON or as arrays (see the module
+    docstring)."""
 
-    __slots__ = ("_idx", "_inferred", "_pos", "_table")
+    __slots__ = ("_fid", "_fields", "_json", "_n", "_old", "_olds", "_pos")
 
-    def __init__(self, edits, text: str, position) -> None:
-        """`edits`: merged `Edit`s of `text`; `position(offset) -> (line, column)`."""
-        pos = array("i")  # 4 bytes a line or column (8 past 2**31: see `_extend`)
-        idx = array("i")
-        inferred = bytearray()
-        table: list[str] = []
+    def __init__(self, edits, text: str, position, at_start: list[tuple[int, int]] | None = None) -> None:
+        """`edits`: merged `Edit`s of `text` (an `EditList` is read without making them);
+        `position(offset) -> (line, column)`; `at_start`: the positions of the edits' starts,
+        when the caller has them already."""
+        starts, ends, fids, fields = _columns(edits)
+        n = len(starts)
+        olds = [text[s:e] for s, e in zip(starts, ends)]
+        if at_start is None:
+            at_start = list(map(position, starts))
+        # an edit's end is on its start's line unless the text it replaces holds a newline
+        at_end = [(a[0], a[1] + e - s) if "\n" not in o else position(e)
+                  for a, s, e, o in zip(at_start, starts, ends, olds)]
+        self._n = n
+        if n <= RENDER_MAX:
+            tails = {f: _tail(fields[f]) for f in set(fids)}  # the tuples these edits use
+            self._json = "[" + _render([(*a, *b, _quoted(o), tails[f]) for a, b, o, f in
+                                        zip(at_start, at_end, olds, fids)]) + "]"
+            self._pos = self._old = self._fid = self._olds = self._fields = None
+            return
+        self._json = None
         index: dict[str, int] = {}
-
-        def ref(s: str) -> int:
-            i = index.get(s)
-            if i is None:
-                i = index[s] = len(table)
-                table.append(_shared(s))
-            return i
-
-        for e in edits:
-            pos = _extend(pos, position(e.start) + position(e.end))
-            idx.extend((ref(text[e.start:e.end]), ref(e.replacement), ref(e.rule), ref(e.library),
-                        ref(e.kind), ref(e.category)))
-            inferred.append(1 if e.inferred else 0)
-        # a slice is an exact-size copy: growing arrays keep up to an eighth more than they hold
-        self._pos, self._idx, self._inferred, self._table = pos[:], idx[:], bytes(inferred), table
+        self._old = _array(index.setdefault(o, len(index)) for o in olds)
+        self._olds = [_shared(o) for o in index]
+        self._pos = _array(chain.from_iterable(a + b for a, b in zip(at_start, at_end)))
+        self._fid = _array(fids)
+        self._fields = [tuple(map(_shared, f)) for f in fields]
 
     def __len__(self) -> int:
-        return len(self._inferred)
+        return self._n
 
-    def _one(self, i: int) -> dict:
-        p = self._pos[4 * i:4 * i + 4]
-        s = [self._table[k] for k in self._idx[_STRS * i:_STRS * i + _STRS]]
-        return {"start": [p[0], p[1]], "end": [p[2], p[3]], "old": s[0], "new": s[1], "rule": s[2],
-                "library": s[3], "kind": s[4], "category": s[5], "inferred": bool(self._inferred[i])}
+    def _decoded(self, lo: int = 0, hi: int | None = None) -> list[dict]:
+        return json.loads("".join(self.iter_json(lo=lo, hi=hi)))
 
     def __getitem__(self, i):
         if isinstance(i, slice):
-            return [self._one(k) for k in range(*i.indices(len(self)))]
-        n = len(self)
+            lo, hi, step = i.indices(self._n)
+            return self._decoded(lo, max(lo, hi))[::step] if step > 0 else self._decoded()[i]
+        n = self._n
         if i < 0:
             i += n
         if not 0 <= i < n:
             raise IndexError("edit index out of range")
-        return self._one(i)
+        return self._decoded(i, i + 1)[0]
 
     def __iter__(self) -> Iterator[dict]:
-        return (self._one(i) for i in range(len(self)))
+        for lo in range(0, self._n, CHUNK):  # one piece's dicts at a time
+            yield from self._decoded(lo, min(self._n, lo + CHUNK))
 
     def __eq__(self, other) -> bool:
         if isinstance(other, (PackedEdits, list, tuple)):
             return len(self) == len(other) and all(a == b for a, b in zip(self, other))
         return NotImplemented
 
+    __hash__ = None  # type: ignore[assignment]
+
     def __repr__(self) -> str:
-        return f"PackedEdits({len(self)} edits)"
+        return f"PackedEdits({self._n} edits)"
 
     def __getstate__(self):
-        return self._pos, self._idx, self._inferred, self._table
+        if self._json is not None:
+            return self._n, self._json
+        return self._n, self._pos, self._old, self._olds, self._fid, self._fields
 
     def __setstate__(self, state) -> None:
-        self._pos, self._idx, self._inferred, table = state
-        self._table = [_shared(s) for s in table]
+        self._n, *rest = state
+        if len(rest) == 1:
+            self._json, = rest
+            self._pos = self._old = self._fid = self._olds = self._fields = None
+            return
+        self._json = None
+        self._pos, self._old, olds, self._fid, fields = rest
+        self._olds = [_shared(s) for s in olds]
+        self._fields = [tuple(map(_shared, f)) for f in fields]
 
-    def iter_json(self, chunk: int = CHUNK) -> Iterator[str]:
-        """The JSON array in pieces (their concatenation is the whole array)."""
-        quoted = [json.dumps(s) for s in self._table]
-        pos, idx, inferred = self._pos, self._idx, self._inferred
-        n = len(self)
+    def iter_json(self, chunk: int = CHUNK, lo: int = 0, hi: int | None = None) -> Iterator[str]:
+        """The JSON array (of edits `lo` to `hi`) in pieces (their concatenation is the array)."""
+        hi = self._n if hi is None else hi
+        if self._json is not None:
+            if lo == 0 and hi == self._n:
+                yield self._json
+            else:  # a part of a rendered list: only readers ask for one (never the record)
+                whole = json.loads(self._json)[lo:hi]
+                yield json.dumps(whole, separators=(",", ":"))
+            return
+        quoted = list(map(_quoted, self._olds))
+        tails = list(map(_tail, self._fields))
+        pos, old, fid = self._pos, self._old, self._fid
         yield "["
-        for lo in range(0, n, chunk):
-            parts = []
-            for i in range(lo, min(n, lo + chunk)):
-                p, s = 4 * i, _STRS * i
-                parts.append(_TEMPLATE % (pos[p], pos[p + 1], pos[p + 2], pos[p + 3], quoted[idx[s]],
-                                          quoted[idx[s + 1]], quoted[idx[s + 2]], quoted[idx[s + 3]],
-                                          quoted[idx[s + 4]], quoted[idx[s + 5]],
-                                          "true" if inferred[i] else "false"))
-            yield ("," if lo else "") + ",".join(parts)
+        for at in range(lo, hi, chunk):
+            top = min(hi, at + chunk)
+            p = pos[4 * at:4 * top]
+            rows = zip(p[0::4], p[1::4], p[2::4], p[3::4], map(quoted.__getitem__, old[at:top]),
+                       map(tails.__getitem__, fid[at:top]))
+            yield ("," if at > lo else "") + _render(rows)
         yield "]"
+
+
+def _columns(edits) -> tuple[Sequence[int], Sequence[int], Sequence[int], list[tuple]]:
+    """Starts, ends, field-tuple indices and the distinct field tuples of `edits`."""
+    if isinstance(edits, EditList):
+        a = edits._a
+        return a[0::3], a[1::3], a[2::3], edits._fields.values
+    index: dict[tuple, int] = {}
+    starts, ends, fids = [], [], []
+    for e in edits:
+        starts.append(e[0])
+        ends.append(e[1])
+        fids.append(index.setdefault(tuple(e[2:]), len(index)))
+    return starts, ends, fids, list(index)
+
+
+def _array(values: Iterable[int]) -> array:
+    """The values in a 4-byte array, or an 8-byte one when some value does not fit."""
+    values = list(values)
+    try:
+        return array("i", values)
+    except OverflowError:
+        return array("q", values)

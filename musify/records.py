@@ -173,22 +173,21 @@ class RunRecord:
 
 def compute_totals(files: list[FileResult]) -> dict:
     status = Counter(f.status for f in files)
-    by_lib: Counter = Counter()
-    by_kind: Counter = Counter()
-    renamed: Counter = Counter()
-    unconverted: Counter = Counter()
+    by_lib: dict[str, int] = {}
+    by_kind: dict[str, int] = {}
+    renamed: dict[str, int] = {}
+    unconverted: dict[str, int] = {}
+    facts: dict[str, int] = {}
     severities: Counter = Counter()
     ids: Counter = Counter()
-    facts: Counter = Counter()
-    for f in files:
-        by_lib.update(f.edits_by_library)
-        by_kind.update(f.edits_by_kind)
-        renamed.update(f.renamed)
-        unconverted.update(f.unconverted)
-        facts.update(f.facts)
-        for d in f.diagnostics:
-            severities[d.severity] += 1
-            ids[d.id] += 1
+    for f in files:  # plain loops: Counter.update checks each argument is a mapping, per file
+        for total, counts in ((by_lib, f.edits_by_library), (by_kind, f.edits_by_kind),
+                              (renamed, f.renamed), (unconverted, f.unconverted), (facts, f.facts)):
+            for k, v in counts.items():
+                total[k] = total.get(k, 0) + v
+        if f.diagnostics:
+            severities.update(d.severity for d in f.diagnostics)
+            ids.update(d.id for d in f.diagnostics)
     converted = sum(f.references["converted"] for f in files)
     not_converted = sum(f.references["unconverted"] for f in files)
     return {

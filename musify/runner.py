@@ -13,9 +13,9 @@ from __future__ import annotations
 
 import io
 import time
-from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, replace
+from operator import ne
 from typing import TYPE_CHECKING
 
 from musify import diagnostics
@@ -206,37 +206,38 @@ def _read(job: FileJob, result: FileResult, shown: str) -> bytes | None:
 
 def _fill(result: FileResult, ctx: PassContext, edits: EditList, text: str, size: int,
           ruleset: RuleSet) -> None:
-    by_lib: Counter = Counter()
-    by_kind: Counter = Counter()
-    categories: Counter = Counter()
-    renamed: Counter = Counter()
+    """The file's record entry from its merged edits: counted per distinct field tuple, the
+    edits themselves packed (for most files, as the record's JSON: `musify/packed_edits.py`)
+    here, where the file was migrated (in a worker under -j), not in the run's serial part."""
+    by_lib: dict[str, int] = {}
+    by_kind: dict[str, int] = {}
+    categories: dict[str, int] = {}
+    renamed: dict[str, int] = {}
     inferred = 0
+    converted = _converted_names(ruleset)
     # counted per distinct (replacement, rule, library, kind, inferred, category), not per edit
     for (_, rule, library, kind, is_inferred, category), count in edits.field_counts():
-        by_lib[library or "unknown"] += count
-        by_kind[kind or "unknown"] += count
-        categories[category] += count
-        if category == "reference" and _converted(ruleset, rule):
-            renamed[rule] += count
+        library, kind = library or "unknown", kind or "unknown"
+        by_lib[library] = by_lib.get(library, 0) + count
+        by_kind[kind] = by_kind.get(kind, 0) + count
+        categories[category] = categories.get(category, 0) + count
+        if category == "reference" and converted(rule):
+            renamed[rule] = renamed.get(rule, 0) + count
         inferred += count if is_inferred else 0
-    line_of = ctx.lines.line_of
-    lines_touched = 0  # distinct lines where an edit starts (edits are sorted: count the changes)
-    last_line = -1
-    for start, _ in edits.spans():
-        line = line_of(start)
-        if line != last_line:
-            lines_touched += 1
-            last_line = line
+    # distinct lines where an edit starts (edits are sorted: count the changes of line)
+    at_start = list(map(ctx.lines.position, edits.column(0)))
+    lines = [line for line, _ in at_start]
+    lines_touched = 1 + sum(map(ne, lines, lines[1:])) if lines else 0
     if size == len(text):  # ASCII: characters are bytes
-        replaced = sum(e - s for s, e in edits.spans())
+        replaced = sum(edits.column(1)) - sum(edits.column(0))
     else:
-        replaced = sum(len(text[e.start:e.end].encode("utf-8", "surrogateescape")) for e in edits)
+        replaced = sum(len(text[s:e].encode("utf-8", "surrogateescape")) for s, e in edits.spans())
     found = ctx.found
     result.edit_count = len(edits)
-    result.edits = None if ctx.options.json_lite else PackedEdits(edits, text, ctx.lines.position)
+    result.edits = None if ctx.options.json_lite else PackedEdits(edits, text, ctx.lines.position, at_start)
     result.references = {"converted": sum(renamed.values()), "unconverted": sum(found.unconverted.values())}
-    result.include_rewrites = categories["include"]
-    result.shim_includes = categories["shim-include"]
+    result.include_rewrites = categories.get("include", 0)
+    result.shim_includes = categories.get("shim-include", 0)
     result.inferred_edits = inferred
     result.edits_by_library = dict(sorted(by_lib.items()))
     result.edits_by_kind = dict(sorted(by_kind.items()))
@@ -251,8 +252,22 @@ def _fill(result: FileResult, ctx: PassContext, edits: EditList, text: str, size
     result.pending_unknown = list(found.pending_unknown)
 
 
-def _converted(ruleset: RuleSet, rule_name: str) -> bool:
-    """A reference edit counts as converted by the rule status predicate (names a user table added
-    and the reverse direction's records are all renames)."""
-    rule = ruleset.lookup(rule_name)
-    return rule is None or is_converted(rule)
+def _converted_names(ruleset: RuleSet) -> Callable[[str], bool]:
+    """Whether a reference edit of a rule counts as converted, by the rule status predicate
+    (names a user table added and the reverse direction's records are all renames); answered
+    once per rule name for the run's RuleSet, not once per file."""
+    if _CONVERTED[0] is not ruleset:
+        _CONVERTED[:] = [ruleset, {}]
+    known: dict[str, bool] = _CONVERTED[1]
+
+    def converted(rule_name: str) -> bool:
+        answer = known.get(rule_name)
+        if answer is None:
+            rule = ruleset.lookup(rule_name)
+            answer = known[rule_name] = rule is None or is_converted(rule)
+        return answer
+
+    return converted
+
+
+_CONVERTED: list = [None, {}]  # the RuleSet the answers are for, rule name -> converted

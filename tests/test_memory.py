@@ -9,6 +9,8 @@ import pickle
 import shutil
 from pathlib import Path
 
+import pytest
+
 from musify import packed_edits, runner
 from musify.api import migrate
 from musify.engine.edits import Edit
@@ -40,16 +42,18 @@ def _dicts(edits: list[Edit], text: str) -> list[dict]:
              "inferred": e.inferred} for e in edits]
 
 
-def test_packed_edits_read_and_write_as_the_dicts_they_replace(monkeypatch):
+@pytest.mark.parametrize("render_max", [packed_edits.RENDER_MAX, 0])  # held as JSON, as arrays
+def test_packed_edits_read_and_write_as_the_dicts_they_replace(monkeypatch, render_max):
+    monkeypatch.setattr(packed_edits, "RENDER_MAX", render_max)
     edits = _edits()
     packed = PackedEdits(edits, TEXT, LineIndex(TEXT).position)
     plain = _dicts(edits, TEXT)
     assert packed == plain and list(packed) == plain and len(packed) == 4
-    assert packed[-1] == plain[-1] and packed[1:3] == plain[1:3]
+    assert packed[-1] == plain[-1] and packed[1:3] == plain[1:3] and packed[::2] == plain[::2]
     assert pickle.loads(pickle.dumps(packed)) == plain
-    monkeypatch.setattr(packed_edits, "CHUNK", 1)
     pieces = list(packed.iter_json(chunk=1))
-    assert len(pieces) > 3 and "".join(pieces) == json.dumps(plain, separators=(",", ":"))
+    assert "".join(pieces) == json.dumps(plain, separators=(",", ":"))
+    assert len(pieces) > 3 if render_max == 0 else pieces == [packed.iter_json().__next__()]
 
 
 def test_a_record_with_packed_edits_writes_the_same_bytes_as_with_dicts():

@@ -7,6 +7,7 @@ is a bug in the rules or the passes, never something to resolve by guessing, so 
 from __future__ import annotations
 
 from array import array
+from collections import Counter
 from collections.abc import Iterable, Iterator
 from itertools import islice
 from operator import itemgetter
@@ -85,10 +86,8 @@ class EditList(Rows):
     def field_counts(self) -> list[tuple[tuple, int]]:
         """(fields after the span, how many edits have them) for each distinct field tuple: the
         run record's statistics without an `Edit` per edit."""
-        counts = [0] * len(self._fields.values)
-        for f in self._a[2::3]:
-            counts[f] += 1
-        return [(f, c) for f, c in zip(self._fields.values, counts) if c]
+        values = self._fields.values
+        return [(values[f], c) for f, c in sorted(Counter(self._a[2::3]).items())]  # counted in C
 
 
 def _edit(s: int, e: int, fields: tuple) -> Edit:
