@@ -8,8 +8,6 @@ so they agree; it returns new results and leaves the runner's untouched.
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 from musify import diagnostics
 from musify.records import FileResult
 
@@ -49,5 +47,13 @@ def _finalise_one(f: FileResult, declared: set[str], ranges: list[tuple[str, str
     diags.sort(key=lambda d: (d.line, d.column, d.id))
     references = dict(f.references)
     references["unconverted"] = references.get("unconverted", 0) + unknown
-    return replace(f, diagnostics=diags, unconverted=dict(sorted(unconverted.items())),
-                   references=references, pending_unknown=[], declared=[])
+    return _changed(f, diagnostics=diags, unconverted=dict(sorted(unconverted.items())),
+                    references=references, pending_unknown=[], declared=[])
+
+
+def _changed(f: FileResult, **changes) -> FileResult:
+    """`dataclasses.replace(f, **changes)` without running `__init__` again (most files of a run
+    come through here, in its serial part: a shallow copy of the fields is what replace makes)."""
+    new = object.__new__(FileResult)
+    new.__dict__.update(f.__dict__, **changes)
+    return new
