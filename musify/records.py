@@ -11,6 +11,7 @@ import json
 from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass, field, fields
+from json.encoder import c_make_encoder, encode_basestring_ascii
 
 from musify.diagnostics import Diagnostic
 from musify.packed_edits import PackedEdits
@@ -69,11 +70,11 @@ class FileResult:
             d["seconds"] = 0.0
         edits = d["edits"]
         if not isinstance(edits, PackedEdits):
-            yield json.dumps(d, separators=_COMPACT)
+            yield _compact(d)
             return
         d["edits"] = None  # one dump, cut where the edits go: the keys before "edits" are fixed
         # names and a JSON string cannot hold an unescaped quote, so the first such text is the key
-        whole = json.dumps(d, separators=_COMPACT)
+        whole = _compact(d)
         at = whole.index(_EDITS_KEY)
         yield whole[:at] + '"edits":'
         yield from edits.iter_json()
@@ -88,7 +89,18 @@ class FileResult:
 
 _TRANSIENT = frozenset({"declared", "pending_unknown"})
 _SERIALISED = tuple(f.name for f in fields(FileResult) if f.name not in _TRANSIENT)  # in field order
-_COMPACT = (",", ":")
+
+
+def _compact(value) -> str:
+    """`json.dumps(value, separators=(",", ":"))`, by one C encoder made once: `dumps` with
+    arguments builds a `JSONEncoder` and its C encoder for every call, once per file of a run."""
+    return "".join(_ENCODE(value, 0))
+
+
+_ENCODE = (c_make_encoder or (lambda *_: None))(None, json.JSONEncoder().default, encode_basestring_ascii,
+                                                None, ":", ",", False, False, True)
+if _ENCODE is None:  # no C accelerator in this Python: the plain call
+    _ENCODE = json.JSONEncoder(separators=(",", ":")).iterencode
 _EDITS_KEY = '"edits":null'
 
 
