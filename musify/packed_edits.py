@@ -85,26 +85,24 @@ class PackedEdits(Sequence):
         `position(offset) -> (line, column)`; `at_start`: the positions of the edits' starts,
         when the caller has them already."""
         starts, ends, fids, fields = _columns(edits)
-        n = len(starts)
-        olds = [text[s:e] for s, e in zip(starts, ends)]
-        if at_start is None:
-            at_start = list(map(position, starts))
-        # an edit's end is on its start's line unless the text it replaces holds a newline
-        at_end = [(a[0], a[1] + e - s) if "\n" not in o else position(e)
-                  for a, s, e, o in zip(at_start, starts, ends, olds)]
-        self._n = n
+        n = self._n = len(starts)
         if n <= RENDER_MAX:
+            olds, at_start, at_end = _places(text, starts, ends, position, at_start)
             tails = {f: _tail(fields[f]) for f in set(fids)}  # the tuples these edits use
             self._json = "[" + _render([(*a, *b, _quoted(o), tails[f]) for a, b, o, f in
                                         zip(at_start, at_end, olds, fids)]) + "]"
             self._pos = self._old = self._fid = self._olds = self._fields = None
             return
+        # a big file: CHUNK edits at a time, so no list of a million strings or positions is made
         self._json = None
         index: dict[str, int] = {}
-        self._old = _array(index.setdefault(o, len(index)) for o in olds)
+        self._old, self._pos = array("i"), array("i")
+        for lo in range(0, n, CHUNK):
+            olds, at_start, at_end = _places(text, starts[lo:lo + CHUNK], ends[lo:lo + CHUNK], position, None)
+            self._old = _extend(self._old, [index.setdefault(o, len(index)) for o in olds])
+            self._pos = _extend(self._pos, list(chain.from_iterable(a + b for a, b in zip(at_start, at_end))))
         self._olds = [_shared(o) for o in index]
-        self._pos = _array(chain.from_iterable(a + b for a, b in zip(at_start, at_end)))
-        self._fid = _array(fids)
+        self._fid = _extend(array("i"), list(fids))
         self._fields = [tuple(map(_shared, f)) for f in fields]
 
     def __len__(self) -> int:
@@ -191,10 +189,23 @@ def _columns(edits) -> tuple[Sequence[int], Sequence[int], Sequence[int], list[t
     return starts, ends, fids, list(index)
 
 
-def _array(values: Iterable[int]) -> array:
-    """The values in a 4-byte array, or an 8-byte one when some value does not fit."""
-    values = list(values)
+def _places(text: str, starts, ends, position, at_start) -> tuple[list[str], list, list]:
+    """The replaced texts and the (line, column) of the starts and ends of these edits: an end
+    is on its start's line unless the text it replaces holds a newline."""
+    olds = [text[s:e] for s, e in zip(starts, ends)]
+    if at_start is None:
+        at_start = list(map(position, starts))
+    at_end = [(a[0], a[1] + e - s) if "\n" not in o else position(e)
+              for a, s, e, o in zip(at_start, starts, ends, olds)]
+    return olds, at_start, at_end
+
+
+def _extend(a: array, values: list[int]) -> array:
+    """`a` with `values` added, as an 8-byte array once some value does not fit in 4."""
+    kept = len(a)
     try:
-        return array("i", values)
-    except OverflowError:
-        return array("q", values)
+        a.extend(values)
+    except OverflowError:  # the values before the one that overflowed went in: start again from `kept`
+        a = array("q", a[:kept])
+        a.extend(values)
+    return a

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import io
 import time
+from array import array
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, replace
 from operator import ne
@@ -21,7 +22,7 @@ from typing import TYPE_CHECKING
 from musify import diagnostics
 from musify.discover import classify, read_regular
 from musify.engine.edits import EditList, apply, apply_pieces, merge
-from musify.packed_edits import PackedEdits
+from musify.packed_edits import RENDER_MAX, PackedEdits
 from musify.passes._base import PassContext, ProjectInfo
 from musify.records import FileResult
 from musify.rules.status import is_converted
@@ -225,8 +226,12 @@ def _fill(result: FileResult, ctx: PassContext, edits: EditList, text: str, size
             renamed[rule] = renamed.get(rule, 0) + count
         inferred += count if is_inferred else 0
     # distinct lines where an edit starts (edits are sorted: count the changes of line)
-    at_start = list(map(ctx.lines.position, edits.column(0)))
-    lines = [line for line, _ in at_start]
+    if len(edits) <= RENDER_MAX:  # their positions are made once, for this and the record
+        at_start = list(map(ctx.lines.position, edits.column(0)))
+        lines = [line for line, _ in at_start]
+    else:  # a big file: no list of a million positions (the record makes them a chunk at a time)
+        at_start = None
+        lines = array("q", map(ctx.lines.line_of, edits.column(0)))
     lines_touched = 1 + sum(map(ne, lines, lines[1:])) if lines else 0
     if size == len(text):  # ASCII: characters are bytes
         replaced = sum(edits.column(1)) - sum(edits.column(0))

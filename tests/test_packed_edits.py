@@ -93,3 +93,18 @@ def test_every_file_entry_of_a_real_run_counts_what_its_edits_say():
         assert f.include_rewrites == sum(e["category"] == "include" for e in edits)
         assert f.shim_includes == sum(e["category"] == "shim-include" for e in edits)
         assert set(f.renamed) <= {e["rule"] for e in edits if e["category"] == "reference"}
+
+
+def test_a_run_whose_files_all_count_as_big_writes_the_same_record(monkeypatch):
+    """The big-file path (edits kept as arrays, positions made a chunk at a time, lines counted
+    without a position list) gives the record the JSON path gives."""
+    inputs = [str(REPO / "corpora")]
+    plain = migrate(inputs, Options(cache=False))[0].dumps(deterministic=True)
+    from musify import runner
+
+    for module in (runner, packed_edits):
+        monkeypatch.setattr(module, "RENDER_MAX", 0)
+    monkeypatch.setattr(packed_edits, "CHUNK", 3)
+    record = migrate(inputs, Options(cache=False))[0]
+    assert any(isinstance(f.edits, PackedEdits) and f.edits._json is None and len(f.edits) > 3 for f in record.files)
+    assert record.dumps(deterministic=True) == plain
