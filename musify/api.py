@@ -66,6 +66,7 @@ def migrate(inputs: list[str], options: Options | None = None, mode: str = "none
                            progress, found)
     t0 = time.perf_counter()
     started = datetime.now(timezone.utc).isoformat(timespec="seconds")
+
     def listing() -> Discovery:
         return discover(inputs, run_excludes(inputs, options), options.respect_gitignore)
 
