@@ -87,7 +87,12 @@ class IdentList(Rows):
         identifier, and only the identifiers selected become `Ident`s."""
         a = self._a
         if names is not None:
-            ids = {i for i, name in enumerate(self._names.values) if name in names}
+            values = self._names.values
+            if isinstance(names, (set, frozenset, dict)) and len(names) < len(values):
+                index = self._names.index  # the asked names looked up, not every distinct name
+                ids = {index[name] for name in names if name in index}
+            else:
+                ids = {i for i, name in enumerate(values) if name in names}
             if not ids:
                 return []
             keep = _rows_holding(a[2::4], ids)

@@ -29,7 +29,7 @@ def run(ctx: PassContext) -> list[Edit]:
                 edits.append(Edit(inc.start, inc.end, new_path, "include:project", "project", "header",
                                    category="include"))
             continue
-        rule = headers.get(inc.path) or _prefix_rule(headers, inc.path)
+        rule = headers.get(inc.path) or _prefix_rule_cached(headers, inc.path)
         if rule is None:
             continue
         if rule.status == "unsupported":
@@ -50,6 +50,19 @@ def run(ctx: PassContext) -> list[Edit]:
     return edits
 
 
+_PREFIX: list = [None, 0, {}]  # the header table last asked about, its size, and path -> rule
+
+
+def _prefix_rule_cached(headers: dict[str, Rule], path: str) -> Rule | None:
+    """`_prefix_rule`, once per include path for a header table (most includes repeat)."""
+    if _PREFIX[0] is not headers or _PREFIX[1] != len(headers):
+        _PREFIX[:] = [headers, len(headers), {}]
+    memo = _PREFIX[2]
+    if path not in memo:
+        memo[path] = _prefix_rule(headers, path)
+    return memo[path]
+
+
 def _prefix_rule(headers: dict[str, Rule], path: str) -> Rule | None:
     """Directory rules (`cutlass/` -> `mutlass/`): the longest matching prefix wins."""
     parts = path.split("/")
@@ -67,11 +80,26 @@ def _renamed_include(written: str, target: str, new: str) -> str:
     return head + new_base
 
 
+_RESOLVED: list = [None, {}]  # the last project asked about, and its (directory, written) -> answer
+
+
 def resolve_project_include(project: ProjectInfo, including: str, written: str) -> str | None:
-    """The project file an include names: beside the including file first, then by path suffix."""
+    """The project file an include names: beside the including file first, then by path suffix.
+    Answered once per (directory, include) for a project: a run asks for every include of every
+    file, and the same few hundred pairs repeat."""
     if not project.files:
         return None
-    beside = posixpath.normpath(posixpath.join(posixpath.dirname(including), written))
+    if _RESOLVED[0] is not project:
+        _RESOLVED[:] = [project, {}]
+    key = (posixpath.dirname(including), written)
+    memo = _RESOLVED[1]
+    if key not in memo:
+        memo[key] = _resolve(project, key[0], written)
+    return memo[key]
+
+
+def _resolve(project: ProjectInfo, directory: str, written: str) -> str | None:
+    beside = posixpath.normpath(posixpath.join(directory, written))
     if beside in project.files:
         return beside
     candidates = project.suffix_index.get(posixpath.normpath(written))

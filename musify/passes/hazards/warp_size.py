@@ -158,7 +158,7 @@ def _check_init(node, names: _Names, bit_used: set[str], report) -> None:
     if "mask" in _text(name).lower() and _is_full_mask(value):
         report(value, "MU2020", expr=_text(value), call=f"the lane mask {_text(name)}")
         return
-    if _calls(value, names.mask_result) and _text(name) in bit_used:
+    if bit_used and _text(name) in bit_used and _calls(value, names.mask_result):
         decl = node.parent
         type_node = decl.child_by_field_name("type") if decl is not None else None
         if type_node is not None and _INT32.match(" ".join(_text(type_node).split())):
@@ -172,6 +172,8 @@ def _check_call(node, names: _Names, masks: set[str], report) -> None:
     if fn is None or args is None:
         return
     name = _text(fn)
+    if name not in names.mask_arg and name not in names.popcount and name not in names.shuffle:
+        return  # every check below asks for one of these
     values = [c for c in args.named_children if c.type != "comment"]
     if name in names.mask_arg and values and _is_full_mask(values[0]):
         report(values[0], "MU2020", expr=_text(values[0]), call=f"{name}()")
@@ -192,22 +194,28 @@ def _check_binary(node, names: _Names, derived: set[str], masks: set[str], repor
     if op is None or left is None or right is None:
         return
     op_text = _text(op)
-    lval, rval = int_value(_text(left)), int_value(_text(right))
-    expr = " ".join(_text(node).split())
+    left_text, right_text = _text(left), _text(right)
+    lval, rval = int_value(left_text), int_value(right_text)
     if op_text in ("==", "!="):
         for mask_side, other in ((left, right), (right, left)):
             if _is_full_mask(other) and (_text(mask_side) in masks or _calls(mask_side, names.mask_result)):
-                report(node, "MU2041", expr=expr, how="compared with the full 32-bit mask")
+                report(node, "MU2041", expr=_expr(node), how="compared with the full 32-bit mask")
                 return
-    if (_text(left) in names.warp_size or _text(right) in names.warp_size) and 32 in (lval, rval) \
+    if (left_text in names.warp_size or right_text in names.warp_size) and 32 in (lval, rval) \
             and op_text in _COMPARISONS:
-        report(node, "MU2025", expr=expr)
+        report(node, "MU2025", expr=_expr(node))
         return
     fix = _LANE_ARITH.get((op_text, rval))
     if fix is not None and _is_thread_expr(left, derived, names):
-        report(node, "MU2021", expr=expr, fix=fix.replace("W", min(names.warp_size, default="the warp size")))
+        report(node, "MU2021", expr=_expr(node),
+               fix=fix.replace("W", min(names.warp_size, default="the warp size")))
     elif (op_text, rval) in (("<", 32), ("<=", 31), (">=", 32), (">", 31)) and _is_thread_expr(left, derived, names):
-        report(node, "MU2024", expr=expr)
+        report(node, "MU2024", expr=_expr(node))
+
+
+def _expr(node) -> str:
+    """The node's text on one line, as a diagnostic shows it (made only for what is reported)."""
+    return " ".join(_text(node).split())
 
 
 def _calls(node, wanted: frozenset[str]) -> bool:
