@@ -88,9 +88,10 @@ class IdentList(Rows):
         a = self._a
         if names is not None:
             values = self._names.values
-            if isinstance(names, (set, frozenset, dict)) and len(names) < len(values):
-                index = self._names.index  # the asked names looked up, not every distinct name
-                ids = {index[name] for name in names if name in index}
+            if isinstance(names, (set, frozenset, dict, list, tuple)) and 4 * len(names) < len(values):
+                # a few names asked for: each found by a search of the table (in C), not a
+                # Python step per distinct name of the file (values are distinct)
+                ids = {values.index(name) for name in names if name in values}
             else:
                 ids = {i for i, name in enumerate(values) if name in names}
             if not ids:

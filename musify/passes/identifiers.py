@@ -48,8 +48,12 @@ def run(ctx: PassContext) -> list[Edit]:
     fast, skip = fast_renames(ctx.ruleset)
     edits, rest = renames(ctx.scan.idents, fast, skip, compiled)
     text_position = ctx.lines.position
+    unknown = _unknown_names(ctx.ruleset)
     for ident in rest:
         name = ident.name
+        if name in unknown:  # decided at its first use in the run: only this use's place is new
+            _unknown(ctx, ident.start, name, ident.ctx, text_position)
+            continue
         rule = names.get(name)
         if name in qualified:
             rule = _qualified_rule(text, ident.start, qualified[name]) or rule
@@ -60,6 +64,8 @@ def run(ctx: PassContext) -> list[Edit]:
             if vendor is None or not vendor.match(name):
                 skip.add(name)  # no rule, not vendor-looking: nothing to do, here or in any file
                 continue
+            if name not in qualified:
+                unknown.add(name)  # no rule, vendor-looking, no qualified rule: the same in any file
             _unknown(ctx, ident.start, name, ident.ctx, text_position)
             continue
         _use_rule(ctx, rule, ident.start, ident.end, edits, inferred_seen)
@@ -91,6 +97,16 @@ def fast_renames(ruleset: RuleSet) -> tuple[dict[str, tuple], set[str]]:
                 fast[name] = Edit(0, 0, last, rule.cuda, rule.library, rule.kind, rule.inferred)[2:]
         cached = ruleset._fast_renames = (fast, skip)  # type: ignore[attr-defined]
     return cached
+
+
+def _unknown_names(ruleset: RuleSet) -> set[str]:
+    """Names no rule knows (plain or qualified) that look like a vendor's, as the run meets them
+    (cached on the RuleSet, like `fast_renames`' skip set): each later use goes straight to
+    `_unknown`, without the rule look-ups and the vendor-name match."""
+    found = getattr(ruleset, "_unknown_names", None)
+    if found is None:
+        found = ruleset._unknown_names = set()  # type: ignore[attr-defined]
+    return found
 
 
 def renames(idents: IdentList, fast: dict, skip: set[str], compiled=None) -> tuple[EditList, list[Ident]]:

@@ -335,7 +335,13 @@ def _thread_variables(captures: dict[str, list], names: _Names) -> set[str]:
 
 
 def _mentions(value: str, names) -> bool:
-    return any(re.search(rf"\b{re.escape(n)}\b", value) for n in names if n in value)
+    return any(_word(n).search(value) for n in names if n in value)
+
+
+@lru_cache(maxsize=4096)
+def _word(name: str) -> re.Pattern[str]:
+    """`name` as a whole word (compiled once: `re.search` with a new string looked it up per call)."""
+    return re.compile(rf"\b{re.escape(name)}\b")
 
 
 def _is_thread_expr(node, derived: set[str], names: _Names) -> bool:
