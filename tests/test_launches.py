@@ -58,3 +58,51 @@ def test_kernel_definitions_counted_as_listed() -> None:
     text = ("__global__ void a() {}\n// __global__ void b();\nx__global__ void c();\n"
             "template <int N> __global__ __launch_bounds__(256) void d(int *p);\n__global__x y();\n")
     assert count_kernel_defs(text, scan(text).code_map()) == len(find_kernel_defs(text)) == 2
+
+
+# --- plain launches: the shape the structure pass answers without a parse ----------------------
+
+PLAIN_WORDS = st.sampled_from(["k", "grid", "block", "n", "d_a", "dim3", "stream", "x1", "_t"])
+SPECIAL_WORDS = st.sampled_from(["int", "size_t", "this", "sizeof", "new", "template", "__shared__", "true",
+                                 "auto", "const", "float", "return", "delete", "operator", "defined"])
+words = st.one_of(PLAIN_WORDS, PLAIN_WORDS, PLAIN_WORDS, SPECIAL_WORDS)
+numbers = st.sampled_from(["0", "1", "256", "0x10", "1.5f", "2.0", "7u", "64UL"])
+ops = st.sampled_from(["+", "-", "*", "/", "%"])
+atoms = st.one_of(words, numbers, st.builds(lambda a, b: f"{a}.{b}", words, words),
+                  st.builds(lambda a, b: f"{a}->{b}", words, words))
+inner = st.builds(lambda a, o, b: f"{a} {o} {b}", atoms, ops, atoms) | atoms
+terms = st.one_of(atoms, st.builds(lambda f, a: f"{f}({a})", words, inner), st.builds(lambda f, a: f"{f}[{a}]", words, inner),
+                  st.builds(lambda a: f"({a})", inner), st.builds(lambda a: f"-{a}", atoms), st.builds(lambda a: f"&{a}", atoms))
+exprs = st.one_of(terms, st.builds(lambda a, o, b: f"{a} {o} {b}", terms, ops, terms))
+expr_lists = st.lists(exprs, min_size=1, max_size=4).map(", ".join)
+launch_statements = st.builds(lambda k, c, a, sp: f"{k}{sp}<<<{c}>>>{sp}({a});", words, expr_lists,
+                              st.one_of(st.just(""), expr_lists), st.sampled_from(["", " ", "\n", "  \t"]))
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(launch_statements, min_size=1, max_size=4))
+@example(["k<<<grid, block>>>(d_a, n);", "k<<<n / 256, 256, 0, stream>>>(&x1, d_a[n], -n);"])
+@example(["k<<<1, 1>>>(int);"])
+@example(["k<<<1, 1>>>(a /*b);"])
+def test_plain_launches_read_as_kernel_calls(statements: list[str]) -> None:
+    """What the structure pass concludes from the shape is what tree-sitter says, one statement
+    or several (as the pass parses a file's launches together)."""
+    from musify.frontend.launch_shape import plain_launch
+
+    if all(plain_launch(s) for s in statements):
+        tree = syntax.parse_statement("\n".join(statements))
+        assert tree.ok and syntax.count_kernel_calls(tree.root) == len(statements)
+    for s in statements:
+        if plain_launch(s):
+            one = syntax.parse_statement(s)
+            assert one.ok and syntax.count_kernel_calls(one.root) == 1
+
+
+def test_launches_with_special_words_or_comments_are_parsed() -> None:
+    from musify.frontend.launch_shape import plain_launch
+
+    assert plain_launch("k<<<grid, block>>>(d_a, n);")
+    assert not plain_launch("k<<<1, 1>>>(sizeof);")  # a keyword: tree-sitter decides
+    assert not plain_launch("k<<<1, 1>>>(size_t);")  # a type
+    assert not plain_launch("k<<<1, 1>>>(a /*b*/);")
+    assert not plain_launch("ns::k<<<1, 1>>>(a);")  # namespaces and templates are parsed
