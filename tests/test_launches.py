@@ -64,7 +64,9 @@ def test_kernel_definitions_counted_as_listed() -> None:
 
 PLAIN_WORDS = st.sampled_from(["k", "grid", "block", "n", "d_a", "dim3", "stream", "x1", "_t"])
 SPECIAL_WORDS = st.sampled_from(["int", "size_t", "this", "sizeof", "new", "template", "__shared__", "true",
-                                 "auto", "const", "float", "return", "delete", "operator", "defined"])
+                                 "auto", "const", "float", "return", "delete", "operator", "defined", "final",
+                                 "__launch_bounds__", "__restrict__", "typename", "NULL", "nullptr",
+                                 "unsigned", "decltype", "noexcept", "__device__", "asm", "requires"])
 words = st.one_of(PLAIN_WORDS, PLAIN_WORDS, PLAIN_WORDS, SPECIAL_WORDS)
 numbers = st.sampled_from(["0", "1", "256", "0x10", "1.5f", "2.0", "7u", "64UL"])
 ops = st.sampled_from(["+", "-", "*", "/", "%"])

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from musify.engine.edits import Edit
 from musify.frontend import syntax
-from musify.frontend.launch_shape import plain_launch
+from musify.frontend.launch_shape import plain_launches
 from musify.frontend.launches import Launch, count_kernel_defs, iter_launches
 from musify.passes._base import PassContext
 
@@ -45,7 +45,7 @@ def _parse(ctx: PassContext, launches: list[Launch]) -> int:
     """How many of `launches` tree-sitter reads, warning about each it cannot. One parse for the
     batch; only when that fails is each parsed on its own, to say which one it cannot read."""
     snippets = [ctx.text[launch.start:launch.args_end] + ";" for launch in launches]
-    if all(plain_launch(snippet) for snippet in snippets):
+    if plain_launches(snippets):
         return len(launches)  # what the parse below says of plain launches, without it (launch_shape.py)
     together = syntax.parse_statement("\n".join(snippets))
     if together.ok and syntax.count_kernel_calls(together.root) == len(launches):
