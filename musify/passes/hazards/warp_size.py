@@ -66,10 +66,17 @@ class _Names:
     thread_index: frozenset[str]
 
 
+_TAGS = ("lane-mask-arg", "lane-mask-result", "shuffle", "shuffle-offset", "popcount", "warp-size", "thread-index")
+
+
 def _names(ctx: PassContext) -> _Names:
-    t = ctx.ruleset.tagged
-    return _Names(t("lane-mask-arg"), t("lane-mask-result"), t("shuffle"), t("shuffle-offset"), t("popcount"),
-                  t("warp-size"), t("thread-index"))
+    """Made again only when the rule set's tagged names changed (kept on it, as the identifier
+    pass keeps its fast renames; adding a rule replaces a tag's set, which the check sees)."""
+    sets = tuple(map(ctx.ruleset.tagged, _TAGS))
+    made = getattr(ctx.ruleset, "_warp_names", None)
+    if made is None or any(a is not b for a, b in zip(made[0], sets)):
+        made = ctx.ruleset._warp_names = (sets, _Names(*sets))  # type: ignore[attr-defined]
+    return made[1]
 
 
 def run(ctx: PassContext) -> list[Edit]:
