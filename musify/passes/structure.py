@@ -2,17 +2,13 @@
 
 Both are found lexically (exact on the scanner's code map); each launch statement is then parsed
 with tree-sitter-cuda, so a launch the syntax tree cannot read is reported (MU0007) rather than
-counted blindly. A file whose launches all have the plain shape of `launch_shape.py` (names,
-numbers, simple arithmetic; most launches) is answered without the parse: tree-sitter reads that
-shape as kernel calls, which tests/test_launches.py checks. No edits: launches keep their syntax
-on MUSA.
+counted blindly. No edits: launches keep their syntax on MUSA.
 """
 
 from __future__ import annotations
 
 from musify.engine.edits import Edit
 from musify.frontend import syntax
-from musify.frontend.launch_shape import plain_launches
 from musify.frontend.launches import Launch, count_kernel_defs, iter_launches
 from musify.passes._base import PassContext
 
@@ -45,8 +41,6 @@ def _parse(ctx: PassContext, launches: list[Launch]) -> int:
     """How many of `launches` tree-sitter reads, warning about each it cannot. One parse for the
     batch; only when that fails is each parsed on its own, to say which one it cannot read."""
     snippets = [ctx.text[launch.start:launch.args_end] + ";" for launch in launches]
-    if plain_launches(snippets):
-        return len(launches)  # what the parse below says of plain launches, without it (launch_shape.py)
     together = syntax.parse_statement("\n".join(snippets))
     if together.ok and syntax.count_kernel_calls(together.root) == len(launches):
         return len(launches)
