@@ -87,13 +87,7 @@ class IdentList(Rows):
         identifier, and only the identifiers selected become `Ident`s."""
         a = self._a
         if names is not None:
-            values = self._names.values
-            if isinstance(names, (set, frozenset, dict, list, tuple)) and 4 * len(names) < len(values):
-                # a few names asked for: each found by a search of the table (in C), not a
-                # Python step per distinct name of the file (values are distinct)
-                ids = {values.index(name) for name in names if name in values}
-            else:
-                ids = {i for i, name in enumerate(values) if name in names}
+            ids = {i for i, name in enumerate(self._names.values) if name in names}
             if not ids:
                 return []
             keep = _rows_holding(a[2::4], ids)

@@ -23,12 +23,11 @@ _LOOKED_AT = frozenset({Ctx.CODE, Ctx.DIRECTIVE, Ctx.MACRO})
 
 def run(ctx: PassContext) -> list[Edit]:
     text = ctx.text
-    if ctx.options.reverse:
+    macros = [name for name in ctx.ruleset.tagged("arch-macro") if name in text]
+    if not macros or ctx.options.reverse:
         return []
     edits: list[Edit] = []
-    # the tagged names are looked up among the file's identifiers (a search of the text for each
-    # was a tenth of the pass on headers that never name one)
-    for ident in ctx.scan.idents.select(ctx.ruleset.tagged("arch-macro"), _LOOKED_AT):
+    for ident in ctx.scan.idents.select(macros, _LOOKED_AT):
         name = ident.name
         rule = ctx.ruleset.lookup(name)
         renamed = rule is not None and rule.replacement is not None
