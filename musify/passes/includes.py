@@ -50,14 +50,23 @@ def run(ctx: PassContext) -> list[Edit]:
     return edits
 
 
-_PREFIX: list = [None, 0, {}]  # the header table last asked about, its size, and path -> rule
+def _memo_for(memos: dict, owner: object, size: int = 0) -> dict:
+    """The memo of `owner` (a project, a header table) in `memos`, kept by identity: each owner
+    has its own dictionary (two runs in two threads never share one), a few owners at most."""
+    entry = memos.get(id(owner))
+    if entry is None or entry[0] is not owner or entry[1] != size:
+        if len(memos) >= 4:
+            memos.clear()
+        entry = memos[id(owner)] = (owner, size, {})
+    return entry[2]
+
+
+_PREFIX_MEMOS: dict = {}  # id(header table) -> (the table, its size, path -> rule)
 
 
 def _prefix_rule_cached(headers: dict[str, Rule], path: str) -> Rule | None:
     """`_prefix_rule`, once per include path for a header table (most includes repeat)."""
-    if _PREFIX[0] is not headers or _PREFIX[1] != len(headers):
-        _PREFIX[:] = [headers, len(headers), {}]
-    memo = _PREFIX[2]
+    memo = _memo_for(_PREFIX_MEMOS, headers, len(headers))
     if path not in memo:
         memo[path] = _prefix_rule(headers, path)
     return memo[path]
@@ -80,7 +89,7 @@ def _renamed_include(written: str, target: str, new: str) -> str:
     return head + new_base
 
 
-_RESOLVED: list = [None, {}]  # the last project asked about, and its (directory, written) -> answer
+_RESOLVED: dict = {}  # id(project) -> (the project, 0, (directory, written) -> answer)
 
 
 def resolve_project_include(project: ProjectInfo, including: str, written: str) -> str | None:
@@ -89,10 +98,8 @@ def resolve_project_include(project: ProjectInfo, including: str, written: str) 
     file, and the same few hundred pairs repeat."""
     if not project.files:
         return None
-    if _RESOLVED[0] is not project:
-        _RESOLVED[:] = [project, {}]
     key = (posixpath.dirname(including), written)
-    memo = _RESOLVED[1]
+    memo = _memo_for(_RESOLVED, project)
     if key not in memo:
         memo[key] = _resolve(project, key[0], written)
     return memo[key]
