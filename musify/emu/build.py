@@ -59,6 +59,7 @@ class BuildOptions:
     optimize: int = 2  # -O level; sanitizer builds use -O1 whatever this says
     arch_macro: bool = False  # define __CUDA_ARCH__/__MUSA_ARCH__ (docs/emulator.md)
     racecheck: bool = False  # report shared-memory races (exit status 86; docs/emulator.md)
+    split: bool = True  # region-split eligible kernels (split.py; also off with MUSIFY_EMU_SPLIT=0)
     extra_flags: tuple[str, ...] = field(default_factory=tuple)  # g++ flags, also used for the precompiled header
     # the project's flags (-I, -D, -std=, -fopenmp, -l; musify/emu/flags.py sorts them): on the program's
     # command line only, so every project shares one precompiled header (g++ checks that it still applies)
@@ -340,7 +341,8 @@ def runtime_object(options: BuildOptions, sources: list[Path]) -> Path:
 def splits(options: BuildOptions) -> bool:
     """Whether kernels are region-split (split.py): not under `--racecheck` (its hooks follow the
     fibers' barriers), nor `--sanitize` (reports keep the fibers' stacks), nor with MUSIFY_EMU_SPLIT=0."""
-    return os.environ.get("MUSIFY_EMU_SPLIT", "1") != "0" and not options.sanitize and not options.racecheck
+    return options.split and os.environ.get("MUSIFY_EMU_SPLIT", "1") != "0" and not options.sanitize \
+        and not options.racecheck
 
 
 def build(sources: list[Path], options: BuildOptions = BuildOptions(), keep_dir: Path | None = None) -> Build:

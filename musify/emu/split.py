@@ -201,6 +201,13 @@ def _file_macros(clean: str) -> set[str]:
                     all(w in good or re.fullmatch(r"[uUlLfF]+", w) for w in words):
                 good.add(name)
                 changed = True
+    # namespace-scope integer constants: `constexpr int SEGMENT = 1024;`
+    for m in re.finditer(r"^[ \t]*(?:static[ \t]+)?(?:constexpr|const)[ \t]+(?:(?:unsigned|int|long|size_t)[ \t]+)+"
+                         r"([A-Za-z_]\w*)[ \t]*=[ \t]*([\w \t+\-*/%()<>]*);", clean, re.MULTILINE):
+        words = re.findall(r"[A-Za-z_]\w*", m.group(2))
+        if all(w in good or re.fullmatch(r"[uUlL]+", w) for w in words) and \
+                clean.count("{", 0, m.start()) == clean.count("}", 0, m.start()):
+            good.add(m.group(1))
     return good
 
 
@@ -274,10 +281,13 @@ class _Checker:
         # the file's own types: their constructors, operators and members are not inspected
         self.types = set(re.findall(r"\b(?:struct|class|union)\s+([A-Za-z_]\w*)", clean))
 
-    def words_ok(self, toks: list[_Tok]) -> None:
-        """No banned word, and every call names a safe or checked function."""
+    def words_ok(self, toks: list[_Tok], helper: bool = False) -> None:
+        """No banned word, and every call names a safe or checked function (`helper`: the body of
+        a function the kernel calls, where `return` ends the call only)."""
         for i, t in enumerate(toks):
             w = t.text
+            if helper and w == "return":
+                continue
             if w in _BANNED or w.startswith(_BANNED_PREFIX) or w.endswith("__emu") or w in self.types:
                 raise _Ineligible(f"uses {w}")
             if _template_call(toks, i) and w not in _KEYWORDS and w not in _SAFE_CALLS and not self.function_ok(w):
@@ -308,7 +318,7 @@ class _Checker:
                 toks = _tokens(self.clean, start, end)
                 if any(t.text == "__syncthreads" for t in toks):
                     raise _Ineligible(f"{name} has a barrier")
-                self.words_ok(toks)
+                self.words_ok(toks, helper=True)
         except _Ineligible:
             return False
         self.verdict[name] = True
@@ -377,7 +387,7 @@ class _Kernel:
 
     def _in_directive(self, tok: _Tok) -> bool:
         line_start = self.clean.rfind("\n", 0, tok.start) + 1
-        return self.clean[line_start:tok.start].lstrip().startswith("#")
+        return self.clean[line_start:tok.end].lstrip().startswith("#")
 
     def _arrays(self) -> None:
         """Fibers have 64 KiB stacks, a region loop the OS thread's: big local arrays would overflow
