@@ -82,6 +82,7 @@ def test_existing_programs_with_divergent_barriers_or_races_are_not_split():
 
 
 def test_race_check_and_sanitizer_builds_never_split(monkeypatch):
+    monkeypatch.delenv("MUSIFY_EMU_SPLIT", raising=False)
     assert splits(BuildOptions())
     assert not splits(BuildOptions(racecheck=True))
     assert not splits(BuildOptions(sanitize=True))
@@ -93,6 +94,12 @@ def test_race_check_and_sanitizer_builds_never_split(monkeypatch):
 @pytest.fixture(scope="module")
 def built(tmp_path_factory):
     kept = tmp_path_factory.mktemp("kept")
+    with pytest.MonkeyPatch.context() as patch:  # the split on, whatever the caller's environment says
+        patch.delenv("MUSIFY_EMU_SPLIT", raising=False)
+        return _build_all(kept)
+
+
+def _build_all(kept):
     fibers, race = build_many([([SHAPES], BuildOptions(optimize=2, split=False)),
                                ([PROGRAMS / "split_race.cu"], BuildOptions(optimize=1, racecheck=True))], workers=2)
     split = build([SHAPES], BuildOptions(optimize=2), keep_dir=kept)
@@ -119,7 +126,8 @@ def test_race_check_still_reports_a_race_in_a_kernel_the_split_accepts(built):
 
 
 @requires_cxx
-def test_a_split_that_does_not_compile_falls_back_to_the_fibers(tmp_path):
+def test_a_split_that_does_not_compile_falls_back_to_the_fibers(tmp_path, monkeypatch):
+    monkeypatch.delenv("MUSIFY_EMU_SPLIT", raising=False)
     # `threadIdx` is a const copy in a region loop: passing it to a function taking a reference
     # does not compile, so the build goes on without the split (and the program still runs).
     source = tmp_path / "ref.cu"
