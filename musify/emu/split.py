@@ -102,7 +102,8 @@ class _Kernel:
     def _arrays(self) -> None:
         """Fibers have 64 KiB stacks, a region loop the OS thread's: big local arrays would overflow
         in one and not the other, so kernels with local arrays over 4 KiB keep the fibers."""
-        for m in re.finditer(r"\b(?!(?:else|do|case|sizeof)\b)[A-Za-z_]\w*\s*\**\s*\b[A-Za-z_]\w*\s*((?:\[[^\]\[]*\]\s*)+)[;=,]",
+        for m in re.finditer(r"(?:\b(?:" + "|".join(sorted(TYPES)) + r")\s*\**|\b(?!(?:else|do|case|sizeof|return)\b)[A-Za-z_]\w*\s)"
+                             r"\s*\b[A-Za-z_]\w*\s*((?:\[[^\]\[]*\]\s*)+)[;=,]",
                              self.clean[self.open:self.toks[-1].end if self.toks else self.open]):
             head = self.clean[self.open:self.open + m.start()]
             statement = head[max(head.rfind(";"), head.rfind("{"), head.rfind("}")) + 1:]
