@@ -63,7 +63,8 @@ class _Plan:
     edits: list[tuple[int, int, str]] = field(default_factory=list)  # (start, end, text)
     hoisted: list[str] = field(default_factory=list)
     vars: dict[str, _Var] = field(default_factory=dict)
-    calls_user: bool = False
+    returns: bool = False  # the kernel has `return;`: threads can end before a later region
+    labels: int = 0
 
 
 class _Kernel:
@@ -79,13 +80,29 @@ class _Kernel:
 
     def run(self) -> _Plan:
         self._directives()
-        self.checker.words_ok(self.toks)
+        self.checker.words_ok(self.toks, returns=True)
+        self._returns()
         self._arrays()
         if modified(self.toks, self.params):
             raise Ineligible("a parameter is assigned")
         stmts = self.parser.seq(0, len(self.toks))
         self._sequence(stmts, loop_vars=set(), scope=[])
         return self.plan
+
+    def _returns(self) -> None:
+        """`return;` ends the thread: a per-thread flag that later regions skip (the fibers count a
+        returned thread as arrived at every later barrier). Only the plain form, and not with a
+        lambda in the kernel (a `return` there would end the lambda, not the thread)."""
+        for i, t in enumerate(self.toks):
+            if t.text == "return":
+                if i + 1 >= len(self.toks) or self.toks[i + 1].text != ";":
+                    raise Ineligible("return with a value")
+                self.plan.returns = True
+        lambda_like = any(t.text == "]" and i + 1 < len(self.toks) and self.toks[i + 1].text in ("(", "{")
+                          or t.text == "[" and i + 1 < len(self.toks) and self.toks[i + 1].text in ("&", "=")
+                          for i, t in enumerate(self.toks))
+        if self.plan.returns and lambda_like:
+            raise Ineligible("return in a kernel with a lambda")
 
     def _directives(self) -> None:
         body = self.clean[self.open:self.toks[-1].end if self.toks else self.open]
@@ -332,9 +349,22 @@ class _Kernel:
                   "for (unsigned emu_y = 0; emu_y < blockDim.y; ++emu_y) "
                   "for (unsigned emu_x = 0; emu_x < blockDim.x; ++emu_x, ++emu_t) { "
                   "const uint3 threadIdx{emu_x, emu_y, emu_z}; "
+                  + ("if (done__emu[emu_t]) continue; " if self.plan.returns else "")
                   + ("::threadIdx = threadIdx; " if user_call else "") + restore)
+        closer = " " + save + "} }"
+        returns = [i for i, t in enumerate(toks) if t.text == "return"]
+        if returns:
+            # the region in a block of its own, so that the jump past it skips no initialisation
+            label = f"emu_next_{self.plan.labels}"
+            self.plan.labels += 1
+            opener += "{ "
+            closer = f" {save}}} {label}: ; }} }}"
+            for i in returns:
+                a, b = toks[i].start, toks[i + 1].end
+                self.plan.edits.append((a, b, f"{{ done__emu[emu_t] = true; goto {label}; }}"
+                                        + "\n" * self.text.count("\n", a, b)))
         self.plan.edits.append((start, start, opener))
-        self.plan.edits.append((end, end, " " + save + "} }"))
+        self.plan.edits.append((end, end, closer))
 
 
 def _kernel_body(clean: str, offset: int) -> tuple[int, int, str, str] | None:
@@ -407,7 +437,8 @@ def split_edits(text: str, codemap) -> list[tuple[int, int, str]]:
             continue
         prelude = (f" if ({MARKER}) return; const uint3 blockIdx = ::blockIdx, blockDim = ::blockDim, "
                    "gridDim = ::gridDim; " + " ".join(plan.hoisted) + " "
-                   + "".join(f"{v.storage} {v.name}__emu[::emu::kMaxThreadsPerBlock]; " for v in plan.vars.values()))
+                   + "".join(f"{v.storage} {v.name}__emu[::emu::kMaxThreadsPerBlock]; " for v in plan.vars.values())
+                   + ("bool done__emu[::emu::kMaxThreadsPerBlock] = {}; " if plan.returns else ""))
         edits.append((open_ + 1, open_ + 1, prelude))
         edits.extend(plan.edits)
     return edits

@@ -251,12 +251,12 @@ class Checker:
         # the file's own types: their constructors, operators and members are not inspected
         self.types = set(re.findall(r"\b(?:struct|class|union)\s+([A-Za-z_]\w*)", clean))
 
-    def words_ok(self, toks: list[Tok], helper: bool = False) -> None:
-        """No banned word, and every call names a safe or checked function (`helper`: the body of
-        a function the kernel calls, where `return` ends the call only)."""
+    def words_ok(self, toks: list[Tok], returns: bool = False) -> None:
+        """No banned word, and every call names a safe or checked function (`returns`: `return` is
+        allowed, in the body of a function the kernel calls or where the caller handles it)."""
         for i, t in enumerate(toks):
             w = t.text
-            if helper and w == "return":
+            if returns and w == "return":
                 continue
             if w in _BANNED or w.startswith(_BANNED_PREFIX) or w.endswith("__emu") or w in self.types:
                 raise Ineligible(f"uses {w}")
@@ -288,7 +288,7 @@ class Checker:
                 toks = tokens(self.clean, start, end)
                 if any(t.text == "__syncthreads" for t in toks):
                     raise Ineligible(f"{name} has a barrier")
-                self.words_ok(toks, helper=True)
+                self.words_ok(toks, returns=True)
         except Ineligible:
             return False
         self.verdict[name] = True

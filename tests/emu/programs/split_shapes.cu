@@ -80,6 +80,26 @@ __global__ void steps(float* data) {
     data[blockIdx.x * blockDim.x + threadIdx.x] = x;
 }
 
+// Threads that return: before the first barrier, inside a loop with barriers, after the last one.
+__global__ void leavers(float* out, int* log, int* pos, int live) {
+    __shared__ float s[48];
+    int me = threadIdx.x;
+    if (me >= live) return;
+    s[me] = me * 0.5f;
+    __syncthreads();
+    for (int r = 0; r < 4; ++r) {
+        float v = s[(me + r) % live];
+        for (int k = 0; k < 3; ++k)
+            if (me == 5 * r + k) return;
+        log[atomicAdd(pos, 1)] = me + 100 * r + 10000 * blockIdx.x;
+        __syncthreads();
+        s[me] += v;
+        __syncthreads();
+    }
+    if (me % 3 == 0) return;
+    out[blockIdx.x * 48 + me] = s[me];
+}
+
 static void dump(const char* name, const void* p, int bytes) {
     const unsigned char* b = static_cast<const unsigned char*>(p);
     std::printf("%s:", name);
@@ -122,5 +142,14 @@ int main() {
     steps<5><<<3, 32>>>(data);
     cudaDeviceSynchronize();
     dump("steps", data, 96 * 4);
+
+    float* left;
+    cudaMallocManaged(&left, 2 * 48 * 4);
+    for (int i = 0; i < 96; ++i) left[i] = -1.0f;
+    *pos = 0;
+    leavers<<<2, 48>>>(left, log, pos, 41);
+    cudaDeviceSynchronize();
+    dump("leavers", left, 96 * 4);
+    dump("leavers_log", log, *pos * 4);
     return cudaGetLastError() == cudaSuccess ? 0 : 1;
 }
