@@ -15,7 +15,8 @@ the check is strict and everything else is left exactly as it was (`plan` raises
 every `__syncthreads();` is a statement of the kernel body or of a `for` loop (at any depth of
 such loops) whose header reads only parameters never assigned in the kernel, template
 parameters, the loop variables of such loops, `blockIdx`/`blockDim`/`gridDim`, numbers and
-object-like macros of the file; no `return`, `goto`, `break`/`continue` leaving a region, warp
+object-like macros of the file; `return;` only in its plain form (a per-thread flag then makes
+later regions skip the thread, as the fibers count it arrived); no `goto`, `break`/`continue` leaving a region, warp
 operation, cooperative group, `__syncthreads_count/and/or`, `__trap`, `assert`, `asm`, `extern
 __shared__`, preprocessor conditional, address taken of a variable that crosses a barrier,
 member call, or call of a function that is neither a known math/atomic function nor defined in
@@ -47,6 +48,7 @@ from musify.emu.split_syntax import (
     tokens,
 )
 from musify.frontend.launches import find_kernel_defs
+from musify.frontend.scanner import Ctx
 
 MARKER = "::emu::split_skip()"
 
@@ -412,6 +414,17 @@ def _names(params: str) -> set[str]:
     return out
 
 
+def _barriers_gone(clean: str, open_: int, close: int, edits: list[tuple[int, int, str]]) -> bool:
+    """Whether the kernel body, once edited, has no barrier left (a last check of the plan)."""
+    out, pos = [], open_
+    for start, end, new in sorted(edits, key=lambda e: (e[0], e[1])):
+        out.append(clean[pos:start])
+        out.append(new)
+        pos = end
+    out.append(clean[pos:close])
+    return "__syncthreads" not in "".join(out)
+
+
 def split_edits(text: str, codemap) -> list[tuple[int, int, str]]:
     """The edits that turn every eligible kernel of `text` into region loops (nothing for the rest)."""
     if "__syncthreads" not in text:
@@ -420,6 +433,9 @@ def split_edits(text: str, codemap) -> list[tuple[int, int, str]]:
     checker = None
     edits = []
     for kdef in find_kernel_defs(text, codemap):
+        line_start = clean.rfind("\n", 0, kdef.offset) + 1
+        if codemap.context_at(kdef.offset) is not Ctx.CODE or clean[line_start:kdef.offset].lstrip().startswith("#"):
+            continue  # a kernel written inside a macro keeps the fibers
         found = _kernel_body(clean, kdef.offset)
         if not found:
             continue
@@ -435,6 +451,8 @@ def split_edits(text: str, codemap) -> list[tuple[int, int, str]]:
             plan = _Kernel(text, clean, checker, open_, close, _names(params), tparams).run()
         except (Ineligible, KeyError, IndexError, ValueError):
             continue
+        if not _barriers_gone(clean, open_, close, plan.edits):
+            continue  # the plan missed a barrier: never run a block's threads past one
         prelude = (f" if ({MARKER}) return; const uint3 blockIdx = ::blockIdx, blockDim = ::blockDim, "
                    "gridDim = ::gridDim; " + " ".join(plan.hoisted) + " "
                    + "".join(f"{v.storage} {v.name}__emu[::emu::kMaxThreadsPerBlock]; " for v in plan.vars.values())

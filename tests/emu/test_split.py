@@ -72,6 +72,11 @@ def test_other_kernels_are_left_exactly_as_they_were(name):
     assert _split(text) == rewrite(text, "k.cu")
 
 
+def test_a_kernel_defined_by_a_macro_is_left_alone():
+    text = "#define KERNEL(name) __global__ void name(float* a) { a[threadIdx.x] = 1; __syncthreads(); }\nKERNEL(k)\n"
+    assert _split(text) == rewrite(text, "k.cu")
+
+
 def test_the_split_keeps_line_numbers():
     text = _kernel(ELIGIBLE["uniform loop"].replace("; ", ";\n"))
     assert _split(text).count("\n") == rewrite(text, "k.cu").count("\n")
