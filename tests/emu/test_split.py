@@ -35,7 +35,7 @@ ELIGIBLE = {
 }
 
 INELIGIBLE = {
-    "return with a lambda": "auto f = [&](int i) { return a[i]; }; if (n < 0) return; __syncthreads();",
+    "return with a lambda": "if (n > 0) { [&]() { a[0] = 1; return; }(); } __syncthreads(); a[1] = 2;",
     "return with a value": "if (n < 0) return (void)0; __syncthreads();",
     "barrier in if": "if (n > 2) { __syncthreads(); } a[0] = 1;",
     "barrier in while": "int i = 0; while (i < n) { __syncthreads(); ++i; }",
@@ -49,6 +49,9 @@ INELIGIBLE = {
     "address of a crossing variable": "float x = 1; float* p = &x; __syncthreads(); a[0] = *p;",
     "unknown function": "helper_from_a_header(a); __syncthreads(); a[0] = 1;",
     "function with a barrier": "sync_inside(); __syncthreads();",
+    "template function with a barrier": "tsync<2>(); __syncthreads();",
+    "member call": "int v = h.get(); __syncthreads(); a[0] = v;",
+    "goto": "int i = 0; again: __syncthreads(); if (++i < n) goto again;",
     "extern shared": "extern __shared__ float dyn[]; dyn[threadIdx.x] = 1; __syncthreads(); a[0] = dyn[1];",
     "conditional compilation": "#if 1\n__syncthreads();\n#endif\n a[0] = 1;",
     "lone macro statement": "MAYBE_SYNC; __syncthreads();",
@@ -56,7 +59,8 @@ INELIGIBLE = {
     "trap": "if (n < 0) __trap(); __syncthreads();",
     "big local array": "float big[2048]; big[threadIdx.x] = 1; __syncthreads(); a[0] = big[0];",
 }
-HEAD = "__device__ void sync_inside() { __syncthreads(); }\nstruct Pair { int x, y; };"
+HEAD = ("__device__ void sync_inside() { __syncthreads(); }\nstruct Pair { int x, y; };\n"
+        "template <int N> __device__ void tsync() { __syncthreads(); }")
 
 
 @pytest.mark.parametrize("name", sorted(ELIGIBLE))
