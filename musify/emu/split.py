@@ -156,9 +156,14 @@ class _Kernel:
                     self._sequence(body.children, loop_vars | {var}, scope)
                 else:
                     raise Ineligible("a barrier inside a statement other than a for loop")
+            elif self._dynamic_shared(toks):
+                if region:  # rewrite.py makes it a pointer every thread computes alike: block-level code
+                    raise Ineligible("extern __shared__ after code of the same stretch")
             elif self._hoistable(toks):
                 self._hoist(stmt)  # no run-time effect: where it stands in the region does not matter
             else:
+                if any(t.text == "extern" for t in toks):
+                    raise Ineligible("extern inside a stretch")
                 self._jumps_ok(stmt, in_loop=False, in_switch=False)
                 self._declare(stmt, scope, loop_vars)
                 region.append(stmt)
@@ -237,11 +242,18 @@ class _Kernel:
 
     # --- declarations ----------------------------------------------------------------------------
 
+    @staticmethod
+    def _dynamic_shared(toks: list[Tok]) -> bool:
+        """`extern __shared__ T name[];`: left where it stands, between two stretches."""
+        words = [t.text for t in toks]
+        return words[:2] in (["extern", "__shared__"], ["__shared__", "extern"]) and \
+            words[-3:] == ["[", "]", ";"] and "=" not in words
+
     def _hoistable(self, toks: list[Tok]) -> bool:
         words = [t.text for t in toks]
-        if words[0] == "__shared__":
+        if words[0] in ("__shared__", "extern"):
             if "=" in words or "extern" in words:
-                raise Ineligible("initialised or extern __shared__")
+                raise Ineligible("initialised or extern __shared__ of a form not handled")
             return True
         if words[0] in ("typedef", "using", "static_assert"):
             return True

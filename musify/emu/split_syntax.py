@@ -18,7 +18,7 @@ class Ineligible(Exception):
 _TOKEN = re.compile(r"\s+|[A-Za-z_]\w*|\.?\d[\w.]*(?:[eE][+-]\d+)?\w*|>>=|<<=|->|\+\+|--|&&|\|\||<<|>>|::"
                     r"|[+\-*/%&|^!=<>]=|.", re.DOTALL)
 _BANNED = {"return", "goto", "throw", "try", "catch", "asm", "__asm__", "__asm", "__trap", "assert", "static",
-           "extern", "__syncthreads_count", "__syncthreads_and", "__syncthreads_or", "__syncwarp", "__activemask",
+           "__syncthreads_count", "__syncthreads_and", "__syncthreads_or", "__syncwarp", "__activemask",
            "cooperative_groups", "cg", "this_thread_block", "this_grid", "tiled_partition", "coalesced_threads",
            "thread_block", "grid_group", "thread_block_tile", "clock", "clock64", "__globaltimer", "this",
            "__launch_bounds__", "__builtin_FILE", "__builtin_LINE", "setjmp", "longjmp", "alloca"}

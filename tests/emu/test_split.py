@@ -28,6 +28,7 @@ ELIGIBLE = {
                 " a[threadIdx.x] = s[31 - threadIdx.x] + x;",
     "uniform loop": "__shared__ float s[32]; float acc = 0; for (int i = 0; i < n; i += 4) {"
                     " s[threadIdx.x] = a[i]; __syncthreads(); acc += s[0]; __syncthreads(); } a[0] = acc;",
+    "extern shared": "extern __shared__ float dyn[]; dyn[threadIdx.x] = 1; __syncthreads(); a[0] = dyn[1];",
     "early return": "if (threadIdx.x >= n) return; a[threadIdx.x] = 1; __syncthreads(); a[0] += 1;",
     "halving loop": "__shared__ float s[64]; s[threadIdx.x] = a[threadIdx.x]; __syncthreads();"
                     " for (int d = blockDim.x / 2; d > 0; d >>= 1) { if (threadIdx.x < d)"
@@ -52,7 +53,8 @@ INELIGIBLE = {
     "template function with a barrier": "tsync<2>(); __syncthreads();",
     "member call": "int v = h.get(); __syncthreads(); a[0] = v;",
     "goto": "int i = 0; again: __syncthreads(); if (++i < n) goto again;",
-    "extern shared": "extern __shared__ float dyn[]; dyn[threadIdx.x] = 1; __syncthreads(); a[0] = dyn[1];",
+    "extern shared inside a stretch": "a[0] = 1; extern __shared__ float dyn[]; dyn[threadIdx.x] = 1;"
+                                      " __syncthreads(); a[0] = dyn[1];",
     "conditional compilation": "#if 1\n__syncthreads();\n#endif\n a[0] = 1;",
     "lone macro statement": "MAYBE_SYNC; __syncthreads();",
     "struct variable": "Pair p = {1, 2}; __syncthreads(); a[0] = p.x;",
@@ -114,7 +116,7 @@ def _build_all(kept):
     fibers, race = build_many([([SHAPES], BuildOptions(optimize=2, split=False)),
                                ([PROGRAMS / "split_race.cu"], BuildOptions(optimize=1, racecheck=True))], workers=2)
     split = build([SHAPES], BuildOptions(optimize=2), keep_dir=kept)
-    assert (kept / SHAPES.name).read_text().count(MARKER) == 6  # compiled split (no fallback)
+    assert (kept / SHAPES.name).read_text().count(MARKER) == 7  # compiled split (no fallback)
     return split, fibers, race
 
 

@@ -100,6 +100,15 @@ __global__ void leavers(float* out, int* log, int* pos, int live) {
     out[blockIdx.x * 48 + me] = s[me];
 }
 
+// Dynamic shared memory, declared at the top and again between two stretches.
+__global__ void dynamic(const double* in, double* out) {
+    extern __shared__ double dyn[];
+    dyn[threadIdx.x] = in[blockIdx.x * blockDim.x + threadIdx.x] * 1.5;
+    __syncthreads();
+    __shared__ extern double again[];
+    out[blockIdx.x * blockDim.x + threadIdx.x] = again[blockDim.x - 1 - threadIdx.x] / 3.0 + dyn[0];
+}
+
 static void dump(const char* name, const void* p, int bytes) {
     const unsigned char* b = static_cast<const unsigned char*>(p);
     std::printf("%s:", name);
@@ -151,5 +160,12 @@ int main() {
     cudaDeviceSynchronize();
     dump("leavers", left, 96 * 4);
     dump("leavers_log", log, *pos * 4);
+
+    double *din, *dout;
+    cudaMallocManaged(&din, 3 * 20 * 8); cudaMallocManaged(&dout, 3 * 20 * 8);
+    for (int i = 0; i < 60; ++i) din[i] = 1.0 / (i + 7);
+    dynamic<<<3, 20, 20 * 8>>>(din, dout);
+    cudaDeviceSynchronize();
+    dump("dynamic", dout, 60 * 8);
     return cudaGetLastError() == cudaSuccess ? 0 : 1;
 }
