@@ -10,18 +10,18 @@ every printf happens as it did; only the switches are gone. Variables declared a
 of a region and used after a barrier keep one copy per thread (`name__emu[t]`), restored at the
 start of each region that names them and saved at its end.
 
-That argument holds only for kernels of a shape this module can check from the text alone, so
-the check is strict and everything else is left exactly as it was (`plan` raises `Ineligible`):
-every `__syncthreads();` is a statement of the kernel body or of a `for` loop (at any depth of
-such loops) whose header reads only parameters never assigned in the kernel, template
-parameters, the loop variables of such loops, `blockIdx`/`blockDim`/`gridDim`, numbers and
-object-like macros of the file; `return;` only in its plain form (a per-thread flag then makes
-later regions skip the thread, as the fibers count it arrived); no `goto`, `break`/`continue` leaving a region, warp
-operation, cooperative group, `__syncthreads_count/and/or`, `__trap`, `assert`, `asm`, `extern
-__shared__`, preprocessor conditional, address taken of a variable that crosses a barrier,
-member call, or call of a function that is neither a known math/atomic function nor defined in
-the file with a body that passes the same checks. Builds with `--racecheck` or `--sanitize`, and
-`MUSIFY_EMU_SPLIT=0`, never split (build.py).
+That argument holds only for kernels of a shape this module can check from the text alone, so the
+check is strict and everything else is left exactly as it was (`plan` raises `Ineligible`): every
+`__syncthreads();` is a statement of the kernel body or of a `for` loop (at any depth of such
+loops) whose header reads only parameters never assigned in the kernel, template parameters, the
+loop variables of such loops, `blockIdx`/`blockDim`/`gridDim`, numbers and object-like macros of
+the file; `return;` only in its plain form (a per-thread flag then makes later regions skip the
+thread, as the fibers count it arrived); no `goto`, `break`/`continue` leaving a region, warp
+operation, cooperative group, `__syncthreads_count/and/or`, `__trap`, `assert`, `asm`, `extern`
+but an `extern __shared__` array between regions, preprocessor conditional, address taken of a
+variable that crosses a barrier, member call, or call of a function that is neither a known
+math/atomic function nor defined in the file with a body that passes the same checks. Builds with
+`--racecheck` or `--sanitize`, and `MUSIFY_EMU_SPLIT=0`, never split (build.py).
 """
 
 from __future__ import annotations
