@@ -5,7 +5,9 @@
 2. A 512x512 shared-memory tiled SGEMM (16x16 tiles: 2 barriers per tile step), reported as
    nanoseconds per thread per barrier (target: at most 25 ns). For scale, the same work as a plain
    loop (every thread's loads of a tile step, then every thread's multiply-adds, in the order the
-   barriers impose) and a kernel that does nothing but barriers.
+   barriers impose) and a kernel that does nothing but barriers. Built twice: with the region split
+   (the default: both kernels are loops over threads between barriers, musify/emu/split.py) and
+   with fibers (`BuildOptions(split=False)`, what MUSIFY_EMU_SPLIT=0 gives), run alternately.
 
 3. The build of a small corpus program (corpora/vector_add), as `musify emu-run` makes it:
    cold (an empty build cache: the precompiled face header is built too), warm (the cache holds
@@ -30,7 +32,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from musify.emu.build import build
+from musify.emu.build import BuildOptions, build
 from musify.emu.run import run
 
 VECTOR_ADD = r"""
@@ -206,15 +208,21 @@ def main() -> None:
         for name, source in (("vector_add.cu", VECTOR_ADD), ("sgemm.cu", SGEMM)):
             (Path(tmp) / name).write_text(source)
             exes[name] = build([Path(tmp) / name]).executable
+        exes["fibers"] = build([Path(tmp) / "sgemm.cu"], BuildOptions(split=False)).executable
         print(f"load average before: {os.getloadavg()[0]:.2f}")
         for threads in (1, 2):
             add = measure(exes["vector_add.cu"], threads)
-            gemm = measure(exes["sgemm.cu"], threads)
+            runs: dict[str, list[dict[str, float]]] = {"sgemm.cu": [], "fibers": []}
+            for _ in range(2):  # alternated: the machine's load drifts
+                for name, results in runs.items():
+                    results.append(measure(exes[name], threads))
             print(f"EMU_THREADS={threads}: vector add 2^24 floats: emulator {add['emu_s'] * 1e3:.1f} ms, plain loop "
-                  f"{add['loop_s'] * 1e3:.1f} ms, ratio {add['emu_s'] / add['loop_s']:.2f} (target <= 2); "
-                  f"512x512 tiled sgemm: {gemm['sgemm_s'] * 1e3:.1f} ms, {gemm['ns_per_thread_barrier']:.1f} ns per "
-                  f"thread per barrier (target <= 25; plain loop {gemm['plain_ns']:.1f}, barriers only "
-                  f"{gemm['barrier_only_ns']:.1f})")
+                  f"{add['loop_s'] * 1e3:.1f} ms, ratio {add['emu_s'] / add['loop_s']:.2f} (target <= 2)")
+            for name, label in (("sgemm.cu", "region split"), ("fibers", "fibers (split off)")):
+                gemm = {k: min(r[k] for r in runs[name]) for k in runs[name][0]}
+                print(f"  512x512 tiled sgemm, {label}: {gemm['sgemm_s'] * 1e3:.1f} ms, "
+                      f"{gemm['ns_per_thread_barrier']:.1f} ns per thread per barrier (target <= 25; plain loop "
+                      f"{gemm['plain_ns']:.1f}, barriers-only kernel {gemm['barrier_only_ns']:.1f})")
         print(f"load average after: {os.getloadavg()[0]:.2f}")
 
 

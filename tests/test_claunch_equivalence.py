@@ -88,3 +88,31 @@ def test_spans_of_any_sequence_type_and_bad_spans() -> None:
     assert _claunch.structure(text, [list(s) for s in spans]) == _python(text)
     with pytest.raises(TypeError):
         _claunch.structure(text, [("a", "b")])
+
+
+# --- device_functions: `_claunch.definitions` against the Python search ---------------------
+
+DEF_FRAGMENTS = [
+    "__global__", "__device__", "__host__ __device__", "__global__ void k(int *a) {", "__device__ int f(",
+    "__device__ float x = 1;", "__device__ int arr[4];", "__global__ void k();", "void", " k", "f", "(", ")",
+    "{", "}", ";", "=", "[", "]", " ", "\n", "a", "x__device__", "__device__x", "template <int N>",
+    "__device__ T g<N>(T v) const {", ") -> int {", ") : m(0) {", "/* __device__ f() { */", "// (\n",
+    '"{"', "'}'", 'R"(})"', "/* never closed", "__launch_bounds__(256)", "é", "return 32;",
+]
+def_texts = st.lists(st.one_of(st.sampled_from(DEF_FRAGMENTS), st.text(alphabet="(){};=[] \n/*\"'_a", max_size=8)),
+                     max_size=40).map("".join)
+
+
+@needs_claunch
+@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(def_texts)
+@example("__global__ void k(int *a) { if (a) { a[0] = 1; } }\n__device__ int f(int x) { return x; }")
+@example("__device__ void a() { __device__ void b() {} ( { } __global__ void c() {}")
+@example("__device__ int f(( { }")
+def test_compiled_and_python_device_functions_are_identical(text: str) -> None:
+    from musify.passes.hazards import common
+
+    kernel, device = frozenset({"__global__"}), frozenset({"__device__"})
+    codemap = CodeMap(scan_python(text).spans)
+    compiled = list(common.device_functions(text, codemap, kernel, device))
+    assert compiled == list(common.device_functions_python(text, CodeMap(scan_python(text).spans), kernel, device))

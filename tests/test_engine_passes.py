@@ -129,3 +129,20 @@ def test_rule_diag_with_fields_the_use_site_lacks(rules):
                    diag="MU2031"))
     _, ctx = run("textureReference r;\n", rules)
     assert ids(ctx) == ["MU2031"] and ctx.diagnostics[0].message.startswith("use of 'textureReference'")
+
+
+def test_include_resolution_memo_keeps_projects_apart() -> None:
+    """The memo of resolved includes answers as the resolution itself, per project, when two
+    projects are asked in turn about the same (directory, include) pairs."""
+    from musify.passes.includes import _resolve, build_project_info, resolve_project_include
+
+    one = build_project_info(["src/a.cu", "src/util.cuh", "include/lib/x.cuh"], {})
+    two = build_project_info(["src/a.cu", "lib/util.cuh"], {})
+    asks = [("src/a.cu", "util.cuh"), ("src/b.cu", "lib/x.cuh"), ("src/a.cu", "missing.h"), ("top.cu", "util.cuh")]
+    for _ in range(2):
+        for project in (one, two):
+            for including, written in asks:
+                expected = _resolve(project, including.rpartition("/")[0], written)
+                assert resolve_project_include(project, including, written) == expected
+    assert resolve_project_include(one, "src/a.cu", "util.cuh") == "src/util.cuh"
+    assert resolve_project_include(two, "src/a.cu", "util.cuh") == "lib/util.cuh"

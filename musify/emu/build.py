@@ -33,6 +33,7 @@ from pathlib import Path
 from musify import resources
 from musify.arch import emulator_target
 from musify.emu.rewrite import rewrite
+from musify.emu.split import MARKER as SPLIT_MARKER
 from musify.sandbox import run_tool
 
 EMU_ROOT = resources.data_dir("shims/emu")
@@ -58,6 +59,7 @@ class BuildOptions:
     optimize: int = 2  # -O level; sanitizer builds use -O1 whatever this says
     arch_macro: bool = False  # define __CUDA_ARCH__/__MUSA_ARCH__ (docs/emulator.md)
     racecheck: bool = False  # report shared-memory races (exit status 86; docs/emulator.md)
+    split: bool = True  # region-split eligible kernels (split.py; also off with MUSIFY_EMU_SPLIT=0)
     extra_flags: tuple[str, ...] = field(default_factory=tuple)  # g++ flags, also used for the precompiled header
     # the project's flags (-I, -D, -std=, -fopenmp, -l; musify/emu/flags.py sorts them): on the program's
     # command line only, so every project shares one precompiled header (g++ checks that it still applies)
@@ -156,15 +158,16 @@ def _is_device_file(path: Path) -> bool:
     return path.suffix in DEVICE_EXTENSIONS
 
 
-def prepare(sources: list[Path], workdir: Path) -> list[Path]:
-    """Write rewritten copies of the sources and their headers under workdir; return the sources' copies."""
+def prepare(sources: list[Path], workdir: Path, split: bool = False) -> list[Path]:
+    """Write rewritten copies of the sources and their headers under workdir; return the sources' copies.
+    `split`: eligible kernels run as loops over threads between barriers (split.py)."""
     files = collect_files(sources)
     root = Path(os.path.commonpath([str(p.parent) for p in files]))
     for path in files:
         target = workdir / path.relative_to(root)
         target.parent.mkdir(parents=True, exist_ok=True)
         text = path.read_text(errors="replace")
-        target.write_text(rewrite(text, str(path)) if _is_device_file(path) or "<<<" in text else text)
+        target.write_text(rewrite(text, str(path), split) if _is_device_file(path) or "<<<" in text else text)
     return [workdir / p.resolve().relative_to(root) for p in sources]
 
 
@@ -335,17 +338,39 @@ def runtime_object(options: BuildOptions, sources: list[Path]) -> Path:
     return folder / "runtime.o"
 
 
+def splits(options: BuildOptions) -> bool:
+    """Whether kernels are region-split (split.py): not under `--racecheck` (its hooks follow the
+    fibers' barriers), nor `--sanitize` (reports keep the fibers' stacks), nor with MUSIFY_EMU_SPLIT=0."""
+    return options.split and os.environ.get("MUSIFY_EMU_SPLIT", "1") != "0" and not options.sanitize \
+        and not options.racecheck
+
+
 def build(sources: list[Path], options: BuildOptions = BuildOptions(), keep_dir: Path | None = None) -> Build:
-    """Compile (or find in the cache) the program made of `sources`; raise BuildError on failure."""
+    """Compile (or find in the cache) the program made of `sources`; raise BuildError on failure.
+    A program whose region-split rewrite does not compile is built again without the split, so
+    the split can never reject a program the fibers accept."""
     sources = drop_included_sources([Path(s) for s in sources])
     if not sources:
         raise ValueError("no sources to build")
     for src in sources:
         if not src.is_file():  # a FIFO or device would hang the rewrite that reads it
             raise BuildError(f"{src}: not a regular file", "")
+    if splits(options):
+        try:
+            return _build(sources, options, keep_dir, True)
+        except _SplitFailed:
+            pass
+    return _build(sources, options, keep_dir, False)
+
+
+class _SplitFailed(Exception):
+    pass
+
+
+def _build(sources: list[Path], options: BuildOptions, keep_dir: Path | None, split: bool) -> Build:
     with tempfile.TemporaryDirectory(prefix="musify-emu-") as tmp:
         work = Path(tmp) / "src"
-        copies = prepare(sources, work)
+        copies = prepare(sources, work, split)
         include_dirs = sorted({p.resolve().parent for p in sources})
         probe = compile_command(copies, Path("prog"), options, include_dirs)
         key = hashlib.sha256()
@@ -373,6 +398,9 @@ def build(sources: list[Path], options: BuildOptions = BuildOptions(), keep_dir:
         if proc.timed_out:
             raise BuildError(f"the compiler did not finish within {options.compile_timeout:g} s "
                              f"({' '.join(str(s) for s in sources)})", proc.stderr)
+        if proc.returncode != 0 and split and any(
+                SPLIT_MARKER in p.read_text(errors="replace") for p in work.rglob("*") if p.is_file()):
+            raise _SplitFailed()
         if proc.returncode != 0:
             raise BuildError(f"compilation failed ({' '.join(str(s) for s in sources)})", proc.stderr)
         cache.parent.mkdir(parents=True, exist_ok=True)

@@ -17,6 +17,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from musify.emu.split import split_edits
 from musify.frontend.launches import find_kernel_defs, find_launches
 from musify.frontend.scanner import Ctx, scan
 
@@ -138,10 +139,14 @@ def _namespace_path(text: str, codemap, pos: int) -> list[str] | None:
     return [name for name in stack if name]
 
 
-def rewrite(text: str, filename: str) -> str:
-    """The plain C++ the emulator compiles for CUDA/MUSA source `text` read from `filename`."""
+def rewrite(text: str, filename: str, split: bool = False) -> str:
+    """The plain C++ the emulator compiles for CUDA/MUSA source `text` read from `filename`;
+    `split`: eligible kernels with barriers become loops over threads (split.py)."""
     codemap = scan(text).code_map()
-    edits = sorted(launch_edits(text, codemap) + extern_shared_edits(text, codemap), key=lambda e: (e.start, e.end))
+    edits = launch_edits(text, codemap) + extern_shared_edits(text, codemap)
+    if split:
+        edits += [Edit(start, end, new) for start, end, new in split_edits(text, codemap)]
+    edits.sort(key=lambda e: (e.start, e.end))
     out = [f'#line 1 "{_c_string(filename)}"\n']
     pos = 0
     for edit in edits:

@@ -20,7 +20,6 @@ from musify.frontend.scanner import CodeMap, LineIndex, scan
 _OPEN = {"(": ")", "[": "]", "{": "}"}
 _CLOSE = {")", "]", "}"}
 _IDENT_END = re.compile(r"[A-Za-z_]\w*$")
-_KERNEL_DEF = re.compile(r"__global__")
 _NOT_NAMES = frozenset({"__launch_bounds__", "__attribute__", "__declspec", "alignas", "__align__"})
 _DEF_NAME = re.compile(r"([A-Za-z_]\w*)\s*(?:<[^;{()]*>\s*)?\(")
 
@@ -286,13 +285,30 @@ def iter_kernel_defs(text: str, codemap: CodeMap | None = None,
         return
     codemap = codemap or scan(text).code_map()
     lines = lines or LineIndex(text)
-    for m in _KERNEL_DEF.finditer(text):
-        s, e = m.start(), m.end()
-        if (s and (text[s - 1].isalnum() or text[s - 1] == "_")) or text[e:e + 1].isalnum() or text[e:e + 1] == "_":
+    for offset, name in _kernel_def_names(text, codemap):
+        yield KernelDef(offset, name, lines.line_of(offset))
+
+
+def count_kernel_defs(text: str, codemap: CodeMap) -> int:
+    """How many `iter_kernel_defs` yields, without making them (the structure pass only counts)."""
+    if "__global__" not in text:
+        return 0
+    return sum(1 for _ in _kernel_def_names(text, codemap))
+
+
+_KERNEL_WORD = re.compile(r"__global__")  # a literal: the regex engine's fast search (no look-behind)
+
+
+def _kernel_def_names(text: str, codemap: CodeMap) -> Iterator[tuple[int, str]]:
+    """(offset of `__global__`, the name declared) for each kernel declaration or definition."""
+    for m in _KERNEL_WORD.finditer(text):
+        s, end = m.span()
+        if (s and (text[s - 1].isalnum() or text[s - 1] == "_")) or text[end:end + 1].isalnum() \
+                or text[end:end + 1] == "_":
             continue  # part of a longer word
         if not codemap.is_code(s):
             continue
-        for d in _DEF_NAME.finditer(text, m.end(), min(len(text), m.end() + 400)):
+        for d in _DEF_NAME.finditer(text, end, min(len(text), end + 400)):
             if d.group(1) not in _NOT_NAMES:
-                yield KernelDef(m.start(), d.group(1), lines.line_of(m.start()))
+                yield s, d.group(1)
                 break

@@ -146,6 +146,10 @@ class CodeMap:
                 j = k + 1
         return pairs[i]
 
+    def last_span_before(self, pos: int) -> int:
+        """The index of the last span that starts before `pos` (-1: none)."""
+        return bisect.bisect_left(self._starts, pos) - 1
+
     def forget_brackets(self) -> None:
         """Let go of the bracket pairs `closing` remembered (a later call starts afresh)."""
         self._pairs.clear()

@@ -112,7 +112,12 @@ class PassContext:
         line, col = self.lines.position(offset)
         if end is None:
             end = offset + len(name) if name and self.text.startswith(name, offset) else offset
-        end_pos = self.lines.position(end) if end != offset else (line, col)
+        if end == offset:
+            end_pos = (line, col)
+        elif offset < end and "\n" not in self.text[offset:end]:
+            end_pos = (line, col + end - offset)  # the same line (lines start after each '\n')
+        else:
+            end_pos = self.lines.position(end)
         self.found.diagnostics.append(
             diagnostics.make(diag_id, self.display_path or self.path, line, col, name, severity,
                              end=end_pos, origin=origin or f"pass:{self.found.current_pass}", sites=sites,

@@ -47,8 +47,13 @@ def run(ctx: PassContext) -> list[Edit]:
     compiled = native()
     fast, skip = fast_renames(ctx.ruleset)
     edits, rest = renames(ctx.scan.idents, fast, skip, compiled)
+    text_position = ctx.lines.position
+    unknown = _unknown_names(ctx.ruleset)
     for ident in rest:
         name = ident.name
+        if name in unknown:  # decided at its first use in the run: only this use's place is new
+            _unknown(ctx, ident.start, name, ident.ctx, text_position)
+            continue
         rule = names.get(name)
         if name in qualified:
             rule = _qualified_rule(text, ident.start, qualified[name]) or rule
@@ -59,7 +64,9 @@ def run(ctx: PassContext) -> list[Edit]:
             if vendor is None or not vendor.match(name):
                 skip.add(name)  # no rule, not vendor-looking: nothing to do, here or in any file
                 continue
-            _maybe_unknown(ctx, ident.start, name, ident.ctx)
+            if name not in qualified:
+                unknown.add(name)  # no rule, vendor-looking, no qualified rule: the same in any file
+            _unknown(ctx, ident.start, name, ident.ctx, text_position)
             continue
         _use_rule(ctx, rule, ident.start, ident.end, edits, inferred_seen)
     if ctx.options.rewrite_comments or ctx.options.rewrite_strings:
@@ -90,6 +97,16 @@ def fast_renames(ruleset: RuleSet) -> tuple[dict[str, tuple], set[str]]:
                 fast[name] = Edit(0, 0, last, rule.cuda, rule.library, rule.kind, rule.inferred)[2:]
         cached = ruleset._fast_renames = (fast, skip)  # type: ignore[attr-defined]
     return cached
+
+
+def _unknown_names(ruleset: RuleSet) -> set[str]:
+    """Names no rule knows (plain or qualified) that look like a vendor's, as the run meets them
+    (cached on the RuleSet, like `fast_renames`' skip set): each later use goes straight to
+    `_unknown`, without the rule look-ups and the vendor-name match."""
+    found = getattr(ruleset, "_unknown_names", None)
+    if found is None:
+        found = ruleset._unknown_names = set()  # type: ignore[attr-defined]
+    return found
 
 
 def renames(idents: IdentList, fast: dict, skip: set[str], compiled=None) -> tuple[EditList, list[Ident]]:
@@ -190,18 +207,19 @@ def qualifier_before(text: str, pos: int, window: int = 200) -> tuple[str, int] 
     return (text[k:j], k) if k < j else None
 
 
-def _maybe_unknown(ctx: PassContext, start: int, name: str, where: Ctx) -> None:
-    """Record a vendor-looking name no rule knows, unless this file declares it."""
-    pattern = vendor_name(ctx.ruleset.vendor_pattern)
-    if pattern is None or not pattern.match(name):
-        return
-    if where == Ctx.MACRO_NAME or is_declaration(ctx.text, start):
+def _unknown(ctx: PassContext, start: int, name: str, where: Ctx, position) -> None:
+    """Record a vendor-looking name no rule knows, unless this file declares it. The token
+    before it is read once for both questions (declared here? a member?)."""
+    if where == Ctx.MACRO_NAME:
         ctx.declared.add(name)
         return
-    if _is_member_access(ctx.text, start):
+    before = previous_token(ctx.text, start)
+    if _declares(ctx.text, before):
+        ctx.declared.add(name)
         return
-    line, col = ctx.lines.position(start)
-    ctx.pending_unknown.append((name, line, col))
+    if before[0] in (".", "->"):  # a member access
+        return
+    ctx.found.pending_unknown.append((name, *position(start)))
 
 
 def is_declaration(text: str, start: int) -> bool:
@@ -210,7 +228,12 @@ def is_declaration(text: str, start: int) -> bool:
     The token before a declared name is a type name, a declaration keyword, or `*`/`&` after one;
     before a used name it is an operator, a bracket, a separator or a keyword like `return`.
     """
-    tok, tok_start = previous_token(text, start)
+    return _declares(text, previous_token(text, start))
+
+
+def _declares(text: str, before: tuple[str, int]) -> bool:
+    """`is_declaration`, given the token before the name and where it starts."""
+    tok, tok_start = before
     if tok in ("*", "&"):
         before, _ = previous_token(text, tok_start)
         return bool(before) and before[0] in _WORD and not before[0].isdigit() and before not in _USE_KEYWORDS
@@ -238,10 +261,6 @@ def previous_token_python(text: str, start: int) -> tuple[str, int]:
 
 
 previous_token = native().previous_token if native() is not None else previous_token_python
-
-
-def _is_member_access(text: str, start: int) -> bool:
-    return previous_token(text, start)[0] in (".", "->")
 
 
 def _rewrite_inside_literals(ctx: PassContext) -> list[Edit]:

@@ -29,7 +29,7 @@ def run(ctx: PassContext) -> list[Edit]:
                 edits.append(Edit(inc.start, inc.end, new_path, "include:project", "project", "header",
                                    category="include"))
             continue
-        rule = headers.get(inc.path) or _prefix_rule(headers, inc.path)
+        rule = headers.get(inc.path) or _prefix_rule_cached(headers, inc.path)
         if rule is None:
             continue
         if rule.status == "unsupported":
@@ -50,6 +50,28 @@ def run(ctx: PassContext) -> list[Edit]:
     return edits
 
 
+def _memo_for(memos: dict, owner: object, size: int = 0) -> dict:
+    """The memo of `owner` (a project, a header table) in `memos`, kept by identity: each owner
+    has its own dictionary (two runs in two threads never share one), a few owners at most."""
+    entry = memos.get(id(owner))
+    if entry is None or entry[0] is not owner or entry[1] != size:
+        if len(memos) >= 4:
+            memos.clear()
+        entry = memos[id(owner)] = (owner, size, {})
+    return entry[2]
+
+
+_PREFIX_MEMOS: dict = {}  # id(header table) -> (the table, its size, path -> rule)
+
+
+def _prefix_rule_cached(headers: dict[str, Rule], path: str) -> Rule | None:
+    """`_prefix_rule`, once per include path for a header table (most includes repeat)."""
+    memo = _memo_for(_PREFIX_MEMOS, headers, len(headers))
+    if path not in memo:
+        memo[path] = _prefix_rule(headers, path)
+    return memo[path]
+
+
 def _prefix_rule(headers: dict[str, Rule], path: str) -> Rule | None:
     """Directory rules (`cutlass/` -> `mutlass/`): the longest matching prefix wins."""
     parts = path.split("/")
@@ -67,11 +89,24 @@ def _renamed_include(written: str, target: str, new: str) -> str:
     return head + new_base
 
 
+_RESOLVED: dict = {}  # id(project) -> (the project, 0, (directory, written) -> answer)
+
+
 def resolve_project_include(project: ProjectInfo, including: str, written: str) -> str | None:
-    """The project file an include names: beside the including file first, then by path suffix."""
+    """The project file an include names: beside the including file first, then by path suffix.
+    Answered once per (directory, include) for a project: a run asks for every include of every
+    file, and the same few hundred pairs repeat."""
     if not project.files:
         return None
-    beside = posixpath.normpath(posixpath.join(posixpath.dirname(including), written))
+    key = (posixpath.dirname(including), written)
+    memo = _memo_for(_RESOLVED, project)
+    if key not in memo:
+        memo[key] = _resolve(project, key[0], written)
+    return memo[key]
+
+
+def _resolve(project: ProjectInfo, directory: str, written: str) -> str | None:
+    beside = posixpath.normpath(posixpath.join(directory, written))
     if beside in project.files:
         return beside
     candidates = project.suffix_index.get(posixpath.normpath(written))

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from musify.engine.edits import Edit
 from musify.frontend import syntax
-from musify.frontend.launches import Launch, iter_kernel_defs, iter_launches
+from musify.frontend.launches import Launch, count_kernel_defs, iter_launches
 from musify.passes._base import PassContext
 
 # launches parsed together: a file's worth at once made tree-sitter hold the whole file's tree
@@ -19,7 +19,7 @@ BATCH = 256
 
 def run(ctx: PassContext) -> list[Edit]:
     codemap = ctx.scan.code_map()
-    kernels = sum(1 for _ in iter_kernel_defs(ctx.text, codemap, ctx.lines))
+    kernels = count_kernel_defs(ctx.text, codemap)
     launches = parsed = 0
     batch: list[Launch] = []
     for launch in iter_launches(ctx.text, codemap, ctx.lines):  # never all of a huge file's at once
@@ -42,12 +42,12 @@ def _parse(ctx: PassContext, launches: list[Launch]) -> int:
     batch; only when that fails is each parsed on its own, to say which one it cannot read."""
     snippets = [ctx.text[launch.start:launch.args_end] + ";" for launch in launches]
     together = syntax.parse_statement("\n".join(snippets))
-    if together.ok and syntax.count_nodes(together.root, "kernel_call_syntax") == len(launches):
+    if together.ok and syntax.count_kernel_calls(together.root) == len(launches):
         return len(launches)
     parsed = 0
     for launch, snippet in zip(launches, snippets):
         tree = syntax.parse_statement(snippet)
-        if tree.ok and syntax.count_nodes(tree.root, "kernel_call_syntax"):
+        if tree.ok and syntax.count_kernel_calls(tree.root):
             parsed += 1
         else:
             ctx.warn("MU0007", launch.start, launch.kernel, construct=f"the launch of '{launch.kernel}'")

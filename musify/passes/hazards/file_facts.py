@@ -10,7 +10,6 @@ from musify.passes.hazards.common import FunctionList, device_functions
 
 _FUNCTIONS = "hazards.device_functions"
 _DIRECTIVE_STARTS = "hazards.directive_starts"
-_COMMENT_STARTS = "hazards.comment_starts"
 
 
 def device_functions_of(ctx: PassContext) -> FunctionList:
@@ -38,16 +37,13 @@ def directive_at(ctx: PassContext, offset: int) -> Directive | None:
 
 def without_comments(ctx: PassContext, start: int, end: int) -> str:
     """text[start:end] with each comment replaced by one space."""
-    comments = ctx.scratch.get(_COMMENT_STARTS)
-    if comments is None:
-        comments = [(s, e) for s, e, where in ctx.scan.spans if where == Ctx.COMMENT]
-        ctx.scratch[_COMMENT_STARTS] = comments
-    i = max(0, bisect.bisect_right(comments, (start, start)) - 1)
+    spans = ctx.scan.spans  # comments and literals in order: the comments are read from them
+    i = max(0, ctx.scan.code_map().last_span_before(start))
     out, pos = [], start
-    while i < len(comments) and comments[i][0] < end:
-        s, e = comments[i]
+    while i < len(spans) and spans[i][0] < end:
+        s, e, where = spans[i]
         i += 1
-        if e <= start:
+        if e <= start or where != Ctx.COMMENT:
             continue
         out.append(ctx.text[pos:max(pos, s)])
         out.append(" ")

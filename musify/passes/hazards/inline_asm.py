@@ -14,8 +14,11 @@ from musify.engine.edits import Edit
 from musify.passes._base import PassContext
 
 _ASM = re.compile(r"(?<![\w.])(asm|__asm__|__asm)(\s+(?:volatile|__volatile__)|\s*(?:volatile|__volatile__)(?=\s*\())?\s*\(")
-_HOPPER = ((re.compile(r"\bwgmma\."), "warpgroup MMA (wgmma)"),
-           (re.compile(r"\bmma\.\S*\.e[45]m[23]\b|\.e4m3\.e4m3|\.e5m2\.e5m2"), "fp8 MMA"))
+# each with the literals one of which every match contains: the search (which opens with `\b`,
+# so the regex engine tries every offset) runs only on bodies holding one
+_HOPPER = ((re.compile(r"\bwgmma\."), "warpgroup MMA (wgmma)", ("wgmma.",)),
+           (re.compile(r"\bmma\.\S*\.e[45]m[23]\b|\.e4m3\.e4m3|\.e5m2\.e5m2"), "fp8 MMA",
+            ("mma.", ".e4m3.e4m3", ".e5m2.e5m2")))
 
 
 def run(ctx: PassContext) -> list[Edit]:
@@ -30,8 +33,8 @@ def run(ctx: PassContext) -> list[Edit]:
         ctx.warn("MU2040", m.start(), spelled)
         body_end = _statement_end(text, m.end())
         body = text[m.end():body_end]
-        for pattern, feature in _HOPPER:
-            if pattern.search(body):
+        for pattern, feature, literals in _HOPPER:
+            if any(literal in body for literal in literals) and pattern.search(body):
                 ctx.warn("MU2035", m.start(), spelled, what=f"'{spelled}' with {feature}", feature=feature)
     return []
 

@@ -66,10 +66,17 @@ class _Names:
     thread_index: frozenset[str]
 
 
+_TAGS = ("lane-mask-arg", "lane-mask-result", "shuffle", "shuffle-offset", "popcount", "warp-size", "thread-index")
+
+
 def _names(ctx: PassContext) -> _Names:
-    t = ctx.ruleset.tagged
-    return _Names(t("lane-mask-arg"), t("lane-mask-result"), t("shuffle"), t("shuffle-offset"), t("popcount"),
-                  t("warp-size"), t("thread-index"))
+    """Made again only when the rule set's tagged names changed (kept on it, as the identifier
+    pass keeps its fast renames; adding a rule replaces a tag's set, which the check sees)."""
+    sets = tuple(map(ctx.ruleset.tagged, _TAGS))
+    made = getattr(ctx.ruleset, "_warp_names", None)
+    if made is None or any(a is not b for a, b in zip(made[0], sets)):
+        made = ctx.ruleset._warp_names = (sets, _Names(*sets))  # type: ignore[attr-defined]
+    return made[1]
 
 
 def run(ctx: PassContext) -> list[Edit]:
@@ -158,7 +165,7 @@ def _check_init(node, names: _Names, bit_used: set[str], report) -> None:
     if "mask" in _text(name).lower() and _is_full_mask(value):
         report(value, "MU2020", expr=_text(value), call=f"the lane mask {_text(name)}")
         return
-    if _calls(value, names.mask_result) and _text(name) in bit_used:
+    if bit_used and _text(name) in bit_used and _calls(value, names.mask_result):
         decl = node.parent
         type_node = decl.child_by_field_name("type") if decl is not None else None
         if type_node is not None and _INT32.match(" ".join(_text(type_node).split())):
@@ -172,6 +179,8 @@ def _check_call(node, names: _Names, masks: set[str], report) -> None:
     if fn is None or args is None:
         return
     name = _text(fn)
+    if name not in names.mask_arg and name not in names.popcount and name not in names.shuffle:
+        return  # every check below asks for one of these
     values = [c for c in args.named_children if c.type != "comment"]
     if name in names.mask_arg and values and _is_full_mask(values[0]):
         report(values[0], "MU2020", expr=_text(values[0]), call=f"{name}()")
@@ -192,22 +201,28 @@ def _check_binary(node, names: _Names, derived: set[str], masks: set[str], repor
     if op is None or left is None or right is None:
         return
     op_text = _text(op)
-    lval, rval = int_value(_text(left)), int_value(_text(right))
-    expr = " ".join(_text(node).split())
+    left_text, right_text = _text(left), _text(right)
+    lval, rval = int_value(left_text), int_value(right_text)
     if op_text in ("==", "!="):
         for mask_side, other in ((left, right), (right, left)):
             if _is_full_mask(other) and (_text(mask_side) in masks or _calls(mask_side, names.mask_result)):
-                report(node, "MU2041", expr=expr, how="compared with the full 32-bit mask")
+                report(node, "MU2041", expr=_expr(node), how="compared with the full 32-bit mask")
                 return
-    if (_text(left) in names.warp_size or _text(right) in names.warp_size) and 32 in (lval, rval) \
+    if (left_text in names.warp_size or right_text in names.warp_size) and 32 in (lval, rval) \
             and op_text in _COMPARISONS:
-        report(node, "MU2025", expr=expr)
+        report(node, "MU2025", expr=_expr(node))
         return
     fix = _LANE_ARITH.get((op_text, rval))
     if fix is not None and _is_thread_expr(left, derived, names):
-        report(node, "MU2021", expr=expr, fix=fix.replace("W", min(names.warp_size, default="the warp size")))
+        report(node, "MU2021", expr=_expr(node),
+               fix=fix.replace("W", min(names.warp_size, default="the warp size")))
     elif (op_text, rval) in (("<", 32), ("<=", 31), (">=", 32), (">", 31)) and _is_thread_expr(left, derived, names):
-        report(node, "MU2024", expr=expr)
+        report(node, "MU2024", expr=_expr(node))
+
+
+def _expr(node) -> str:
+    """The node's text on one line, as a diagnostic shows it (made only for what is reported)."""
+    return " ".join(_text(node).split())
 
 
 def _calls(node, wanted: frozenset[str]) -> bool:
@@ -327,7 +342,13 @@ def _thread_variables(captures: dict[str, list], names: _Names) -> set[str]:
 
 
 def _mentions(value: str, names) -> bool:
-    return any(re.search(rf"\b{re.escape(n)}\b", value) for n in names if n in value)
+    return any(_word(n).search(value) for n in names if n in value)
+
+
+@lru_cache(maxsize=4096)
+def _word(name: str) -> re.Pattern[str]:
+    """`name` as a whole word (compiled once: `re.search` with a new string looked it up per call)."""
+    return re.compile(rf"\b{re.escape(name)}\b")
 
 
 def _is_thread_expr(node, derived: set[str], names: _Names) -> bool:

@@ -484,6 +484,10 @@ inline BlockCtx& block() { return *tl_block; }
 
 inline int block_barrier(Site site, int pred) { return tl_block->barrier(site, pred); }
 
+// A region-split kernel (musify/emu/split.py) runs the regions of every thread of the block from
+// the call of the block's first thread, in the order the fibers would; the other calls return.
+inline bool split_skip() { return tl_block->cur != 0; }
+
 inline char* dynamic_shared() { return tl_block->dyn_smem; }
 
 // `extern __shared__ T x[];` at namespace scope (rewrite.py): reads as the running block's
