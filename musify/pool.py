@@ -19,12 +19,14 @@ record. Everything per file happens in the workers:
 from __future__ import annotations
 
 import gc
+import os
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from musify import lifeline, writers
 from musify.runner import FileJob, migrate_file
+from musify.writer_thread import port_writer
 
 if TYPE_CHECKING:
     from musify.options import Options
@@ -43,6 +45,7 @@ class Writes:
 
 
 _WORKER: dict = {}
+THREAD = os.environ.get("MUSIFY_WRITER_THREAD", "1") != "0"  # -j1 -o: ports written by a thread beside the migration
 
 
 def _init_worker(options: Options, project: ProjectInfo, out_dir: str | None) -> None:
@@ -99,11 +102,15 @@ def run_jobs(todo: list[tuple[int, FileJob]], ruleset: RuleSet, options: Options
     """(index, result, new bytes) for every job, in `todo`'s order; with `writes`, each port is
     already written when its result is yielded."""
     if options.jobs <= 1 or len(todo) < 2:
-        for i, job in todo:
-            result, data = migrate_file(job, ruleset, options, project)
-            if writes is not None:
-                writes.done[i] = write_port(job, result, data, writes.out_dir)
-            yield i, result, data
+        with port_writer(writes if len(todo) > 1 and THREAD else None) as writer:
+            for i, job in todo:
+                result, data = migrate_file(job, ruleset, options, project)
+                if writer is not None:
+                    if not (result.status == "failed" and data is None):  # (else the result says why)
+                        writer.put(i, result.output_path, data, job.abspath)
+                elif writes is not None:
+                    writes.done[i] = write_port(job, result, data, writes.out_dir)
+                yield i, result, data
         return
     import multiprocessing
     from concurrent.futures import ProcessPoolExecutor
