@@ -15,6 +15,7 @@ file is written as a temporary renamed into place, so none is ever seen half wri
 
 from __future__ import annotations
 
+import os
 import threading
 from collections import deque
 from collections.abc import Iterator
@@ -31,13 +32,13 @@ MAX_FILES = 4096
 
 
 class PortWriter:
-    """The thread and its queue of (index, path in the tree, bytes or None, source)."""
+    """The thread and its queue of (index, path in the tree, bytes or None, source, its stat)."""
 
     def __init__(self, writes: Writes, max_bytes: int = MAX_BYTES, max_files: int = MAX_FILES) -> None:
         self.writes = writes
         self.max_bytes = max_bytes
         self.max_files = max_files
-        self._queue: deque[tuple[int, str, bytes | None, str]] = deque()
+        self._queue: deque[tuple[int, str, bytes | None, str, os.stat_result | None]] = deque()
         self._held = 0  # bytes in the queue
         self._cond = threading.Condition()
         self._closed = False  # no more files will come
@@ -49,15 +50,17 @@ class PortWriter:
 
     def put(self, i: int, rel: str, data: bytes | None, source: str) -> None:
         """Queue one port; waits while the thread holds too much. The write's outcome is
-        `writes.done[i]` once the thread is joined."""
+        `writes.done[i]` once the thread is joined. The source is stat'ed here: a few microseconds
+        of this thread spare the writer a wait for the GIL (each of its system calls is one)."""
         size = len(data) if data is not None else 0
+        st = writers.stat_or_none(source) if data is not None else None
         with self._cond:
             while self._queue and (self._held + size > self.max_bytes or len(self._queue) >= self.max_files) \
                     and self._error is None:
                 self._cond.wait()
             self._raise_error()
             self.writes.done[i] = None  # claimed: nobody else writes it
-            self._queue.append((i, rel, data, source))
+            self._queue.append((i, rel, data, source, st))
             self._held += size
             self._cond.notify_all()
 
@@ -88,11 +91,11 @@ class PortWriter:
                     if self._stop or not self._queue:
                         self._queue.clear()
                         return
-                    i, rel, data, source = self._queue.popleft()
+                    i, rel, data, source, st = self._queue.popleft()
                     self._held -= len(data) if data is not None else 0
                     self._cond.notify_all()
                 try:
-                    writers.write_into(out_dir, rel, data, source)
+                    writers.write_stated(out_dir, rel, data, source, st)
                 except OSError as exc:
                     done[i] = exc.strerror or str(exc)
         except BaseException as exc:  # noqa: BLE001 -- handed to the main thread, which raises it

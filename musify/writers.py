@@ -63,26 +63,31 @@ def write_temp(path: str, data: bytes | Iterable[str], mode_from: str | None = N
 
 def write_into(out_dir: str, rel: str, data: bytes | None, source: str) -> None:
     """Put one file of an output tree in place: `data` (permissions and owner from `source`), or,
-    when there is nothing new, a copy of `source`. `rel` is the posix path inside `out_dir`.
+    when there is nothing new, a copy of `source`. `rel` is the posix path inside `out_dir`."""
+    write_stated(out_dir, rel, data, source, stat_or_none(source) if data is not None else None)
+
+
+def write_stated(out_dir: str, rel: str, data: bytes | None, source: str, st: os.stat_result | None) -> None:
+    """`write_into` given the source's stat (None: it could not be read; the target keeps its
+    own attributes, or gets the umask's mode).
 
     A port is written as `atomic_write` would (a temporary beside it renamed over it; a file that
     already holds `data` with the right mode is left alone), by the shortest way a big tree
-    allows: one stat of the source, a fixed temporary name per folder (no random names to try),
-    the mode and owner set on the open file, and no look at the target where its folder was made
-    by this run (nothing can be there yet)."""
+    allows: a fixed temporary name per folder (no random names to try), created with its final
+    mode where the umask allows it and checked through the open file (no path looked up twice),
+    and no look at the target where its folder was made by this run (nothing can be there yet)."""
     head, _, name = rel.rpartition("/")
     directory = os.path.join(out_dir, *head.split("/")) if head else (out_dir or ".")
     dst = os.path.join(directory, name)
     if data is None:
         copy_file(source, dst)
         return
-    st = _stat(source)
     made = _MADE.get(directory)
     if not made and st is not None and _holds(dst, data, None, st):
         return  # (a folder not known yet is asked for the file first: on a re-run it is there)
     if made is None:
         _made_now(directory)
-    tmp = _port_temp(directory, data, st or _stat(dst))  # the target's attributes when the source has gone
+    tmp = _port_temp(directory, data, st or stat_or_none(dst))  # the target's attributes when the source has gone
     try:
         os.replace(tmp, dst)
     except BaseException:
@@ -95,10 +100,18 @@ def _port_temp(directory: str, data: bytes, st: os.stat_result | None) -> str:
     when None). Its name is fixed per process (`.musify-<pid>.tmp`, which discovery knows as
     musify's own), so one path is tried, not a random one; when it is taken (a leftover, or another
     writer of this process) a unique name is made instead. Created without following links and
-    never over an existing file (O_EXCL)."""
+    never over an existing file (O_EXCL); with its final mode only when the file is to be the
+    caller's own (else 0600 until its owner is set), so it is never readable by more than the
+    finished file."""
+    umask = _run_umask()
+    if st is None:
+        mode, owner = 0o666 & ~umask, None
+    else:
+        mode, owner = stat.S_IMODE(st.st_mode), (st.st_uid, st.st_gid)
+    first = mode if (owner is None or owner == _ids()) and not mode & (~0o777 | umask) else 0o600
     tmp = os.path.join(directory, _TEMP_NAME[0] if _TEMP_NAME else _temp_name())
     try:
-        fd = os.open(tmp, _CREATE, 0o600)
+        fd = os.open(tmp, _CREATE, first)
     except FileExistsError:
         fd, tmp = tempfile.mkstemp(prefix=".musify-", suffix=".tmp", dir=directory)
     try:
@@ -107,15 +120,27 @@ def _port_temp(directory: str, data: bytes, st: os.stat_result | None) -> str:
             while view:
                 view = view[os.write(fd, view):]
             if _BY_FD:
-                _own(fd, st)
+                _own(fd, mode, owner, st)
         finally:
             os.close(fd)
         if not _BY_FD:
-            _own(tmp, st)
+            _own(tmp, mode, owner, st)
     except BaseException:
         discard(tmp)
         raise
     return tmp
+
+
+def _own(path: str | int, mode: int, owner: tuple[int, int] | None, st: os.stat_result | None) -> None:
+    """Set the mode (and owner) where the file was not created with them: a default ACL, a
+    set-group-ID folder or another owner makes it differ."""
+    mine = os.fstat(path) if isinstance(path, int) else os.lstat(path)
+    if stat.S_IMODE(mine.st_mode) == mode and (owner is None or (mine.st_uid, mine.st_gid) == owner):
+        return
+    if st is None:
+        os.chmod(path, mode)
+    else:
+        own_like(path, st)
 
 
 _CREATE = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0) \
@@ -130,14 +155,8 @@ def _temp_name() -> str:
     return _TEMP_NAME[0]
 
 
-def _own(path: str | int, st: os.stat_result | None) -> None:
-    if st is None:
-        os.chmod(path, 0o666 & ~_run_umask())
-    else:
-        own_like(path, st)
-
-
-def _stat(path: str) -> os.stat_result | None:
+def stat_or_none(path: str) -> os.stat_result | None:
+    """The stat of `path` (links followed), or None when it cannot be had."""
     try:
         return os.stat(path)
     except OSError:
@@ -284,9 +303,11 @@ def forget_dirs() -> None:
     """Start a new run: folders may have been removed since the last one (and the umask changed)."""
     _MADE.clear()
     _UMASK.clear()
+    _IDS.clear()
 
 
 _UMASK: list[int] = []
+_IDS: list[tuple[int, int]] = []
 
 
 def _umask() -> int:
@@ -299,6 +320,14 @@ def prepare_threads() -> None:
     """Read, in the thread that starts a writer thread, what the writes may not read from two
     threads at once (the umask)."""
     _run_umask()
+    _ids()
+
+
+def _ids() -> tuple[int, int]:
+    """Who owns the files this process creates (effective user and group), read once a run."""
+    if not _IDS:
+        _IDS.append((os.geteuid(), os.getegid()) if hasattr(os, "geteuid") else (-1, -1))
+    return _IDS[0]
 
 
 def _run_umask() -> int:
