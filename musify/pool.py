@@ -14,6 +14,8 @@ record. Everything per file happens in the workers:
     parent only learns whether the write failed;
   * results come back in plan order (`Executor.map`), so nothing the parent does with them, and
     so neither the output tree nor the record, depends on which worker finished first.
+With `-j1 -o` there are no workers: the ports are written by one thread beside the migration
+(`musify/writer_thread.py`), so the system time of creating them overlaps the next files' work.
 """
 
 from __future__ import annotations
