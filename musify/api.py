@@ -66,10 +66,14 @@ def migrate(inputs: list[str], options: Options | None = None, mode: str = "none
                            progress, found)
     t0 = time.perf_counter()
     started = datetime.now(timezone.utc).isoformat(timespec="seconds")
+
+    def listing() -> Discovery:
+        return discover(inputs, run_excludes(inputs, options), options.respect_gitignore)
+
     if found is None:
-        found = discover(inputs, run_excludes(inputs, options), options.respect_gitignore)
-    if mode == "in-place":
-        inplace.clean(found.owned)
+        found = listing()
+    if mode == "in-place" and inplace.clean(found.owned):  # a killed run's link went: the stamps are stale
+        found = listing()
     if mode == "out":
         _check_out_dir(out_dir, inputs)
     rules = cache.Rules(options, ruleset)  # loaded only if some file misses the incremental cache

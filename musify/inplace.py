@@ -95,11 +95,21 @@ def _resume_swap(lock: journal.RootLock) -> list[str]:
     return left.kept
 
 
-def clean(owned: list[str]) -> None:
-    """Remove temporary files left by killed runs (only musify's own `.musify-*.tmp`)."""
+def clean(owned: list[str]) -> bool:
+    """Remove temporary files left by killed runs (only musify's own `.musify-*.tmp`); True when
+    one was a second name of another file. A run killed inside `_link_over` leaves such a link to
+    the file it was renaming: removing it changes that file's link count and change time, so the
+    stamps discovery took are stale and the caller must list the tree again (else the re-check
+    takes musify's own clean-up for the user's edit: MU0014, and MU0016 on what it includes)."""
+    linked = False
     for path in owned:
         if path.endswith(".tmp"):
+            try:
+                linked = linked or os.lstat(path).st_nlink > 1
+            except OSError:
+                continue
             writers.discard(path)
+    return linked
 
 
 @dataclass

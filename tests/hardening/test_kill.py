@@ -140,7 +140,10 @@ def test_sigkill_in_place_many_times(tmp_path, files, kills, vcs):
             completions += 1  # done: start over from the original, for more kills mid-run
             shutil.rmtree(tree)
             shutil.copytree(src, tree)
+    journal_before = (tree / JOURNAL_NAME).read_text() if (tree / JOURNAL_NAME).exists() else None
     record, _ = migrate([str(tree)], Options(jobs=2), "in-place", ruleset=ruleset)
+    why = _first_failure(record)
+    assert why is None, f"the final run failed a file: {why}; journal before it: {(journal_before or '')[:2000]}"
     fell_back = [d for f in record.files for d in f.diagnostics if d.id == "MU0020"]
     if vcs:  # the mode each case is about was the one used
         assert not {"swap, exchanged", "swap, not exchanged"} & set(sides)
@@ -151,6 +154,17 @@ def test_sigkill_in_place_many_times(tmp_path, files, kills, vcs):
     assert [n for n in final if is_owned_name(os.path.basename(n))] == []
     assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".musify")] == []  # no staging directory
     assert _ported(tree) == port
+
+
+def _first_failure(record) -> str | None:
+    """The first file the run failed on its own account (not held back, MU0016, for another
+    file's sake), with its diagnostics: what a failing final run must name to be understood."""
+    failed = [f for f in record.files if f.status == "failed"]
+    first = next((f for f in failed if all(d.id != "MU0016" for d in f.diagnostics)), failed[0] if failed else None)
+    if first is None:
+        return None
+    return (f"{first.path}: {first.error} {[(d.id, d.message) for d in first.diagnostics]} "
+            f"({len(failed)} files failed in all)")
 
 
 def _side(tree: Path) -> str:

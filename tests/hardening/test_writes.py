@@ -10,6 +10,8 @@ import sys
 import threading
 import time
 
+import pytest
+
 from musify import journal, pool
 from musify.api import migrate
 from musify.options import Options
@@ -181,6 +183,42 @@ def test_interrupted_pair_is_finished_not_taken_for_a_collision(tmp_path, rules)
     assert sorted(os.listdir(tmp_path)) == ["a.mu", "h.muh"]
     assert b"musaError_t" in (tmp_path / "h.muh").read_bytes()
     assert (tmp_path / "a.mu").read_bytes().startswith(b'#include "h.muh"')
+
+
+@pytest.mark.parametrize("linking", ["h.muh", "h.cuh"], ids=["new name", "old name"])
+def test_a_kill_inside_a_link_leaves_a_temporary_link_the_next_run_removes(tmp_path, rules, linking):
+    """A file-by-file run killed while giving a file a name (between making its temporary link
+    and renaming it over the name) leaves `.musify-*.tmp` as a second link to that file. The next
+    run removes it, which changes the file's link count and change time: it must not take its
+    own clean-up for a user's edit (MU0014) and hold back the file and its includers (MU0016),
+    leaving the journal behind. The state is made by a real run, stopped at that moment."""
+    (tmp_path / ".git").mkdir()  # beside a .git directory the run commits file by file
+    (tmp_path / "a.cu").write_bytes(CUDA)
+    (tmp_path / "h.cuh").write_bytes(b"cudaError_t g();\n")
+    pid = os.fork()
+    if pid == 0:  # the run that is killed: os._exit leaves the tree as SIGKILL would
+        try:
+            real = os.replace
+
+            def replace(src, dst):
+                if os.path.basename(src).startswith(".musify-") and os.path.basename(dst) == linking:
+                    os._exit(9)
+                real(src, dst)
+
+            os.replace = replace
+            migrate([str(tmp_path)], Options(), "in-place", ruleset=rules)
+        finally:
+            os._exit(0)
+    _, status = os.waitpid(pid, 0)
+    assert os.waitstatus_to_exitcode(status) == 9, "the run was not stopped inside the link"
+    temps = [n for n in os.listdir(tmp_path) if n.endswith(".tmp")]
+    assert len(temps) == 1 and os.stat(tmp_path / temps[0]).st_nlink == 2  # a second name of a file
+    assert (tmp_path / ".musify-journal.json").exists()
+    record, _ = migrate([str(tmp_path)], Options(), "in-place", ruleset=rules)
+    assert record.exit_code == 0, [d.console() for f in record.files for d in f.diagnostics]
+    assert sorted(os.listdir(tmp_path)) == [".git", "a.mu", "h.muh"]
+    assert (tmp_path / "a.mu").read_bytes() == CUDA.replace(b"h.cuh", b"h.muh").replace(b"cudaMalloc", b"musaMalloc")
+    assert (tmp_path / "h.muh").read_bytes() == b"musaError_t g();\n"
 
 
 def test_a_run_on_part_of_an_interrupted_tree_refuses(tmp_path):
