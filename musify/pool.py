@@ -14,17 +14,21 @@ record. Everything per file happens in the workers:
     parent only learns whether the write failed;
   * results come back in plan order (`Executor.map`), so nothing the parent does with them, and
     so neither the output tree nor the record, depends on which worker finished first.
+With `-j1 -o` there are no workers: the ports are written by one thread beside the migration
+(`musify/writer_thread.py`), so the system time of creating them overlaps the next files' work.
 """
 
 from __future__ import annotations
 
 import gc
+import os
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from musify import lifeline, writers
 from musify.runner import FileJob, migrate_file
+from musify.writer_thread import port_writer
 
 if TYPE_CHECKING:
     from musify.options import Options
@@ -43,6 +47,7 @@ class Writes:
 
 
 _WORKER: dict = {}
+THREAD = os.environ.get("MUSIFY_WRITER_THREAD", "1") != "0"  # -j1 -o: ports written by a thread beside the migration
 
 
 def _init_worker(options: Options, project: ProjectInfo, out_dir: str | None) -> None:
@@ -99,11 +104,15 @@ def run_jobs(todo: list[tuple[int, FileJob]], ruleset: RuleSet, options: Options
     """(index, result, new bytes) for every job, in `todo`'s order; with `writes`, each port is
     already written when its result is yielded."""
     if options.jobs <= 1 or len(todo) < 2:
-        for i, job in todo:
-            result, data = migrate_file(job, ruleset, options, project)
-            if writes is not None:
-                writes.done[i] = write_port(job, result, data, writes.out_dir)
-            yield i, result, data
+        with port_writer(writes if len(todo) > 1 and THREAD else None) as writer:
+            for i, job in todo:
+                result, data = migrate_file(job, ruleset, options, project)
+                if writer is not None:
+                    if not (result.status == "failed" and data is None):  # (else the result says why)
+                        writer.put(i, result.output_path, data, job.abspath)
+                elif writes is not None:
+                    writes.done[i] = write_port(job, result, data, writes.out_dir)
+                yield i, result, data
         return
     import multiprocessing
     from concurrent.futures import ProcessPoolExecutor

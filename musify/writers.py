@@ -62,13 +62,105 @@ def write_temp(path: str, data: bytes | Iterable[str], mode_from: str | None = N
 
 
 def write_into(out_dir: str, rel: str, data: bytes | None, source: str) -> None:
-    """Put one file of an output tree in place: `data` (permissions from `source`), or, when there
-    is nothing new, a copy of `source`. `rel` is the posix path inside `out_dir`."""
-    dst = os.path.join(out_dir, *rel.split("/"))
-    if data is not None:
-        atomic_write(dst, data, mode_from=source, durable=False)
-    else:
+    """Put one file of an output tree in place: `data` (permissions and owner from `source`), or,
+    when there is nothing new, a copy of `source`. `rel` is the posix path inside `out_dir`."""
+    write_stated(out_dir, rel, data, source, stat_or_none(source) if data is not None else None)
+
+
+def write_stated(out_dir: str, rel: str, data: bytes | None, source: str, st: os.stat_result | None) -> None:
+    """`write_into` given the source's stat (None: it could not be read; the target keeps its
+    own attributes, or gets the umask's mode).
+
+    A port is written as `atomic_write` would (a temporary beside it renamed over it; a file that
+    already holds `data` with the right mode is left alone), by the shortest way a big tree
+    allows: a fixed temporary name per folder (no random names to try), created with its final
+    mode where the umask allows it and checked through the open file (no path looked up twice),
+    and no look at the target where its folder was made by this run (nothing can be there yet)."""
+    head, _, name = rel.rpartition("/")
+    directory = os.path.join(out_dir, *head.split("/")) if head else (out_dir or ".")
+    dst = os.path.join(directory, name)
+    if data is None:
         copy_file(source, dst)
+        return
+    made = _MADE.get(directory)
+    if not made and st is not None and _holds(dst, data, None, st):
+        return  # (a folder not known yet is asked for the file first: on a re-run it is there)
+    if made is None:
+        _made_now(directory)
+    tmp = _port_temp(directory, data, st or stat_or_none(dst))  # the target's attributes when the source has gone
+    try:
+        os.replace(tmp, dst)
+    except BaseException:
+        discard(tmp)
+        raise
+
+
+def _port_temp(directory: str, data: bytes, st: os.stat_result | None) -> str:
+    """A temporary in `directory` holding `data` with `st`'s mode and owner (the umask's mode
+    when None). Its name is fixed per process (`.musify-<pid>.tmp`, which discovery knows as
+    musify's own), so one path is tried, not a random one; when it is taken (a leftover, or another
+    writer of this process) a unique name is made instead. Created without following links and
+    never over an existing file (O_EXCL); with its final mode only when the file is to be the
+    caller's own (else 0600 until its owner is set), so it is never readable by more than the
+    finished file."""
+    umask = _run_umask()
+    if st is None:
+        mode, owner = 0o666 & ~umask, None
+    else:
+        mode, owner = stat.S_IMODE(st.st_mode), (st.st_uid, st.st_gid)
+    first = mode if (owner is None or owner == _ids()) and not mode & (~0o777 | umask) else 0o600
+    tmp = os.path.join(directory, _TEMP_NAME[0] if _TEMP_NAME else _temp_name())
+    try:
+        fd = os.open(tmp, _CREATE, first)
+    except FileExistsError:
+        fd, tmp = tempfile.mkstemp(prefix=".musify-", suffix=".tmp", dir=directory)
+    try:
+        try:
+            view = memoryview(data)
+            while view:
+                view = view[os.write(fd, view):]
+            if _BY_FD:
+                _own(fd, mode, owner, st)
+        finally:
+            os.close(fd)
+        if not _BY_FD:
+            _own(tmp, mode, owner, st)
+    except BaseException:
+        discard(tmp)
+        raise
+    return tmp
+
+
+def _own(path: str | int, mode: int, owner: tuple[int, int] | None, st: os.stat_result | None) -> None:
+    """Set the mode (and owner) where the file was not created with them: a default ACL, a
+    set-group-ID folder or another owner makes it differ."""
+    mine = os.fstat(path) if isinstance(path, int) else os.lstat(path)
+    if stat.S_IMODE(mine.st_mode) == mode and (owner is None or (mine.st_uid, mine.st_gid) == owner):
+        return
+    if st is None:
+        os.chmod(path, mode)
+    else:
+        own_like(path, st)
+
+
+_CREATE = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0) \
+    | getattr(os, "O_BINARY", 0)
+_TEMP_NAME: list[str] = []  # this process's fixed temporary name (a forked worker makes its own)
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_TEMP_NAME.clear)
+
+
+def _temp_name() -> str:
+    _TEMP_NAME[:] = [f".musify-{os.getpid()}.tmp"]
+    return _TEMP_NAME[0]
+
+
+def stat_or_none(path: str) -> os.stat_result | None:
+    """The stat of `path` (links followed), or None when it cannot be had."""
+    try:
+        return os.stat(path)
+    except OSError:
+        return None
 
 
 def keep_attributes(tmp: str, source: str) -> None:
@@ -83,10 +175,10 @@ def keep_attributes(tmp: str, source: str) -> None:
     own_like(tmp, st)
 
 
-def own_like(path: str, st: os.stat_result) -> None:
-    """Give `path` the owner, group and mode bits of `st`; the owner (or the group) only where
-    the caller may set it."""
-    mine = os.lstat(path)
+def own_like(path: str | int, st: os.stat_result) -> None:
+    """Give `path` (or the open file `path`) the owner, group and mode bits of `st`; the owner
+    (or the group) only where the caller may set it."""
+    mine = os.fstat(path) if isinstance(path, int) else os.lstat(path)
     if (mine.st_uid, mine.st_gid) != (st.st_uid, st.st_gid) and hasattr(os, "chown"):
         try:
             os.chown(path, st.st_uid, st.st_gid)
@@ -96,6 +188,10 @@ def own_like(path: str, st: os.stat_result) -> None:
             except PermissionError:
                 pass
     os.chmod(path, stat.S_IMODE(st.st_mode))
+
+
+# the mode and owner of an open file can be set through its descriptor (no path lookups)
+_BY_FD = os.chmod in os.supports_fd and (not hasattr(os, "chown") or os.chown in os.supports_fd)
 
 
 def discard(path: str) -> None:
@@ -162,20 +258,56 @@ def _syncfs():
     return _SYNCFS[0]
 
 
-_MADE: set[str] = set()
+_MADE: dict[str, bool] = {}  # folder -> whether this run created it
 
 
 def ensure_dir(directory: str) -> None:
     """makedirs, remembered: an output tree of thousands of files asks for the same folders again
     and again, and each failed mkdir is a system call."""
-    if directory not in _MADE:
-        os.makedirs(directory, exist_ok=True)
-        _MADE.add(directory)
+    _made_now(directory)
+
+
+def _made_now(directory: str) -> bool:
+    """Make `directory` (and its missing parents) when it is not there; True when this run made
+    it, so nothing this run did not write can be in it."""
+    made = _MADE.get(directory)
+    if made is None:
+        try:
+            os.mkdir(directory)
+            made = True
+        except FileNotFoundError:  # a missing parent: made first (and remembered)
+            parent = os.path.dirname(directory)
+            if not parent or parent == directory:
+                raise
+            _made_now(parent)
+            made = _mkdir_once(directory)
+        except FileExistsError:
+            if not os.path.isdir(directory):
+                raise
+            made = False
+        _MADE[directory] = made
+    return made
+
+
+def _mkdir_once(directory: str) -> bool:
+    try:
+        os.mkdir(directory)
+        return True
+    except FileExistsError:  # made meanwhile by another writer
+        if not os.path.isdir(directory):
+            raise
+        return False
 
 
 def forget_dirs() -> None:
-    """Start a new run: folders may have been removed since the last one."""
+    """Start a new run: folders may have been removed since the last one (and the umask changed)."""
     _MADE.clear()
+    _UMASK.clear()
+    _IDS.clear()
+
+
+_UMASK: list[int] = []
+_IDS: list[tuple[int, int]] = []
 
 
 def _umask() -> int:
@@ -184,13 +316,39 @@ def _umask() -> int:
     return mask
 
 
-def _holds(path: str, data: bytes, mode_from: str | None) -> bool:
-    """Whether `path` is a regular file with exactly `data` and `mode_from`'s permission bits."""
+def prepare_threads() -> None:
+    """Read, in the thread that starts a writer thread, what the writes may not read from two
+    threads at once (the umask)."""
+    _run_umask()
+    _ids()
+
+
+def _ids() -> tuple[int, int]:
+    """Who owns the files this process creates (effective user and group), read once a run."""
+    if not _IDS:
+        _IDS.append((os.geteuid(), os.getegid()) if hasattr(os, "geteuid") else (-1, -1))
+    return _IDS[0]
+
+
+def _run_umask() -> int:
+    """The umask, read once a run by the output tree's writes: reading it means setting it, so a
+    writer thread must never read it while another thread creates a file (`prepare` reads it
+    before the thread starts)."""
+    if not _UMASK:
+        _UMASK.append(_umask())
+    return _UMASK[0]
+
+
+def _holds(path: str, data: bytes, mode_from: str | None, like: os.stat_result | None = None) -> bool:
+    """Whether `path` is a regular file with exactly `data` and the permission bits of `mode_from`
+    (or of `like`, its stat when the caller has it)."""
     try:
         st = os.lstat(path)
         if not stat.S_ISREG(st.st_mode) or st.st_size != len(data):
             return False
-        if mode_from and stat.S_IMODE(os.stat(mode_from).st_mode) != stat.S_IMODE(st.st_mode):
+        if like is None and mode_from:
+            like = os.stat(mode_from)
+        if like is not None and stat.S_IMODE(like.st_mode) != stat.S_IMODE(st.st_mode):
             return False
         with open(path, "rb") as fh:
             return fh.read() == data

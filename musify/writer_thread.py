@@ -1,0 +1,121 @@
+"""`-j1 -o`: write the ports from one thread beside the migration.
+
+Creating thousands of files is mostly system time (making folders, creating, renaming), and a
+system call releases the GIL: done by a second thread it runs on the other core while the main
+thread migrates the next files. What the thread is given is bounded (by bytes and by count), so
+a big tree's ports are never all in memory; when it falls behind, the migration waits for it.
+
+What a run reports does not change: each write's outcome lands in `Writes.done` under the file's
+index (None, or the cause of the failure), read only once the thread has been joined, so the
+record says which write failed and why, in plan order, as when the main thread writes. A failure
+that is not a write's own (a bug) is raised in the main thread, never lost. When the run stops
+early (an exception, Ctrl-C), the thread finishes the file it is writing and drops the rest: every
+file is written as a temporary renamed into place, so none is ever seen half written.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from collections import deque
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import TYPE_CHECKING
+
+from musify import writers
+
+if TYPE_CHECKING:
+    from musify.pool import Writes
+
+MAX_BYTES = 32 << 20  # what the thread may hold unwritten (one bigger file is taken alone)
+MAX_FILES = 4096
+
+
+class PortWriter:
+    """The thread and its queue of (index, path in the tree, bytes or None, source, its stat)."""
+
+    def __init__(self, writes: Writes, max_bytes: int = MAX_BYTES, max_files: int = MAX_FILES) -> None:
+        self.writes = writes
+        self.max_bytes = max_bytes
+        self.max_files = max_files
+        self._queue: deque[tuple[int, str, bytes | None, str, os.stat_result | None]] = deque()
+        self._held = 0  # bytes in the queue
+        self._cond = threading.Condition()
+        self._closed = False  # no more files will come
+        self._stop = False  # drop what is queued (the run is stopping early)
+        self._error: BaseException | None = None
+        writers.prepare_threads()
+        self._thread = threading.Thread(target=self._run, name="musify-port-writer", daemon=True)
+        self._thread.start()
+
+    def put(self, i: int, rel: str, data: bytes | None, source: str) -> None:
+        """Queue one port; waits while the thread holds too much. The write's outcome is
+        `writes.done[i]` once the thread is joined. The source is stat'ed here: a few microseconds
+        of this thread spare the writer a wait for the GIL (each of its system calls is one)."""
+        size = len(data) if data is not None else 0
+        st = writers.stat_or_none(source) if data is not None else None
+        with self._cond:
+            while self._queue and (self._held + size > self.max_bytes or len(self._queue) >= self.max_files) \
+                    and self._error is None:
+                self._cond.wait()
+            self._raise_error()
+            self.writes.done[i] = None  # claimed: nobody else writes it
+            self._queue.append((i, rel, data, source, st))
+            self._held += size
+            self._cond.notify_all()
+
+    def close(self, drop: bool = False) -> None:
+        """No more ports: wait until the thread has written the queue (or, with `drop`, only the
+        file it is writing) and raise what it could not report as a write's failure."""
+        with self._cond:
+            self._closed = True
+            self._stop = self._stop or drop
+            self._cond.notify_all()
+        self._thread.join()
+        if not drop:
+            self._raise_error()
+
+    def _raise_error(self) -> None:
+        if self._error is not None:
+            error, self._error = self._error, None
+            raise error
+
+    def _run(self) -> None:
+        done = self.writes.done
+        out_dir = self.writes.out_dir
+        try:
+            while True:
+                with self._cond:
+                    while not self._queue and not self._closed:
+                        self._cond.wait()
+                    if self._stop or not self._queue:
+                        self._queue.clear()
+                        return
+                    i, rel, data, source, st = self._queue.popleft()
+                    self._held -= len(data) if data is not None else 0
+                    self._cond.notify_all()
+                try:
+                    writers.write_stated(out_dir, rel, data, source, st)
+                except OSError as exc:
+                    done[i] = exc.strerror or str(exc)
+        except BaseException as exc:  # noqa: BLE001 -- handed to the main thread, which raises it
+            with self._cond:
+                self._error = exc
+                self._queue.clear()
+                self._cond.notify_all()
+
+
+@contextmanager
+def port_writer(writes: Writes | None) -> Iterator[PortWriter | None]:
+    """A PortWriter for the run's `writes` (None when there is nothing to write), closed on the
+    way out: joined after the last port, or stopped after the file in hand when the run fails."""
+    if writes is None:
+        yield None
+        return
+    writer = PortWriter(writes)
+    try:
+        yield writer
+    except BaseException:
+        writer.close(drop=True)
+        raise
+    writer.close()
