@@ -357,15 +357,24 @@ def _holds(path: str, data: bytes, mode_from: str | None, like: os.stat_result |
 
 
 def copy_file(src: str, dst: str) -> None:
-    """copy2 (bytes, permissions, times), skipped when `dst` is already such a copy of `src`."""
+    """copy2 (bytes, permissions, times) through a temporary renamed into place, skipped when
+    `dst` is already such a copy of `src`."""
     try:
         s, d = os.stat(src), os.lstat(dst)
         if stat.S_ISREG(d.st_mode) and (s.st_size, s.st_mtime_ns, s.st_mode) == (d.st_size, d.st_mtime_ns, d.st_mode):
             return
     except OSError:
         pass
-    ensure_dir(os.path.dirname(dst) or ".")
-    shutil.copy2(src, dst, follow_symlinks=False)
+    directory = os.path.dirname(dst) or "."
+    ensure_dir(directory)
+    fd, tmp = tempfile.mkstemp(prefix=".musify-", suffix=".tmp", dir=directory)
+    os.close(fd)
+    try:  # through a temporary, like every port: a kill never leaves half a copy under its name
+        shutil.copy2(src, tmp, follow_symlinks=False)
+        os.replace(tmp, dst)
+    except BaseException:
+        discard(tmp)
+        raise
 
 
 def copy_link(link_target: str, dst: str) -> None:

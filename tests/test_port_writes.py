@@ -223,3 +223,23 @@ def test_a_run_stopped_early_leaves_only_whole_files_and_no_thread(tmp_path, mon
     for n in names:
         i = int(n[1:3])
         assert (out / n).read_bytes() == f"void f{i}() {{ musaFree(0); }}\n".encode() * 200
+
+
+def test_a_copied_file_replaces_a_link_at_its_target_and_never_writes_through_it(tmp_path):
+    """A file with nothing to migrate is copied through a temporary renamed into place: a link
+    left at the target is replaced, the file it pointed to is untouched, and no temporary stays."""
+    src = tmp_path / "src" / "notes.txt"
+    src.parent.mkdir()
+    src.write_bytes(b"plain text\n")
+    os.chmod(src, 0o640)
+    victim = tmp_path / "victim.txt"
+    victim.write_bytes(b"not yours\n")
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / "notes.txt").symlink_to(victim)
+    writers.write_into(str(out), "notes.txt", None, str(src))
+    assert not (out / "notes.txt").is_symlink()
+    assert (out / "notes.txt").read_bytes() == b"plain text\n"
+    assert stat.S_IMODE((out / "notes.txt").stat().st_mode) == 0o640
+    assert victim.read_bytes() == b"not yours\n"
+    assert sorted(p.name for p in out.iterdir()) == ["notes.txt"]

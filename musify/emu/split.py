@@ -386,15 +386,9 @@ def _kernel_body(clean: str, offset: int) -> tuple[int, int, str, str] | None:
     m = re.compile(r"\(").search(clean, offset)
     if not m:
         return None
-    depth, j = 0, m.start()
-    while j < len(clean):
-        if clean[j] == "(":
-            depth += 1
-        elif clean[j] == ")":
-            depth -= 1
-            if depth == 0:
-                break
-        j += 1
+    j = brace_close(clean, m.start(), "()")
+    if j < 0:
+        return None
     k = j + 1
     while k < len(clean) and clean[k].isspace():
         k += 1

@@ -185,15 +185,9 @@ def _functions(clean: str) -> dict[str, list[tuple[int, int]]]:
     """Name -> body spans of the functions (and function-like macros) the file defines."""
     out: dict[str, list[tuple[int, int]]] = {}
     for m in re.finditer(r"\b([A-Za-z_]\w*)\s*\(", clean):
-        depth, j = 0, m.end() - 1
-        while j < len(clean):
-            if clean[j] == "(":
-                depth += 1
-            elif clean[j] == ")":
-                depth -= 1
-                if depth == 0:
-                    break
-            j += 1
+        j = brace_close(clean, m.end() - 1, "()")
+        if j < 0:
+            continue
         k = j + 1
         while k < len(clean) and (clean[k].isspace() or clean[k].isalnum() or clean[k] == "_"):
             k += 1  # const, noexcept, __restrict__ between ) and {
@@ -206,12 +200,13 @@ def _functions(clean: str) -> dict[str, list[tuple[int, int]]]:
     return out
 
 
-def brace_close(clean: str, open_: int) -> int:
+def brace_close(clean: str, open_: int, pair: str = "{}") -> int:
+    """The offset of the bracket that closes the one at `open_` (`pair`: its two characters), or -1."""
     depth = 0
     for j in range(open_, len(clean)):
-        if clean[j] == "{":
+        if clean[j] == pair[0]:
             depth += 1
-        elif clean[j] == "}":
+        elif clean[j] == pair[1]:
             depth -= 1
             if depth == 0:
                 return j
