@@ -80,9 +80,18 @@ def timed(cmd: list[str], env: dict | None = None) -> tuple[float, float, int, s
     return wall, usage.ru_utime + usage.ru_stime, proc.returncode, tail
 
 
+def settle() -> None:
+    """Flush the file system before a timed run, so that no run pays for the write-back of the
+    tree the one before it wrote or deleted (without it, whichever run came second in a round
+    was slower by up to 2x on this machine's ext4, whatever its code)."""
+    if hasattr(os, "sync"):
+        os.sync()
+
+
 def musify_run(corpus: Path, out: Path, jobs: int, checkout: Path = REPO) -> tuple[float, float]:
     if out.exists():
         shutil.rmtree(out)
+    settle()
     # --no-cache: a timed run migrates every file (the warm-up run would otherwise fill the
     # incremental cache and the timed run replay it); the compiled rules stay cached
     cmd = [sys.executable, "-m", "musify", "migrate", str(corpus), "-o", str(out), "-j", str(jobs),
@@ -111,6 +120,7 @@ def peer_run(files: list[str], corpus: Path, copy: Path, peer: Path, tables: Pat
     if copy.exists():
         shutil.rmtree(copy)
     shutil.copytree(corpus, copy, symlinks=True)
+    settle()
     listing = copy.with_suffix(".files")
     listing.write_text("\n".join(str(copy / os.path.relpath(f, corpus)) for f in files), encoding="utf-8")
     cmd = [sys.executable, "-c", _PEER_LAUNCH, str(listing), str(peer), str(tables)]
@@ -130,10 +140,13 @@ def compare(name: str, corpus: Path, work: Path, repeat: int, peer_skip: str | N
     migrated_mb = sum(os.path.getsize(f) for f in files) / 1e6
     print(f"   {len(files)} files migrated, {migrated_mb:.1f} MB", flush=True)
     ratios, cpu_ratios, mus, peers = [], [], [], []
-    for _ in range(repeat):
-        if baseline is not None:  # another checkout, timed in the same round: before/after
+    for round_no in range(repeat):
+        # another checkout, timed in the same round (before/after), first in every other round
+        if baseline is not None and round_no % 2 == 0:
             b, bc = musify_run(corpus, work / f"{name}-baseline", 1, baseline)
         m, mc = musify_run(corpus, out, 1)
+        if baseline is not None and round_no % 2 == 1:
+            b, bc = musify_run(corpus, work / f"{name}-baseline", 1, baseline)
         mus.append(m)
         if peer_skip is None:
             p, pc = peer_run(files, corpus, work / f"{name}-peer", peer, tables)
