@@ -71,11 +71,17 @@ def _work(item: tuple[int, FileJob]) -> tuple[int, FileResult, bytes | None, str
     return i, result, data, failed
 
 
+def has_port(result: FileResult, data: bytes | None) -> bool:
+    """Whether the output tree gets a file for this result (a failed file without new bytes gets
+    none: the result says why)."""
+    return not (result.status == "failed" and data is None)
+
+
 def write_port(job: FileJob, result: FileResult, data: bytes | None, out_dir: str) -> str | None:
     """Write one migrated file's port (or a copy of an unmigrated one) into the output tree;
     None, or the cause when the write failed (reported with the record, like any write)."""
-    if result.status == "failed" and data is None:
-        return None  # nothing to write: the result says why
+    if not has_port(result, data):
+        return None
     try:
         writers.write_into(out_dir, result.output_path, data, job.abspath)
     except OSError as exc:
@@ -108,7 +114,7 @@ def run_jobs(todo: list[tuple[int, FileJob]], ruleset: RuleSet, options: Options
             for i, job in todo:
                 result, data = migrate_file(job, ruleset, options, project)
                 if writer is not None:
-                    if not (result.status == "failed" and data is None):  # (else the result says why)
+                    if has_port(result, data):
                         writer.put(i, result.output_path, data, job.abspath)
                 elif writes is not None:
                     writes.done[i] = write_port(job, result, data, writes.out_dir)

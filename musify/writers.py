@@ -273,18 +273,13 @@ def _made_now(directory: str) -> bool:
     made = _MADE.get(directory)
     if made is None:
         try:
-            os.mkdir(directory)
-            made = True
+            made = _mkdir_once(directory)
         except FileNotFoundError:  # a missing parent: made first (and remembered)
             parent = os.path.dirname(directory)
             if not parent or parent == directory:
                 raise
             _made_now(parent)
             made = _mkdir_once(directory)
-        except FileExistsError:
-            if not os.path.isdir(directory):
-                raise
-            made = False
         _MADE[directory] = made
     return made
 
@@ -293,7 +288,7 @@ def _mkdir_once(directory: str) -> bool:
     try:
         os.mkdir(directory)
         return True
-    except FileExistsError:  # made meanwhile by another writer
+    except FileExistsError:  # there already (or made meanwhile by another writer)
         if not os.path.isdir(directory):
             raise
         return False
