@@ -25,6 +25,7 @@ from musify.records import FileResult, RunRecord
 from musify.report.summary import Report
 from musify.rules.reverse import file_direction
 from musify.runner import FileJob
+from musify.spool import open_spool
 
 if TYPE_CHECKING:
     from musify.passes._base import ProjectInfo
@@ -50,20 +51,22 @@ def migrate(inputs: list[str], options: Options | None = None, mode: str = "none
             command: str = "musify migrate", collect: bool = False, fail_on: str = "error",
             fail_on_change: bool = False,
             progress: Callable[[FileResult, int, int], None] | None = None,
-            found: Discovery | None = None) -> tuple[RunRecord, Outputs]:
+            found: Discovery | None = None, spool: str | None = None) -> tuple[RunRecord, Outputs]:
     """Migrate `inputs` (files and directories) and write results according to `mode`.
 
     `fail_on` is the lowest diagnostic severity that makes the run fail; `fail_on_change` makes a
     file that would change fail it too (`musify check`). The record's exit code comes from
     `Report`, the one place that decides it. `progress(result, done, total)` is called as each
-    file is done. `found` is the inputs' discovery when the caller already made it (the run memo)."""
+    file is done. `found` is the inputs' discovery when the caller already made it (the run memo).
+    `spool` is a folder (the record's) where each file's rendered record entry waits on disk until
+    the record is written (`musify/spool.py`); without it they are held in memory."""
     options = options or Options()
     if mode not in MODES:
         raise UsageError(f"unknown output mode {mode!r}")
     if mode == "in-place" and inplace.active() is None:  # hold the tree's lock for the whole run
         with inplace.session(inputs, options.lock_wait):
             return migrate(inputs, options, mode, out_dir, ruleset, command, collect, fail_on, fail_on_change,
-                           progress, found)
+                           progress, found, spool)
     t0 = time.perf_counter()
     started = datetime.now(timezone.utc).isoformat(timespec="seconds")
 
@@ -92,9 +95,12 @@ def migrate(inputs: list[str], options: Options | None = None, mode: str = "none
     writes = Writes(out_dir or "") if stream and mode == "out" else None
     early: dict[int, str | None] = writes.done if writes else {}  # index -> why its write failed (None: written)
     writers.forget_dirs()
-    run = functools.partial(run_jobs, writes=writes)
+    keeper = open_spool(spool)
+    run = functools.partial(run_jobs, writes=writes, render=keeper is not None)
     for done, (i, result, data) in enumerate(cache.run_cached(todo, rules, options, project, run), 1):
         results[i] = result
+        if keeper is not None:
+            keeper.keep(result)
         if not stream:
             new_bytes[i] = data
         elif mode == "out" and i not in early:

@@ -11,6 +11,7 @@ rules, rich and jinja2 are imported inside the commands that need them, never at
 from __future__ import annotations
 
 import json
+import os
 import sys
 
 import click
@@ -117,6 +118,15 @@ def _fail(message: str) -> None:
     sys.exit(2)
 
 
+def _spool_dir(*written: str | None) -> str | None:
+    """Where a run that writes a record (or a report) spools its entries: beside the first of
+    them (musify/spool.py); None when it writes neither (nothing reads the entries back)."""
+    for path in written:
+        if path:
+            return os.path.dirname(os.path.abspath(path))
+    return None
+
+
 def _write_json(record, path: str | None) -> None:
     if path:
         from musify.writers import atomic_write
@@ -167,7 +177,8 @@ def migrate_cmd(paths, out_dir, in_place, to_stdout, as_diff, json_path, quiet, 
         with progress_for(quiet, verbose) as progress:
             record, outputs = migrate(list(paths), options, mode, out_dir, collect=mode == "stdout",
                                       command=command, fail_on=fail_on, progress=progress,
-                                      found=memo.found if memo else None)
+                                      found=memo.found if memo else None,
+                                      spool=_spool_dir(json_path, report_path, sarif_path))
     except SystemExit:  # a replayed run: checked first, so the clause below imports nothing
         raise
     except _errors() as exc:
@@ -257,7 +268,8 @@ def check_cmd(paths, fail_on, json_path, quiet, verbose, sarif_path, **kw) -> No
 
         with progress_for(quiet, verbose) as progress:
             record, _ = migrate(list(paths), options, "none", command=command, fail_on=fail_on,
-                                fail_on_change=True, progress=progress, found=memo.found if memo else None)
+                                fail_on_change=True, progress=progress, found=memo.found if memo else None,
+                                spool=_spool_dir(json_path, sarif_path))
     except SystemExit:
         raise
     except _errors() as exc:

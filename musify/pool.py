@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING
 
 from musify import lifeline, writers
 from musify.runner import FileJob, migrate_file
+from musify.spool import render_diagnostics
 from musify.writer_thread import port_writer
 
 if TYPE_CHECKING:
@@ -50,7 +51,7 @@ _WORKER: dict = {}
 THREAD = os.environ.get("MUSIFY_WRITER_THREAD", "1") != "0"  # -j1 -o: ports written by a thread beside the migration
 
 
-def _init_worker(options: Options, project: ProjectInfo, out_dir: str | None) -> None:
+def _init_worker(options: Options, project: ProjectInfo, out_dir: str | None, render: bool = False) -> None:
     """Worker set-up. With the fork start method the parent's RuleSet is inherited (no reload);
     elsewhere each worker loads it from the on-disk cache."""
     lifeline.die_with_parent()
@@ -61,6 +62,7 @@ def _init_worker(options: Options, project: ProjectInfo, out_dir: str | None) ->
     _WORKER["options"] = options
     _WORKER["project"] = project
     _WORKER["out_dir"] = out_dir
+    _WORKER["render"] = render
 
 
 def _work(item: tuple[int, FileJob]) -> tuple[int, FileResult, bytes | None, str | None]:
@@ -68,6 +70,8 @@ def _work(item: tuple[int, FileJob]) -> tuple[int, FileResult, bytes | None, str
     result, data = migrate_file(job, _WORKER["ruleset"], _WORKER["options"], _WORKER["project"])
     out_dir = _WORKER["out_dir"]
     failed = write_port(job, result, data, out_dir) if out_dir is not None else None
+    if _WORKER["render"]:  # the record's JSON of the diagnostics, made here, not in the parent
+        result.rendered = render_diagnostics(result)
     return i, result, data, failed
 
 
@@ -106,9 +110,10 @@ def _preload(kinds: set[str], ruleset: RuleSet) -> None:
 
 
 def run_jobs(todo: list[tuple[int, FileJob]], ruleset: RuleSet, options: Options, project: ProjectInfo,
-             writes: Writes | None = None) -> Iterator[tuple[int, FileResult, bytes | None]]:
+             writes: Writes | None = None, render: bool = False) -> Iterator[tuple[int, FileResult, bytes | None]]:
     """(index, result, new bytes) for every job, in `todo`'s order; with `writes`, each port is
-    already written when its result is yielded."""
+    already written when its result is yielded; with `render`, each worker renders its results'
+    diagnostics for the record (`musify/spool.py`)."""
     if options.jobs <= 1 or len(todo) < 2:
         with port_writer(writes if len(todo) > 1 and THREAD else None) as writer:
             for i, job in todo:
@@ -131,7 +136,7 @@ def run_jobs(todo: list[tuple[int, FileJob]], ruleset: RuleSet, options: Options
     gc.freeze()  # the parent's objects as they are now are shared with the workers, untouched
     try:
         with ProcessPoolExecutor(max_workers=options.jobs, mp_context=context, initializer=_init_worker,
-                                 initargs=(options, project, writes.out_dir if writes else None)) as pool:
+                                 initargs=(options, project, writes.out_dir if writes else None, render)) as pool:
             # chunks of at most 64 files: each worker (and the parent, for chunks done early)
             # holds a whole chunk of results and bytes before handing it over
             chunk = max(1, min(64, len(todo) // (options.jobs * 8)))

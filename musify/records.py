@@ -12,9 +12,13 @@ from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass, field, fields
 from json.encoder import c_make_encoder, encode_basestring_ascii
+from typing import TYPE_CHECKING
 
 from musify.diagnostics import Diagnostic
 from musify.packed_edits import PackedEdits
+
+if TYPE_CHECKING:
+    from musify.spool import Rendered
 
 SCHEMA = "musify-run/2"
 
@@ -50,6 +54,8 @@ class FileResult:
     # transient: not serialised
     declared: list[str] = field(default_factory=list, repr=False)
     pending_unknown: list[tuple[str, int, int]] = field(default_factory=list, repr=False)
+    # the diagnostics as rendered where the file was migrated or as spooled (musify/spool.py)
+    rendered: Rendered | None = field(default=None, repr=False, compare=False)
 
     def to_json(self, packed: bool = False) -> dict:
         """The file's record entry; `packed` leaves packed edits as they are (for the writer)."""
@@ -65,20 +71,36 @@ class FileResult:
     def iter_json(self, deterministic: bool = False) -> Iterator[str]:
         """The entry as one line of compact JSON, in pieces: a file with a million edits is
         never one string (the pieces join to `json.dumps(entry, separators=(",", ":"))`)."""
-        d = self.to_json(packed=True)
-        if deterministic:
-            d["seconds"] = 0.0
+        d = {name: getattr(self, name) for name in _SERIALISED}
+        d["references"] = dict(self.references)
+        d["seconds"] = 0.0 if deterministic else round(self.seconds, 6)
         edits = d["edits"]
-        if not isinstance(edits, PackedEdits):
-            yield _compact(d)
-            return
-        d["edits"] = None  # one dump, cut where the edits go: the keys before "edits" are fixed
+        packed = isinstance(edits, PackedEdits)
+        diags = None if self.rendered is None else self.rendered.json_for(self.diagnostics, diagnostic_json)
+        if diags is None:
+            d["diagnostics"] = [x.to_json() for x in self.diagnostics]
+            if not packed:
+                yield _compact(d)
+                return
+        else:
+            d["diagnostics"] = None
+        if packed:
+            d["edits"] = None
+        # one dump, cut where the edits and the diagnostics go: the keys before them are fixed
         # names and a JSON string cannot hold an unescaped quote, so the first such text is the key
         whole = _compact(d)
-        at = whole.index(_EDITS_KEY)
-        yield whole[:at] + '"edits":'
-        yield from edits.iter_json()
-        yield whole[at + len(_EDITS_KEY):]
+        at = 0
+        if packed:
+            at = whole.index(_EDITS_KEY)
+            yield whole[:at] + '"edits":'
+            yield from edits.iter_json()
+            at += len(_EDITS_KEY)
+        if diags is not None:
+            cut = whole.index(_DIAGNOSTICS_KEY, at)
+            yield whole[at:cut] + '"diagnostics":'
+            yield diags
+            at = cut + len(_DIAGNOSTICS_KEY)
+        yield whole[at:]
 
     @classmethod
     def from_json(cls, d: dict) -> FileResult:
@@ -87,7 +109,7 @@ class FileResult:
         return cls(**d)
 
 
-_TRANSIENT = frozenset({"declared", "pending_unknown"})
+_TRANSIENT = frozenset({"declared", "pending_unknown", "rendered"})
 _SERIALISED = tuple(f.name for f in fields(FileResult) if f.name not in _TRANSIENT)  # in field order
 
 
@@ -102,6 +124,12 @@ _ENCODE = (c_make_encoder or (lambda *_: None))(None, json.JSONEncoder().default
 if _ENCODE is None:  # no C accelerator in this Python: the plain call
     _ENCODE = json.JSONEncoder(separators=(",", ":")).iterencode
 _EDITS_KEY = '"edits":null'
+_DIAGNOSTICS_KEY = '"diagnostics":null'
+
+
+def diagnostic_json(d: Diagnostic) -> str:
+    """One diagnostic as the record writes it (compact JSON)."""
+    return _compact(d.to_json())
 
 
 @dataclass
