@@ -96,7 +96,10 @@ def migrate(inputs: list[str], options: Options | None = None, mode: str = "none
     early: dict[int, str | None] = writes.done if writes else {}  # index -> why its write failed (None: written)
     writers.forget_dirs()
     keeper = open_spool(spool)
-    run = functools.partial(run_jobs, writes=writes, render=keeper is not None)
+    # a worker's new bytes travel back only for what reads them: the incremental cache, or a mode
+    # that writes in the parent (in place, diff, stdout)
+    run = functools.partial(run_jobs, writes=writes, render=keeper is not None,
+                            keep_bytes=not stream or cache.stores(options, rules))
     for done, (i, result, data) in enumerate(cache.run_cached(todo, rules, options, project, run), 1):
         results[i] = result
         if keeper is not None:

@@ -272,11 +272,16 @@ def usable(options) -> bool:
     return bool(options.cache) and not options.semantic
 
 
+def stores(options, rules: Rules) -> bool:
+    """Whether `run_cached` stores this run's results (and so needs each file's new bytes)."""
+    return usable(options) and not rules.given
+
+
 def run_cached(todo: list, rules: Rules, options, project,
                run: Callable[..., Iterable[tuple]]) -> Iterator[tuple]:
     """Yield (index, result, new bytes) for every job of `todo`: hits from the store, the misses
     through `run(misses, ruleset, options, project)` (then stored)."""
-    if not usable(options) or rules.given:
+    if not stores(options, rules):
         yield from run(todo, rules.get(), options, project)
         return
     store = Store(options, rules.digest, (job.root for _, job in todo))

@@ -67,6 +67,20 @@ class Diagnostic:
         d["sites"] = tuple(tuple(s) for s in d.get("sites", ()))
         return cls(**d)
 
+    # pickled as a tuple of the fields: results cross the -j pipe by the thousand, and the
+    # dataclass default looks the fields up again for every object (about twice as slow)
+    def __getstate__(self) -> tuple:
+        return tuple(map(self.__getattribute__, _FIELDS))
+
+    def __setstate__(self, state) -> None:
+        if isinstance(state, dict):  # an older pickle
+            state = tuple(state[name] for name in _FIELDS)
+        for name, value in zip(_FIELDS, state):
+            object.__setattr__(self, name, value)
+
+
+_FIELDS = Diagnostic.__slots__
+
 
 _SPECS = [
     # --- MU0xxx: input and output -------------------------------------------------------------

@@ -20,13 +20,19 @@ from musify.records import FileResult
 from musify.textcodec import wide_codec
 
 SNIFF = 8192  # the same window the runner uses to call a file binary
+_SNIFF_FLAGS = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0) | getattr(os, "O_BINARY", 0)
 
 
 def keeps_name(f: Found) -> bool:
     """True for a binary file (copied under its own name in every mode)."""
+    # the plan sniffs every renamable file before any is migrated (serial work in a -j run): one
+    # open and one read, no file object; never blocking on a FIFO that replaced the file
     try:
-        with open(f.abspath, "rb") as fh:
-            head = fh.read(SNIFF)
+        fd = os.open(f.abspath, _SNIFF_FLAGS)
+        try:
+            head = os.read(fd, SNIFF)
+        finally:
+            os.close(fd)
     except OSError:
         return False  # the runner reports why it cannot be read
     return b"\0" in head and wide_codec(head) is None

@@ -1,0 +1,152 @@
+"""The spool (musify/spool.py): a run whose rendered entries waited on disk writes the record a
+run holding them in memory writes, byte for byte; a spool that cannot be written costs nothing but
+memory; a spool that cannot be read back fails the record's write, which leaves no partial file;
+and the spool itself never appears in the folder it lives in."""
+
+from __future__ import annotations
+
+import errno
+import json
+import os
+import pickle
+import shutil
+from pathlib import Path
+
+import pytest
+
+from musify import spool as spool_mod
+from musify.api import migrate
+from musify.diagnostics import make
+from musify.options import Options
+from musify.records import FileResult, RunRecord, diagnostic_json
+from musify.spool import Spool, SpooledEdits, render_diagnostics
+from musify.writers import atomic_write
+
+REPO = Path(__file__).resolve().parents[1]
+# MU1001 (decided across the run), hazards, renames, a header included by a renamed name
+CORPORA = ("curand_device_pi", "warp32_only", "multi_file", "library_tour")
+
+
+@pytest.fixture(scope="module")
+def tree(tmp_path_factory) -> Path:
+    root = tmp_path_factory.mktemp("spooltree")
+    for name in CORPORA:
+        shutil.copytree(REPO / "corpora" / name, root / name)
+    taken = root / "multi_file" / "taken.cu"  # renamed to a name already taken: MU0011 after arrival
+    taken.write_text("__global__ void k() {}\n")
+    (root / "multi_file" / "taken.mu").write_text("int x;\n")
+    # a CUDA-looking name no rule knows (MU1001), and one the project itself declares (not reported)
+    (root / "unknown.cu").write_text("void f() { cudaMadeUpCall(1); cudaOwnHelper(2); }\n")
+    (root / "own.cuh").write_text("int cudaOwnHelper(int);\n")
+    return root
+
+
+def _record(tree: Path, tmp: Path, jobs: int, spool: bool, **kw) -> str:
+    options = Options(cache=False, jobs=jobs, **kw)
+    record, _ = migrate([str(tree)], options, "none", spool=str(tmp) if spool else None)
+    return record.dumps(deterministic=True)
+
+
+@pytest.mark.parametrize("jobs", [1, 2])
+@pytest.mark.parametrize("kw", [{}, {"suppress": ("MU2020-MU2029",)}, {"json_lite": True}])
+def test_a_spooled_record_is_the_record_held_in_memory(tree, tmp_path, jobs, kw):
+    plain = _record(tree, tmp_path, 1, spool=False, **kw)
+    assert '"id":"MU1001"' in plain or kw  # the run-level finaliser changed some entries
+    assert _record(tree, tmp_path, jobs, spool=True, **kw) == plain
+    assert not [n for n in os.listdir(tmp_path) if "spool" in n]  # never a name in the folder
+
+
+def test_spooled_results_read_and_pickle_as_before(tree, tmp_path):
+    kept, _ = migrate([str(tree)], Options(cache=False), "none", spool=str(tmp_path))
+    held, _ = migrate([str(tree)], Options(cache=False), "none")
+    spooled = [f for f in kept.files if isinstance(f.edits, SpooledEdits)]
+    assert spooled and all(f.rendered is not None and f.rendered.spool is not None
+                           for f in kept.files if f.diagnostics and f.rendered and f.rendered.diags)
+    assert kept.to_json(deterministic=True) == held.to_json(deterministic=True)
+    for a, b in zip(kept.files, held.files):
+        a.seconds = b.seconds
+        assert a == b
+        again = pickle.loads(pickle.dumps(a))  # the incremental cache and reports pickle results
+        assert type(again.edits) is not SpooledEdits and again == b
+        assert again.iter_json(True).__next__() is not None
+        assert "".join(again.iter_json(True)) == "".join(b.iter_json(True))
+        if len(a.edits or ()) > 2:
+            assert a.edits[1] == b.edits[1] and a.edits[1:3] == b.edits[1:3] and list(a.edits) == list(b.edits)
+
+
+def test_a_spool_that_cannot_be_written_keeps_the_rest_in_memory(tree, tmp_path, monkeypatch):
+    plain = _record(tree, tmp_path, 1, spool=False)
+    writes = []
+
+    def full_disk(fd, data, offset):
+        if writes:
+            raise OSError(errno.ENOSPC, "No space left on device")
+        writes.append(offset)
+        return real(fd, data[:len(data) // 2], offset)  # a short write first, then a full disk
+
+    real = os.pwrite
+    monkeypatch.setattr(spool_mod, "FLUSH", 512)
+    monkeypatch.setattr(spool_mod.os, "pwrite", full_disk)
+    keepers = []
+    real_open = spool_mod.open_spool
+
+    def recording(directory):
+        keeper = real_open(directory)
+        keepers.append(keeper)
+        return keeper
+
+    monkeypatch.setattr("musify.api.open_spool", recording)
+    assert _record(tree, tmp_path, 1, spool=True) == plain
+    assert keepers[0].broken and writes
+
+
+def test_a_spool_that_cannot_be_read_leaves_no_partial_record(tree, tmp_path, monkeypatch):
+    record, _ = migrate([str(tree)], Options(cache=False), "none", spool=str(tmp_path))
+    target = tmp_path / "out" / "run.json"
+    target.parent.mkdir()
+
+    def broken(self, at, size):
+        raise OSError(errno.EIO, "Input/output error")
+
+    monkeypatch.setattr(Spool, "read", broken)
+    with pytest.raises(OSError):
+        atomic_write(str(target), record.iter_json())
+    assert os.listdir(target.parent) == []  # neither the record nor its temporary file
+
+
+def test_diagnostics_changed_after_rendering_are_rendered_again():
+    a, b, c = (make("MU2030", "x.cu", line, 1, "cudnnCreate") for line in (3, 1, 2))
+    result = FileResult("x.cu", "x.mu", "cuda-source", "migrated", diagnostics=[a, b, c])
+    rendered = render_diagnostics(result)
+    plain = lambda ds: "[" + ",".join(map(diagnostic_json, ds)) + "]"
+    new = make("MU1001", "x.cu", 2, 5, "curand_x")
+    same_text = make("MU2030", "x.cu", 3, 1, "cudnnCreate")  # equal to `a`, not `a`: rendered afresh
+    for now in ([a, b, c], [b, c, a], [a, new, c], [], [same_text, b], [new]):
+        assert rendered.json_for(now, diagnostic_json) == plain(now)
+    spooled = Spool(os.getcwd())
+    try:
+        result.rendered = None
+        spooled.keep(result)
+        assert result.rendered.text is None and result.rendered.spool is spooled
+        assert result.rendered.json_for([c, new, b], diagnostic_json) == plain([c, new, b])
+        assert pickle.loads(pickle.dumps(result.rendered)).json_for([a, b, c], diagnostic_json) == plain([a, b, c])
+    finally:
+        spooled.close()
+
+
+def test_the_cli_spools_beside_the_record_and_leaves_nothing(tree, tmp_path):
+    from click.testing import CliRunner
+
+    from musify.cli import main
+
+    out = tmp_path / "rec"
+    for jobs in ("1", "2"):
+        result = CliRunner().invoke(main, ["migrate", str(tree), "-o", str(tmp_path / f"o{jobs}"), "-j", jobs,
+                                           "--json", str(out / f"r{jobs}.json"), "-q", "--no-cache"])
+        assert result.exit_code in (0, 1), result.output
+    assert sorted(os.listdir(out)) == ["r1.json", "r2.json"]
+
+    def entries(path: Path) -> list[dict]:
+        return RunRecord.from_json(json.loads(path.read_text())).to_json(deterministic=True)["files"]
+
+    assert entries(out / "r1.json") == entries(out / "r2.json")
