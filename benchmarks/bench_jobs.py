@@ -16,6 +16,7 @@ the command line and the `jobs` option).
 
     python benchmarks/bench_jobs.py --mb 10 --repeat 3
     python benchmarks/bench_jobs.py --tree /usr/local/cuda/include --jobs 1 2 --repeat 2
+    python benchmarks/bench_jobs.py --tree /tmp/bvp/replicated --repeat 3 --baseline /work/main
 """
 
 from __future__ import annotations
@@ -49,15 +50,20 @@ main()
 LOOP = "x = 0\nfor i in range(12_000_000):\n    x += i * i % 7\n"
 
 
-def run(corpus: Path, out: Path, jobs: int) -> tuple[float, float, float]:
-    """Wall seconds, parent CPU seconds, workers' CPU seconds."""
+def run(corpus: Path, out: Path, jobs: int, repo: Path = REPO) -> tuple[float, float, float]:
+    """Wall seconds, parent CPU seconds, workers' CPU seconds (musify from `repo`)."""
     shutil.rmtree(out, ignore_errors=True)
     cpu_file = out.with_suffix(".cpu")
-    env = dict(os.environ, BENCH_CPU=str(cpu_file), PYTHONPATH=str(REPO))
+    env = dict(os.environ, BENCH_CPU=str(cpu_file), PYTHONPATH=str(repo))
+    # compiled bytecode, as an installed musify has: with PYTHONDONTWRITEBYTECODE set (as in some
+    # CI and agent shells) every run compiled its 100-odd modules again, 0.7 s of serial CPU;
+    # written under the work folder, never into the checkout
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
+    env["PYTHONPYCACHEPREFIX"] = str(out.parent / "pycache")
     cmd = [sys.executable, "-c", WRAPPER, "migrate", str(corpus), "-o", str(out), "-j", str(jobs),
            "--json", str(out.with_suffix(".json")), "-q", "--no-cache"]
     t0 = time.perf_counter()
-    code = subprocess.run(cmd, env=env, cwd=REPO, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+    code = subprocess.run(cmd, env=env, cwd=repo, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
                           check=False).returncode
     wall = time.perf_counter() - t0
     if code not in (0, 1):
@@ -103,7 +109,11 @@ def main() -> None:
     ap.add_argument("--jobs", type=int, nargs="+", default=[1, 2])
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--no-ceiling", action="store_true", help="skip the machine's own two-process ceiling")
+    ap.add_argument("--baseline", type=Path, help="another checkout (with its extensions built) run the same "
+                    "way, alternated with this one: its parent's and workers' CPU beside this one's")
     args = ap.parse_args()
+    if args.baseline:
+        return compare(args)
     work = Path(tempfile.mkdtemp(prefix="musify-jobs-"))
     if args.tree:
         corpus = args.tree.resolve()
@@ -142,6 +152,38 @@ def main() -> None:
               f"(best -j{base} CPU {one:.2f} s over the parent's CPU plus the workers' / {jobs})")
         same = digests[jobs] == digests[base]
         print(f"-j{jobs} output tree and record identical to -j{base}: {same}")
+    shutil.rmtree(work, ignore_errors=True)
+
+
+def compare(args) -> None:
+    """This checkout against `--baseline`, alternated run by run, for each -j: the CPU split is
+    what says whether the parent's serial work shrank (wall times swing with the machine's load)."""
+    work = Path(tempfile.mkdtemp(prefix="musify-jobs-"))
+    if args.tree:
+        corpus = args.tree.resolve()
+    else:
+        corpus = work / "corpus"
+        print(f"corpus: {build_corpus(REPO / 'corpora', corpus, args.mb) / 1e6:.1f} MB", flush=True)
+    checkouts = {"baseline": args.baseline.resolve(), "this": REPO}
+    for name, repo in checkouts.items():
+        run(corpus, work / f"warmup-{name}", 1, repo)  # rules compiled, bytecode written, page cache warm
+    seen: dict[tuple[str, int], list[tuple[float, float, float]]] = {}
+    for r in range(args.repeat):
+        for jobs in args.jobs:
+            for name in (("baseline", "this") if r % 2 == 0 else ("this", "baseline")):
+                wall, parent, children = run(corpus, work / f"out-{name}-j{jobs}", jobs, checkouts[name])
+                seen.setdefault((name, jobs), []).append((wall, parent, children))
+                print(f"round {r + 1}: {name:8s} -j{jobs} {wall:6.2f} s wall, parent {parent:5.2f} s CPU, "
+                      f"workers {children:5.2f} s CPU, load {os.getloadavg()[0]:.1f}", flush=True)
+    for name in checkouts:
+        one = min(p + c for _, p, c in seen[(name, args.jobs[0])])
+        for jobs in args.jobs[1:]:
+            runs = seen[(name, jobs)]
+            parents = sorted(p for _, p, _ in runs)
+            estimate = max(one / (p + c / jobs) for _, p, c in runs)
+            print(f"{name}: -j{jobs} parent CPU {parents[len(parents) // 2]:.2f} s median "
+                  f"({parents[0]:.2f}-{parents[-1]:.2f}); -j{jobs} vs -j{args.jobs[0]} from CPU times about "
+                  f"{estimate:.2f}x on {jobs} idle cores (best -j{args.jobs[0]} CPU {one:.2f} s)")
     shutil.rmtree(work, ignore_errors=True)
 
 

@@ -60,9 +60,17 @@ class Rules:
 
     def get(self):
         if self._ruleset is None:
+            import gc
+
             from musify.rules.reverse import load_for
 
-            self._ruleset = load_for(self._options)
+            collecting = gc.isenabled()
+            gc.disable()  # unpickling the rule database makes 100,000s of objects and no garbage
+            try:
+                self._ruleset = load_for(self._options)
+            finally:
+                if collecting:
+                    gc.enable()
             self._digest = self._ruleset.digest
         return self._ruleset
 

@@ -62,7 +62,15 @@ class Found:
 
     @property
     def abspath(self) -> str:
-        return os.path.join(self.root, *self.rel.split("/"))
+        return join_rel(self.root, self.rel)
+
+
+def join_rel(root: str, rel: str) -> str:
+    """`os.path.join(root, *rel.split("/"))` for a posix `rel` below `root`: on a posix system
+    the same string made in one step (the plan of a big tree makes several per file)."""
+    if os.sep == "/" and root and not rel.startswith("/") and "//" not in rel:
+        return root + rel if root.endswith("/") else f"{root}/{rel}"
+    return os.path.join(root, *rel.split("/"))
 
 
 @dataclass

@@ -147,10 +147,19 @@ def run_jobs(todo: list[tuple[int, FileJob]], ruleset: RuleSet, options: Options
             # chunks of at most 64 files: each worker (and the parent, for chunks done early)
             # holds a whole chunk of results and bytes before handing it over
             chunk = max(1, min(64, len(todo) // (options.jobs * 8)))
-            for i, result, data, failed in pool.map(_work, todo, chunksize=chunk):
-                if writes is not None:
-                    writes.done[i] = failed
-                yield i, result, data
+            arriving = pool.map(_work, todo, chunksize=chunk)  # every worker started: none forks later
+            # the results are acyclic (a result, its dicts, diagnostics and packed edits): the
+            # cyclic collector would only walk them again and again as they come in
+            collecting = gc.isenabled()
+            gc.disable()
+            try:
+                for i, result, data, failed in arriving:
+                    if writes is not None:
+                        writes.done[i] = failed
+                    yield i, result, data
+            finally:
+                if collecting:
+                    gc.enable()
     finally:
         _WORKER.clear()
         gc.unfreeze()

@@ -15,7 +15,7 @@ import posixpath
 from dataclasses import replace
 
 from musify import diagnostics, inplace
-from musify.discover import Found, printable
+from musify.discover import Found, join_rel, printable
 from musify.records import FileResult
 from musify.textcodec import wide_codec
 
@@ -43,7 +43,7 @@ def target_taken(f: Found, target: str, existing: set[tuple[str, str]]) -> bool:
     sess = inplace.active()
     if sess is not None and sess.own(f.root, f.rel, target):
         return False
-    return (f.root, target) in existing or os.path.lexists(os.path.join(f.root, *target.split("/")))
+    return (f.root, target) in existing or os.path.lexists(join_rel(f.root, target))
 
 
 def report_collisions(plan, files: list[FileResult], renames: dict[str, str], rename_files: bool) -> list[FileResult]:
