@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING
 
 from musify import lifeline, writers
 from musify.runner import FileJob, migrate_file
-from musify.spool import render_diagnostics
+from musify.spool import render_entry
 from musify.writer_thread import port_writer
 
 if TYPE_CHECKING:
@@ -74,8 +74,8 @@ def _work(item: tuple[int, FileJob]) -> tuple[int, FileResult, bytes | None, str
     failed = write_port(job, result, data, out_dir) if out_dir is not None else None
     if not _WORKER["keep_bytes"]:  # nothing reads them (the port is written): not sent through the pipe
         data = None
-    if _WORKER["render"]:  # the record's JSON of the diagnostics, made here, not in the parent
-        result.rendered = render_diagnostics(result)
+    if _WORKER["render"]:  # the record's JSON of the entry, made here, not in the parent
+        result.rendered = render_entry(result)
     return i, result, data, failed
 
 

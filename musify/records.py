@@ -71,12 +71,27 @@ class FileResult:
     def iter_json(self, deterministic: bool = False) -> Iterator[str]:
         """The entry as one line of compact JSON, in pieces: a file with a million edits is
         never one string (the pieces join to `json.dumps(entry, separators=(",", ":"))`)."""
+        seconds = 0.0 if deterministic else round(self.seconds, 6)
+        edits = self.edits
+        packed = isinstance(edits, PackedEdits)
+        rendered = self.rendered
+        if rendered is not None:  # rendered where the file was migrated (musify/spool.py)
+            whole = rendered.read()
+            diags = rendered.json_for(self.diagnostics, diagnostic_json, whole)
+            template = rendered.template_for(self, whole)
+            if template is not None:
+                yield template[0]
+                yield from edits.iter_json() if packed else (_compact(edits),)
+                yield template[1] + _compact(self.references) + template[2] + _compact(self.unconverted) \
+                    + template[3]
+                yield diags
+                yield template[4] + _compact(seconds) + template[5] + _compact(self.error) + template[6]
+                return
+        else:
+            diags = None
         d = {name: getattr(self, name) for name in _SERIALISED}
         d["references"] = dict(self.references)
-        d["seconds"] = 0.0 if deterministic else round(self.seconds, 6)
-        edits = d["edits"]
-        packed = isinstance(edits, PackedEdits)
-        diags = None if self.rendered is None else self.rendered.json_for(self.diagnostics, diagnostic_json)
+        d["seconds"] = seconds
         if diags is None:
             d["diagnostics"] = [x.to_json() for x in self.diagnostics]
             if not packed:
@@ -111,6 +126,26 @@ class FileResult:
 
 _TRANSIENT = frozenset({"declared", "pending_unknown", "rendered"})
 _SERIALISED = tuple(f.name for f in fields(FileResult) if f.name not in _TRANSIENT)  # in field order
+# the fields of an entry that may change after the file was migrated (the run-level finalisers,
+# the clock), in field order: an entry rendered early leaves holes for them (`entry_template`)
+HOLES = ("edits", "references", "unconverted", "diagnostics", "seconds", "error")
+FIXED = tuple(name for name in _SERIALISED if name not in HOLES)
+
+
+def entry_template(result: FileResult) -> list[str]:
+    """`result`'s entry as the record writes it, cut around the `HOLES`: the texts before, between
+    and after them (each piece before a hole ends with its key and colon)."""
+    d = {name: getattr(result, name) for name in _SERIALISED}
+    for name in HOLES:
+        d[name] = None
+    whole = _compact(d)  # as for the edits: the first '"NAME":null' is the key (see iter_json)
+    pieces, at = [], 0
+    for name in HOLES:
+        cut = whole.index(f'"{name}":null', at) + len(name) + 3
+        pieces.append(whole[at:cut])
+        at = cut + 4
+    pieces.append(whole[at:])
+    return pieces
 
 
 def _compact(value) -> str:

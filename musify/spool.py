@@ -1,9 +1,10 @@
 """A run's rendered record entries kept on disk until the record is written, not in the parent.
 
 Every file's edit list is rendered to the record's JSON where the file was migrated
-(`musify/packed_edits.py`), and under `-j` each worker renders the file's diagnostics too
-(`render_diagnostics`): encoding them was most of what the parent of a `-j2` run still did per
-file. Held as text until the record is written, those renderings were most of the parent's memory
+(`musify/packed_edits.py`), and under `-j` each worker renders the rest of the file's entry too
+(`render_entry`: the diagnostics, and the other fields around holes for those the run-level
+finalisers may still change): encoding them was most of what the parent of a `-j2` run still
+did per file. Held as text until the record is written, those renderings were most of the parent's memory
 on a big tree (about 180 bytes an edit: 100 MB on a 100 MB tree), so, as each result arrives,
 `Spool.keep` appends them to one temporary file beside the record and leaves in the result a
 view that reads them back (`SpooledEdits`, `Rendered`). The record dump then copies them from
@@ -18,7 +19,9 @@ is atomic, so no partial record is ever left.
 
 Diagnostics may still change after they arrive (run-level MU1001, `--suppress`, MU0011, a failed
 write's MU0009), so `Rendered` keeps the `Diagnostic` objects it rendered (frozen, so an object
-seen again has the same JSON) and renders only the ones it has not seen.
+seen again has the same JSON) and renders only the ones it has not seen; likewise it keeps the
+values of the entry's other fields, and an entry one of whose fields was replaced since (a failed
+write's status) is rendered afresh.
 """
 
 from __future__ import annotations
@@ -31,6 +34,7 @@ from collections.abc import Iterator
 from operator import is_
 
 from musify.packed_edits import PackedEdits
+from musify.records import FIXED, diagnostic_json, entry_template
 
 FLUSH = 1 << 20  # bytes gathered before one write to the file
 
@@ -94,8 +98,8 @@ class Spool:
             if at is None:
                 return
             result.edits = SpooledEdits(self, edits._n, at, len(text))
-        rendered = result.rendered or render_diagnostics(result)
-        if rendered.text is not None and rendered.diags:
+        rendered = result.rendered or render_entry(result)
+        if rendered.text is not None:
             at = self.put(rendered.text)
             if at is not None:
                 rendered.spool, rendered.at, rendered.text = self, at, None
@@ -149,26 +153,44 @@ def _packed(n: int, text: str) -> PackedEdits:
 
 
 class Rendered:
-    """A file's diagnostics as JSON: the objects rendered, the array's text (or where it is in the
-    spool) and each element's length."""
+    """A file's record entry as rendered where it was migrated: the entry's text cut around the
+    fields that may still change (`records.entry_template`), the `Diagnostic` objects and the
+    values of the other fields it was rendered from, the diagnostics' JSON array after the
+    template, each element's length; the text in memory or at `at` in the spool."""
 
-    __slots__ = ("at", "diags", "lengths", "spool", "text")
+    __slots__ = ("at", "cuts", "diags", "fixed", "lengths", "size", "spool", "text")
 
-    def __init__(self, diags: tuple, text: str, lengths: array) -> None:
-        self.diags, self.text, self.lengths = diags, text, lengths
+    def __init__(self, diags: tuple, fixed: tuple, text: str, cuts: array, lengths: array) -> None:
+        self.diags, self.fixed, self.text, self.cuts, self.lengths = diags, fixed, text, cuts, lengths
+        self.size = len(text)
         self.spool: Spool | None = None
         self.at = 0
 
-    def json_for(self, diags: list, render) -> str:
+    def read(self) -> str:
+        """The rendered text (the template, then the diagnostics' array)."""
+        if self.text is not None:
+            return self.text
+        return self.spool.read(self.at, self.size)
+
+    def template_for(self, result, whole: str) -> list[str] | None:
+        """The template's pieces, when every field outside its holes is still the object it was
+        rendered from (a field replaced since, say a failed write's status, renders afresh)."""
+        if not all(map(is_, map(result.__getattribute__, FIXED), self.fixed)):
+            return None
+        cuts, at, pieces = self.cuts, 0, []
+        for cut in cuts:
+            pieces.append(whole[at:cut])
+            at = cut
+        return pieces
+
+    def json_for(self, diags: list, render, whole: str) -> str:
         """The JSON array of `diags`, the file's diagnostics now: the text as rendered when they
         are the objects rendered, in order; else made of the rendered elements and `render(d)`
         for each diagnostic not seen."""
-        mine = self.diags
+        mine, base = self.diags, self.cuts[-1]
         if len(diags) == len(mine) and all(map(is_, diags, mine)):
-            return self._whole()
-        if not mine:
-            return "[" + ",".join(map(render, diags)) + "]"
-        whole, pieces, at = self._whole(), {}, 1
+            return whole[base:]
+        pieces, at = {}, base + 1
         for d, size in zip(mine, self.lengths):
             pieces[id(d)] = (d, whole[at:at + size])
             at += size + 1
@@ -178,22 +200,22 @@ class Rendered:
             out.append(seen[1] if seen is not None and seen[0] is d else render(d))
         return "[" + ",".join(out) + "]"
 
-    def _whole(self) -> str:
-        if self.text is not None:
-            return self.text
-        return self.spool.read(self.at, sum(self.lengths) + len(self.lengths) + 1)  # commas and brackets
-
     def __getstate__(self):  # pickled with its text, never with the spool
-        return self.diags, self._whole(), self.lengths
+        return self.diags, self.fixed, self.read(), self.cuts, self.lengths
 
     def __setstate__(self, state) -> None:
-        self.diags, self.text, self.lengths = state
-        self.spool, self.at = None, 0
+        self.diags, self.fixed, self.text, self.cuts, self.lengths = state
+        self.size, self.spool, self.at = len(self.text), None, 0
 
 
-def render_diagnostics(result) -> Rendered:
-    """`result`'s diagnostics rendered as the record writes them (in the worker, under -j)."""
-    from musify.records import diagnostic_json
-
+def render_entry(result) -> Rendered:
+    """`result`'s record entry rendered as the record writes it, but for the fields that may
+    still change (in the worker, under -j)."""
     texts = [diagnostic_json(d) for d in result.diagnostics]
-    return Rendered(tuple(result.diagnostics), "[" + ",".join(texts) + "]", array("I", map(len, texts)))
+    template = entry_template(result)
+    cuts, at = array("I"), 0
+    for piece in template:
+        at += len(piece)
+        cuts.append(at)
+    return Rendered(tuple(result.diagnostics), tuple(map(result.__getattribute__, FIXED)),
+                    "".join(template) + "[" + ",".join(texts) + "]", cuts, array("I", map(len, texts)))

@@ -10,6 +10,7 @@ import json
 import os
 import pickle
 import shutil
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -18,8 +19,8 @@ from musify import spool as spool_mod
 from musify.api import migrate
 from musify.diagnostics import make
 from musify.options import Options
-from musify.records import FileResult, RunRecord, diagnostic_json
-from musify.spool import Spool, SpooledEdits, render_diagnostics
+from musify.records import FileResult, RunRecord
+from musify.spool import Spool, SpooledEdits, render_entry
 from musify.writers import atomic_write
 
 REPO = Path(__file__).resolve().parents[1]
@@ -114,22 +115,34 @@ def test_a_spool_that_cannot_be_read_leaves_no_partial_record(tree, tmp_path, mo
     assert os.listdir(target.parent) == []  # neither the record nor its temporary file
 
 
-def test_diagnostics_changed_after_rendering_are_rendered_again():
+def test_an_entry_changed_after_rendering_is_rendered_again(tmp_path):
     a, b, c = (make("MU2030", "x.cu", line, 1, "cudnnCreate") for line in (3, 1, 2))
-    result = FileResult("x.cu", "x.mu", "cuda-source", "migrated", diagnostics=[a, b, c])
-    rendered = render_diagnostics(result)
-    plain = lambda ds: "[" + ",".join(map(diagnostic_json, ds)) + "]"
     new = make("MU1001", "x.cu", 2, 5, "curand_x")
     same_text = make("MU2030", "x.cu", 3, 1, "cudnnCreate")  # equal to `a`, not `a`: rendered afresh
-    for now in ([a, b, c], [b, c, a], [a, new, c], [], [same_text, b], [new]):
-        assert rendered.json_for(now, diagnostic_json) == plain(now)
-    spooled = Spool(os.getcwd())
+    result = FileResult("x.cu", "x.mu", "cuda-source", "migrated", diagnostics=[a, b, c], error='a "quoted" cause',
+                        renamed={"cudaMalloc": 2}, unconverted={"seconds": 1}, seconds=0.25)
+
+    def plain(f: FileResult) -> str:
+        return "".join(replace(f, rendered=None).iter_json())
+
+    spooled = Spool(str(tmp_path))
     try:
-        result.rendered = None
-        spooled.keep(result)
-        assert result.rendered.text is None and result.rendered.spool is spooled
-        assert result.rendered.json_for([c, new, b], diagnostic_json) == plain([c, new, b])
-        assert pickle.loads(pickle.dumps(result.rendered)).json_for([a, b, c], diagnostic_json) == plain([a, b, c])
+        for keep in (False, True):
+            result.rendered = render_entry(result)
+            if keep:
+                spooled.keep(result)
+                assert result.rendered.text is None and result.rendered.spool is spooled
+            assert "".join(result.iter_json()) == plain(result)
+            for now in ([a, b, c], [b, c, a], [a, new, c], [], [same_text, b], [new]):
+                assert "".join(replace(result, diagnostics=now).iter_json()) == plain(replace(result, diagnostics=now))
+            for change in ({"status": "failed"}, {"error": None}, {"unconverted": {}}, {"seconds": 1e-7},
+                           {"references": {"converted": 2, "unconverted": 9}}, {"output_path": "y.mu"},
+                           {"edits": None}, {"edits": [{"start": [1, 1]}]}, {"renamed": {}}):
+                changed = replace(result, **change)
+                assert "".join(changed.iter_json()) == plain(changed), change
+                assert "".join(changed.iter_json(True)) == plain(replace(changed, seconds=0.0))
+            again = pickle.loads(pickle.dumps(result))  # the incremental cache pickles results
+            assert again.rendered.spool is None and "".join(again.iter_json()) == plain(result)
     finally:
         spooled.close()
 
