@@ -129,7 +129,10 @@ _SERIALISED = tuple(f.name for f in fields(FileResult) if f.name not in _TRANSIE
 # the fields of an entry that may change after the file was migrated (the run-level finalisers,
 # the clock), in field order: an entry rendered early leaves holes for them (`entry_template`)
 HOLES = ("edits", "references", "unconverted", "diagnostics", "seconds", "error")
-FIXED = tuple(name for name in _SERIALISED if name not in HOLES)
+# the others, compared when the entry is written with what it was rendered from: numbers and
+# strings by value and type (a pickle keeps no number's identity), dicts by identity
+FIXED_OBJECTS = ("edits_by_library", "edits_by_kind", "renamed", "facts")
+FIXED_VALUES = tuple(name for name in _SERIALISED if name not in HOLES and name not in FIXED_OBJECTS)
 
 
 def entry_template(result: FileResult) -> list[str]:

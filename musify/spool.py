@@ -34,7 +34,7 @@ from collections.abc import Iterator
 from operator import is_
 
 from musify.packed_edits import PackedEdits
-from musify.records import FIXED, diagnostic_json, entry_template
+from musify.records import FIXED_OBJECTS, FIXED_VALUES, diagnostic_json, entry_template
 
 FLUSH = 1 << 20  # bytes gathered before one write to the file
 
@@ -75,7 +75,12 @@ class Spool:
 
     def read(self, at: int, size: int) -> str:
         """The text put at `at` (`size` bytes: its length, the texts being ASCII)."""
-        end, pos, parts = at + size, at, []
+        end = at + size
+        if end <= self._flushed:  # the common case: all of it in the file
+            data = os.pread(self._fd, size, at)
+            if len(data) == size:
+                return data.decode("ascii")
+        parts, pos = [], at
         while pos < min(end, self._flushed):
             part = os.pread(self._fd, min(end, self._flushed) - pos, pos)
             if not part:
@@ -173,9 +178,12 @@ class Rendered:
         return self.spool.read(self.at, self.size)
 
     def template_for(self, result, whole: str) -> list[str] | None:
-        """The template's pieces, when every field outside its holes is still the object it was
+        """The template's pieces, when every field outside its holes still holds what it was
         rendered from (a field replaced since, say a failed write's status, renders afresh)."""
-        if not all(map(is_, map(result.__getattribute__, FIXED), self.fixed)):
+        values, objects = self.fixed
+        now = tuple(map(result.__getattribute__, FIXED_VALUES))
+        if now != values or tuple(map(type, now)) != tuple(map(type, values)) \
+                or not all(map(is_, map(result.__getattribute__, FIXED_OBJECTS), objects)):
             return None
         cuts, at, pieces = self.cuts, 0, []
         for cut in cuts:
@@ -217,5 +225,6 @@ def render_entry(result) -> Rendered:
     for piece in template:
         at += len(piece)
         cuts.append(at)
-    return Rendered(tuple(result.diagnostics), tuple(map(result.__getattribute__, FIXED)),
+    fixed = tuple(map(result.__getattribute__, FIXED_VALUES)), tuple(map(result.__getattribute__, FIXED_OBJECTS))
+    return Rendered(tuple(result.diagnostics), fixed,
                     "".join(template) + "[" + ",".join(texts) + "]", cuts, array("I", map(len, texts)))

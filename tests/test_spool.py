@@ -163,3 +163,17 @@ def test_the_cli_spools_beside_the_record_and_leaves_nothing(tree, tmp_path):
         return RunRecord.from_json(json.loads(path.read_text())).to_json(deterministic=True)["files"]
 
     assert entries(out / "r1.json") == entries(out / "r2.json")
+
+
+def test_every_entry_field_is_a_hole_a_value_or_an_object():
+    """An early-rendered entry is reused only when its fixed fields still hold what they held:
+    a field added to `FileResult` must say how (a number or string compared by value, a
+    container by identity, or a hole filled when the record is written)."""
+    import dataclasses
+
+    from musify import records
+
+    types = {f.name: f.type for f in dataclasses.fields(FileResult)}
+    assert sorted(records.HOLES + records.FIXED_OBJECTS + records.FIXED_VALUES) == sorted(records._SERIALISED)
+    assert {types[name] for name in records.FIXED_VALUES} <= {"str", "int"}
+    assert all(types[name].startswith("dict[") for name in records.FIXED_OBJECTS)
