@@ -98,8 +98,7 @@ def migrate(inputs: list[str], options: Options | None = None, mode: str = "none
     keeper = open_spool(spool)
     # a worker's new bytes travel back only for what reads them: the incremental cache, or a mode
     # that writes in the parent (in place, diff, stdout)
-    run = functools.partial(run_jobs, writes=writes, render=keeper is not None,
-                            keep_bytes=not stream or cache.stores(options, rules))
+    run = functools.partial(run_jobs, writes=writes, keep_bytes=not stream or cache.stores(options, rules))
     for done, (i, result, data) in enumerate(cache.run_cached(todo, rules, options, project, run), 1):
         results[i] = result
         if keeper is not None:

@@ -28,7 +28,6 @@ from typing import TYPE_CHECKING
 
 from musify import lifeline, writers
 from musify.runner import FileJob, migrate_file
-from musify.spool import render_entry
 from musify.writer_thread import port_writer
 
 if TYPE_CHECKING:
@@ -51,8 +50,7 @@ _WORKER: dict = {}
 THREAD = os.environ.get("MUSIFY_WRITER_THREAD", "1") != "0"  # -j1 -o: ports written by a thread beside the migration
 
 
-def _init_worker(options: Options, project: ProjectInfo, out_dir: str | None, render: bool = False,
-                 keep_bytes: bool = True) -> None:
+def _init_worker(options: Options, project: ProjectInfo, out_dir: str | None, keep_bytes: bool = True) -> None:
     """Worker set-up. With the fork start method the parent's RuleSet is inherited (no reload);
     elsewhere each worker loads it from the on-disk cache."""
     lifeline.die_with_parent()
@@ -64,7 +62,6 @@ def _init_worker(options: Options, project: ProjectInfo, out_dir: str | None, re
     _WORKER["project"] = project
     _WORKER["out_dir"] = out_dir
     _WORKER["keep_bytes"] = keep_bytes
-    _WORKER["render"] = render
 
 
 def _work(item: tuple[int, FileJob]) -> tuple[int, FileResult, bytes | None, str | None]:
@@ -74,8 +71,6 @@ def _work(item: tuple[int, FileJob]) -> tuple[int, FileResult, bytes | None, str
     failed = write_port(job, result, data, out_dir) if out_dir is not None else None
     if not _WORKER["keep_bytes"]:  # nothing reads them (the port is written): not sent through the pipe
         data = None
-    if _WORKER["render"]:  # the record's JSON of the entry, made here, not in the parent
-        result.rendered = render_entry(result)
     return i, result, data, failed
 
 
@@ -114,12 +109,10 @@ def _preload(kinds: set[str], ruleset: RuleSet) -> None:
 
 
 def run_jobs(todo: list[tuple[int, FileJob]], ruleset: RuleSet, options: Options, project: ProjectInfo,
-             writes: Writes | None = None, render: bool = False,
-             keep_bytes: bool = True) -> Iterator[tuple[int, FileResult, bytes | None]]:
+             writes: Writes | None = None, keep_bytes: bool = True) -> Iterator[tuple[int, FileResult, bytes | None]]:
     """(index, result, new bytes) for every job, in `todo`'s order; with `writes`, each port is
-    already written when its result is yielded; with `render`, each worker renders its results'
-    diagnostics for the record (`musify/spool.py`); without `keep_bytes`, workers send no new
-    bytes back (None in their place: the caller needs none)."""
+    already written when its result is yielded; without `keep_bytes`, workers send no new bytes
+    back (None in their place: the caller needs none)."""
     if options.jobs <= 1 or len(todo) < 2:
         with port_writer(writes if len(todo) > 1 and THREAD else None) as writer:
             for i, job in todo:
@@ -142,8 +135,7 @@ def run_jobs(todo: list[tuple[int, FileJob]], ruleset: RuleSet, options: Options
     gc.freeze()  # the parent's objects as they are now are shared with the workers, untouched
     try:
         with ProcessPoolExecutor(max_workers=options.jobs, mp_context=context, initializer=_init_worker,
-                                 initargs=(options, project, writes.out_dir if writes else None, render,
-                                           keep_bytes)) as pool:
+                                 initargs=(options, project, writes.out_dir if writes else None, keep_bytes)) as pool:
             # chunks of at most 64 files: each worker (and the parent, for chunks done early)
             # holds a whole chunk of results and bytes before handing it over
             chunk = max(1, min(64, len(todo) // (options.jobs * 8)))

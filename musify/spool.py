@@ -1,15 +1,17 @@
 """A run's rendered record entries kept on disk until the record is written, not in the parent.
 
 Every file's edit list is rendered to the record's JSON where the file was migrated
-(`musify/packed_edits.py`), and under `-j` each worker renders the rest of the file's entry too
-(`render_entry`: the diagnostics, and the other fields around holes for those the run-level
-finalisers may still change): encoding them was most of what the parent of a `-j2` run still
-did per file. Held as text until the record is written, those renderings were most of the parent's memory
-on a big tree (about 180 bytes an edit: 100 MB on a 100 MB tree), so, as each result arrives,
-`Spool.keep` appends them to one temporary file beside the record and leaves in the result a
-view that reads them back (`SpooledEdits`, `Rendered`). The record dump then copies them from
-the file; every other reader (reports, `to_json`, pickling) reads them back as before, so
-nothing else changes and every byte of the record stays what it was.
+(`musify/packed_edits.py`). Held as text until the record was written, those renderings were most
+of the parent's memory on a big tree (about 180 bytes an edit: 100 MB on a 100 MB tree), so, as
+each result arrives, `Spool.keep` appends them to one temporary file beside the record, together
+with the rest of the file's entry rendered there and then (`render_entry`: the diagnostics, and
+the other fields around holes for those the run-level finalisers may still change), and leaves
+in the result views that read them back (`SpooledEdits`, `Rendered`). Under `-j` that rendering
+happens while the workers still run, not in the serial dump after them. (Rendering the entry in
+the workers instead was measured and does not pay: sending the text through the pipe costs the
+parent's receiving thread about what rendering it costs the parent.) The record dump then copies
+the texts from the file; every other reader (reports, `to_json`, pickling) reads them back as
+before, so nothing else changes and every byte of the record stays what it was.
 
 The file is created already unlinked (`tempfile.TemporaryFile`): a killed run leaves nothing
 behind, and it disappears with the last result that refers to it. A spool that cannot be
@@ -92,8 +94,7 @@ class Spool:
         return b"".join(parts).decode("ascii")
 
     def keep(self, result) -> None:
-        """Move `result`'s rendered edits and diagnostics into the spool (a result that arrived
-        without rendered diagnostics gets them rendered here)."""
+        """Move `result`'s rendered edits and the rest of its entry, rendered here, into the spool."""
         if self.broken:
             return
         edits = result.edits
@@ -208,17 +209,18 @@ class Rendered:
             out.append(seen[1] if seen is not None and seen[0] is d else render(d))
         return "[" + ",".join(out) + "]"
 
-    def __getstate__(self):  # pickled with its text, never with the spool
-        return self.diags, self.fixed, self.read(), self.cuts, self.lengths
+    def __getstate__(self):  # pickled with its text, never with the spool; the arrays as bytes
+        return self.diags, self.fixed, self.read(), self.cuts.tobytes(), self.lengths.tobytes()
 
     def __setstate__(self, state) -> None:
-        self.diags, self.fixed, self.text, self.cuts, self.lengths = state
+        self.diags, self.fixed, self.text, cuts, lengths = state
+        self.cuts, self.lengths = array("I", cuts), array("I", lengths)
         self.size, self.spool, self.at = len(self.text), None, 0
 
 
 def render_entry(result) -> Rendered:
     """`result`'s record entry rendered as the record writes it, but for the fields that may
-    still change (in the worker, under -j)."""
+    still change."""
     texts = [diagnostic_json(d) for d in result.diagnostics]
     template = entry_template(result)
     cuts, at = array("I"), 0
