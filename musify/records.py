@@ -75,17 +75,22 @@ class FileResult:
         edits = self.edits
         packed = isinstance(edits, PackedEdits)
         rendered = self.rendered
-        if rendered is not None:  # rendered where the file was migrated (musify/spool.py)
+        if rendered is not None:  # rendered when the result arrived (musify/spool.py)
             whole = rendered.read()
             diags = rendered.json_for(self.diagnostics, diagnostic_json, whole)
-            template = rendered.template_for(self, whole)
-            if template is not None:
-                yield template[0]
+            if rendered.template_for(self):
+                # as in the dump below, the first '"NAME":null' of each hole is its key
+                values = (_compact(self.references), _compact(self.unconverted), diags, _compact(seconds),
+                          _compact(self.error))
+                at = whole.index('"edits":null') + 8
+                yield whole[:at]
                 yield from edits.iter_json() if packed else (_compact(edits),)
-                yield template[1] + _compact(self.references) + template[2] + _compact(self.unconverted) \
-                    + template[3]
-                yield diags
-                yield template[4] + _compact(seconds) + template[5] + _compact(self.error) + template[6]
+                for name, value in zip(HOLES[1:], values):
+                    cut = whole.index(f'"{name}":null', at + 4) + len(name) + 3
+                    yield whole[at + 4:cut]
+                    yield value
+                    at = cut
+                yield whole[at + 4:rendered.tsize]
                 return
         else:
             diags = None
@@ -133,22 +138,15 @@ HOLES = ("edits", "references", "unconverted", "diagnostics", "seconds", "error"
 # strings by value and type (a pickle keeps no number's identity), dicts by identity
 FIXED_OBJECTS = ("edits_by_library", "edits_by_kind", "renamed", "facts")
 FIXED_VALUES = tuple(name for name in _SERIALISED if name not in HOLES and name not in FIXED_OBJECTS)
+FIXED = FIXED_VALUES + FIXED_OBJECTS
 
 
-def entry_template(result: FileResult) -> list[str]:
-    """`result`'s entry as the record writes it, cut around the `HOLES`: the texts before, between
-    and after them (each piece before a hole ends with its key and colon)."""
+def entry_template(result: FileResult) -> str:
+    """`result`'s entry as the record writes it, but with null in the `HOLES`."""
     d = {name: getattr(result, name) for name in _SERIALISED}
     for name in HOLES:
         d[name] = None
-    whole = _compact(d)  # as for the edits: the first '"NAME":null' is the key (see iter_json)
-    pieces, at = [], 0
-    for name in HOLES:
-        cut = whole.index(f'"{name}":null', at) + len(name) + 3
-        pieces.append(whole[at:cut])
-        at = cut + 4
-    pieces.append(whole[at:])
-    return pieces
+    return _compact(d)
 
 
 def _compact(value) -> str:

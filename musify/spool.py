@@ -31,12 +31,11 @@ from __future__ import annotations
 import json
 import os
 import tempfile
-from array import array
 from collections.abc import Iterator
 from operator import is_
 
 from musify.packed_edits import PackedEdits
-from musify.records import FIXED_OBJECTS, FIXED_VALUES, diagnostic_json, entry_template
+from musify.records import FIXED, FIXED_VALUES, diagnostic_json, entry_template
 
 FLUSH = 1 << 20  # bytes gathered before one write to the file
 
@@ -159,15 +158,15 @@ def _packed(n: int, text: str) -> PackedEdits:
 
 
 class Rendered:
-    """A file's record entry as rendered where it was migrated: the entry's text cut around the
-    fields that may still change (`records.entry_template`), the `Diagnostic` objects and the
-    values of the other fields it was rendered from, the diagnostics' JSON array after the
-    template, each element's length; the text in memory or at `at` in the spool."""
+    """A file's record entry as rendered when it arrived: the entry's text with null in the fields
+    that may still change (`records.HOLES`), then the diagnostics' JSON array (`tsize` is where it
+    starts), in memory or at `at` in the spool; and the `Diagnostic` objects and the values of the
+    other fields it was rendered from."""
 
-    __slots__ = ("at", "cuts", "diags", "fixed", "lengths", "size", "spool", "text")
+    __slots__ = ("at", "diags", "fixed", "size", "spool", "text", "tsize")
 
-    def __init__(self, diags: tuple, fixed: tuple, text: str, cuts: array, lengths: array) -> None:
-        self.diags, self.fixed, self.text, self.cuts, self.lengths = diags, fixed, text, cuts, lengths
+    def __init__(self, diags: tuple, fixed: tuple, text: str, tsize: int) -> None:
+        self.diags, self.fixed, self.text, self.tsize = diags, fixed, text, tsize
         self.size = len(text)
         self.spool: Spool | None = None
         self.at = 0
@@ -178,55 +177,33 @@ class Rendered:
             return self.text
         return self.spool.read(self.at, self.size)
 
-    def template_for(self, result, whole: str) -> list[str] | None:
-        """The template's pieces, when every field outside its holes still holds what it was
-        rendered from (a field replaced since, say a failed write's status, renders afresh)."""
-        values, objects = self.fixed
-        now = tuple(map(result.__getattribute__, FIXED_VALUES))
-        if now != values or tuple(map(type, now)) != tuple(map(type, values)) \
-                or not all(map(is_, map(result.__getattribute__, FIXED_OBJECTS), objects)):
-            return None
-        cuts, at, pieces = self.cuts, 0, []
-        for cut in cuts:
-            pieces.append(whole[at:cut])
-            at = cut
-        return pieces
+    def template_for(self, result) -> bool:
+        """Whether the template still holds: every field outside its holes still holds what it
+        was rendered from (a field replaced since, say a failed write's status, renders afresh)."""
+        now, then, n = tuple(map(result.__getattribute__, FIXED)), self.fixed, len(FIXED_VALUES)
+        return now[:n] == then[:n] and tuple(map(type, now[:n])) == tuple(map(type, then[:n])) \
+            and all(map(is_, now[n:], then[n:]))
 
     def json_for(self, diags: list, render, whole: str) -> str:
         """The JSON array of `diags`, the file's diagnostics now: the text as rendered when they
-        are the objects rendered, in order; else made of the rendered elements and `render(d)`
-        for each diagnostic not seen."""
-        mine, base = self.diags, self.cuts[-1]
+        are the objects rendered, in order; else rendered afresh by `render(d)`."""
+        mine = self.diags
         if len(diags) == len(mine) and all(map(is_, diags, mine)):
-            return whole[base:]
-        pieces, at = {}, base + 1
-        for d, size in zip(mine, self.lengths):
-            pieces[id(d)] = (d, whole[at:at + size])
-            at += size + 1
-        out = []
-        for d in diags:
-            seen = pieces.get(id(d))
-            out.append(seen[1] if seen is not None and seen[0] is d else render(d))
-        return "[" + ",".join(out) + "]"
+            return whole[self.tsize:]
+        return "[" + ",".join(map(render, diags)) + "]"
 
-    def __getstate__(self):  # pickled with its text, never with the spool; the arrays as bytes
-        return self.diags, self.fixed, self.read(), self.cuts.tobytes(), self.lengths.tobytes()
+    def __getstate__(self):  # pickled with its text, never with the spool
+        return self.diags, self.fixed, self.read(), self.tsize
 
     def __setstate__(self, state) -> None:
-        self.diags, self.fixed, self.text, cuts, lengths = state
-        self.cuts, self.lengths = array("I", cuts), array("I", lengths)
+        self.diags, self.fixed, self.text, self.tsize = state
         self.size, self.spool, self.at = len(self.text), None, 0
 
 
 def render_entry(result) -> Rendered:
     """`result`'s record entry rendered as the record writes it, but for the fields that may
     still change."""
-    texts = [diagnostic_json(d) for d in result.diagnostics]
     template = entry_template(result)
-    cuts, at = array("I"), 0
-    for piece in template:
-        at += len(piece)
-        cuts.append(at)
-    fixed = tuple(map(result.__getattribute__, FIXED_VALUES)), tuple(map(result.__getattribute__, FIXED_OBJECTS))
-    return Rendered(tuple(result.diagnostics), fixed,
-                    "".join(template) + "[" + ",".join(texts) + "]", cuts, array("I", map(len, texts)))
+    diags = "[" + ",".join(map(diagnostic_json, result.diagnostics)) + "]"
+    return Rendered(tuple(result.diagnostics), tuple(map(result.__getattribute__, FIXED)), template + diags,
+                    len(template))
