@@ -8,11 +8,17 @@
  * in_order(rows) -> bool: rows is an `EditList`'s array (start, end, field index per row); true
  *   when every start <= end and each edit ends at or before the next starts and differs from it
  *   (s0 < s1 or e0 < e1): the edits are merged as they are.
+ * merge_rows(rows) -> (rows, -1, -1, -1) | (None, kind, i, j) | None: the rows sorted by (start, end)
+ *   (stable) and checked as `merge` checks them: a new array of the same type code with the
+ *   rows in order; or the first problem in that order, kind 0 a negative span at row i, kind 1
+ *   rows i and j overlapping (the caller raises as the Python does); None when two rows share a
+ *   span (the Python orders those by their fields and collapses duplicates).
  * apply(text, rows, fields) -> str | None: `text` with each row's span replaced by
  *   fields[index][0]; None (the caller takes the Python path) unless the spans are in order
  *   inside the text and every replacement is a str, so the answer is always the Python one. */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
+#include <string.h>
 
 typedef struct {
     Py_buffer view;
@@ -55,6 +61,88 @@ static PyObject *in_order(PyObject *self, PyObject *arg) {
     }
     PyBuffer_Release(&r.view);
     return PyBool_FromLong(ok);
+}
+
+typedef struct {
+    long long s, e;
+    Py_ssize_t i;
+} Key;
+
+static int key_less(const Key *a, const Key *b) { return a->s < b->s || (a->s == b->s && a->e < b->e); }
+
+/* a stable merge sort of `k` (n items) using `tmp` */
+static void sort_keys(Key *k, Key *tmp, Py_ssize_t n) {
+    for (Py_ssize_t width = 1; width < n; width *= 2) {
+        for (Py_ssize_t lo = 0; lo < n; lo += 2 * width) {
+            Py_ssize_t mid = lo + width < n ? lo + width : n, hi = lo + 2 * width < n ? lo + 2 * width : n;
+            Py_ssize_t a = lo, b = mid, o = lo;
+            while (a < mid && b < hi) tmp[o++] = key_less(&k[b], &k[a]) ? k[b++] : k[a++];
+            while (a < mid) tmp[o++] = k[a++];
+            while (b < hi) tmp[o++] = k[b++];
+        }
+        memcpy(k, tmp, (size_t)n * sizeof(Key));
+    }
+}
+
+static PyObject *merge_rows(PyObject *self, PyObject *arg) {
+    Rows r;
+    if (rows_open(arg, &r) < 0) return NULL;
+    Py_ssize_t n = r.n / 3;
+    PyObject *result = NULL;
+    Key *keys = PyMem_Malloc((size_t)(n ? n : 1) * sizeof(Key)), *tmp = PyMem_Malloc((size_t)(n ? n : 1) * sizeof(Key));
+    if (!keys || !tmp) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    for (Py_ssize_t k = 0; k < n; k++) {
+        keys[k].s = rows_get(&r, 3 * k);
+        keys[k].e = rows_get(&r, 3 * k + 1);
+        keys[k].i = k;
+    }
+    sort_keys(keys, tmp, n);
+    for (Py_ssize_t k = 0; k + 1 < n; k++)
+        if (keys[k].s == keys[k + 1].s && keys[k].e == keys[k + 1].e) {
+            result = Py_NewRef(Py_None);
+            goto done;
+        }
+    long long prev_end = -1;  /* as the Python starts: a start below -1 "overlaps" row -1 */
+    Py_ssize_t prev = -1;
+    for (Py_ssize_t k = 0; k < n; k++) {
+        if (keys[k].s > keys[k].e) {
+            result = Py_BuildValue("(Oinn)", Py_None, 0, keys[k].i, (Py_ssize_t)-1);
+            goto done;
+        }
+        if (keys[k].s < prev_end) {
+            result = Py_BuildValue("(Oinn)", Py_None, 1, prev, keys[k].i);
+            goto done;
+        }
+        prev_end = keys[k].e;
+        prev = keys[k].i;
+    }
+    /* the sorted rows, in a new array of the same type code (array.array(typecode, bytes)) */
+    {
+        PyObject *array_mod = PyImport_ImportModule("array");
+        if (!array_mod) goto done;
+        Py_ssize_t size = r.view.itemsize;
+        PyObject *bytes = PyBytes_FromStringAndSize(NULL, 3 * n * size);
+        if (!bytes) {
+            Py_DECREF(array_mod);
+            goto done;
+        }
+        char *out = PyBytes_AS_STRING(bytes);
+        for (Py_ssize_t k = 0; k < n; k++)
+            memcpy(out + 3 * k * size, (const char *)r.view.buf + 3 * keys[k].i * size, (size_t)(3 * size));
+        PyObject *rows = PyObject_CallMethod(array_mod, "array", "sO", r.wide ? "q" : "i", bytes);
+        Py_DECREF(array_mod);
+        Py_DECREF(bytes);
+        if (!rows) goto done;
+        result = Py_BuildValue("(Ninn)", rows, -1, (Py_ssize_t)-1, (Py_ssize_t)-1);
+    }
+done:
+    PyMem_Free(keys);
+    PyMem_Free(tmp);
+    PyBuffer_Release(&r.view);
+    return result;
 }
 
 static PyObject *apply(PyObject *self, PyObject *args) {
@@ -137,6 +225,7 @@ done:
 
 static PyMethodDef methods[] = {
     {"in_order", in_order, METH_O, "in_order(rows) -> bool: the edits are merged as they are"},
+    {"merge_rows", merge_rows, METH_O, "merge_rows(rows) -> the rows in order, or the first problem, or None"},
     {"apply", apply, METH_VARARGS, "apply(text, rows, fields) -> str | None: the edited text"},
     {NULL, NULL, 0, NULL},
 };

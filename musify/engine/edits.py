@@ -116,6 +116,15 @@ def merge(edits: Iterable[Edit]) -> EditList:
     if all(s <= e for s, e in zip(starts, ends)) and all(
             e0 <= s1 and (s0 < s1 or e0 < e1) for s0, e0, s1, e1 in zip(starts, ends, starts[1:], ends[1:])):
         return edits  # in order, no overlap, no duplicate: already merged
+    if _NATIVE is not None:  # sorted and checked in C unless two edits share a span
+        found = _NATIVE.merge_rows(a)
+        if found is not None:
+            rows, problem, i, j = found
+            if rows is not None:
+                return EditList(rows, list(fields))
+            if problem == 0:
+                raise OverlappingEdits(f"edit with negative span: {edits[i]}")
+            raise OverlappingEdits(f"overlapping edits: {edits[i]} and {edits[j]}")
     n = len(starts)
     order: Iterable[int] = range(n)
     if any(starts[i] > starts[i + 1] or (starts[i] == starts[i + 1] and ends[i] >= ends[i + 1])
