@@ -1,4 +1,5 @@
-"""The identifier pass's fast tables (`fast_renames`) are what `_use_rule` would do rule by rule.
+"""The identifier pass's fast tables (`fast_renames`) are what `_use_rule` would do rule by rule,
+and the scanner identifiers' `select` is a plain filter.
 
 `_fast_renames` writes `Rule.replacement` and the `Edit` fields out in one loop over the rules;
 any rule it put in the wrong table would change the edits of every file that uses the name.
@@ -6,6 +7,10 @@ any rule it put in the wrong table would change the edits of every file that use
 
 from __future__ import annotations
 
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from musify.frontend.idents import Ctx, IdentList
 from musify.passes.identifiers import _fast_renames, fast_renames_reference
 from musify.rules import load_ruleset
 from musify.rules.model import Rule, RuleSet
@@ -39,3 +44,21 @@ def test_fast_tables_on_every_kind_of_rule() -> None:
     assert _fast_renames(rules) == fast_renames_reference(rules)
     fast, skip = _fast_renames(rules)
     assert set(fast) == {"cudaA", "cudaC", "cudaI"} and {"cudaB", "cudaD", "cudaJ"} <= skip
+
+
+NAMES = ["cudaA", "cudaB", "__shfl", "warpSize", "x"]
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.tuples(st.sampled_from(NAMES), st.sampled_from(list(Ctx))), max_size=12),
+       st.sets(st.sampled_from(NAMES + ["absent"])), st.sampled_from(["set", "frozenset", "dict", "list"]),
+       st.one_of(st.none(), st.sets(st.sampled_from(list(Ctx)))))
+def test_select_is_the_plain_filter(rows, asked, shape, contexts) -> None:
+    """`IdentList.select` (with its no-name-occurs shortcut) keeps exactly the identifiers a plain
+    filter keeps, in order, whatever kind of collection the names come in."""
+    idents = IdentList()
+    for k, (name, ctx) in enumerate(rows):
+        idents.add(3 * k, 3 * k + len(name), name, ctx)
+    names = {"set": set, "frozenset": frozenset, "dict": dict.fromkeys, "list": list}[shape](asked)
+    expected = [i for i in idents if i.name in names and (contexts is None or i.ctx in contexts)]
+    assert idents.select(names, contexts) == expected
