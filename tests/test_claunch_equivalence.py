@@ -141,3 +141,27 @@ start_texts = st.lists(st.one_of(st.sampled_from(START_FRAGMENTS), st.text(max_s
 def test_compiled_and_python_kernel_starts_are_identical(text: str) -> None:
     for lt in range(len(text) + 1):  # every offset, not only those of a '<<<'
         assert _claunch.kernel_start(text, lt) == launches._kernel_start_python(text, lt), (text, lt)
+
+
+# --- kernel definitions counted: `_claunch.count_kernels` against the Python count ----------
+
+KERNEL_FRAGMENTS = [
+    "__global__", "__global____global__", "x__global__", "__global__x", " void ", "k", "ké", "(", ")", "<", ">",
+    "<T>", "<int, 4>", "<a;b>", " <T> ", "\n", "\t", "\u00a0", ";", "{", "}", "__launch_bounds__(256)",
+    "__attribute__((x))", "alignas(8)", "__align__(4)", "/* __global__ void c( */", "// __global__ k(\n",
+    '"__global__ s("', "template <typename T>", "__global__ void k(int *a) {}", "1x(", "_(", "x" * 390,
+]
+kernel_texts = st.lists(st.one_of(st.sampled_from(KERNEL_FRAGMENTS), st.text(alphabet="_g(<>) \n;{", max_size=6)),
+                        max_size=30).map("".join)
+
+
+@needs_claunch
+@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(kernel_texts)
+@example("__global__ __launch_bounds__(256) void k(int a) {}")
+@example("__global__ void k<T, 4>\n(int a);")
+@example("__global__ void k<a{b>(int a);")
+@example("__global__ void k<a;b>(int a); __global__ void " + "x" * 400 + "(")
+def test_compiled_and_python_kernel_counts_are_identical(text: str) -> None:
+    codemap = CodeMap(scan_python(text).spans)
+    assert launches.count_kernel_defs(text, codemap) == launches.count_kernel_defs_python(text, codemap)

@@ -369,6 +369,93 @@ static PyObject *claunch_kernel_start(PyObject *Py_UNUSED(self), PyObject *args)
     return PyLong_FromSsize_t(kernel_start(PyUnicode_KIND(text), PyUnicode_DATA(text), PyUnicode_GET_LENGTH(text), lt));
 }
 
+/* launches.py `count_kernel_defs`: each `word` (`__global__`) standing alone in code, counted
+ * when `_DEF_NAME` (`([A-Za-z_]\w*)\s*(?:<[^;{()]*>\s*)?\(`) finds a name not in `not_names`
+ * in the 400 characters after it (successive matches, as `finditer` gives them). */
+static int is_not_name(int kind, const void *data, Py_ssize_t p, Py_ssize_t q, PyObject *not_names) {
+    for (Py_ssize_t k = 0; k < PyTuple_GET_SIZE(not_names); k++) {
+        PyObject *w = PyTuple_GET_ITEM(not_names, k);
+        Py_ssize_t len = PyUnicode_GET_LENGTH(w);
+        if (len != q - p) continue;
+        Py_ssize_t x = 0;
+        while (x < len && PyUnicode_READ_CHAR(w, x) == READ(p + x)) x++;
+        if (x == len) return 1;
+    }
+    return 0;
+}
+
+/* the next `_DEF_NAME` match at or after `from` within `hi`: its end (-1: none), name span */
+static Py_ssize_t def_name(int kind, const void *data, Py_ssize_t from, Py_ssize_t hi, Py_ssize_t *ns, Py_ssize_t *ne) {
+    for (Py_ssize_t p = from; p < hi; p++) {
+        if (!ascii_ident_start(READ(p))) continue;
+        Py_ssize_t q = p + 1;
+        while (q < hi && word_char(READ(q))) q++;
+        Py_ssize_t t = q;
+        while (t < hi && Py_UNICODE_ISSPACE(READ(t))) t++;
+        if (t >= hi) continue;
+        Py_ssize_t paren = -1;
+        if (READ(t) == '(') paren = t;
+        else if (READ(t) == '<') {
+            Py_ssize_t x = t + 1;  /* the first of ";{()" after '<': it must be the '(' */
+            while (x < hi) {
+                Py_UCS4 c = READ(x);
+                if (c == ';' || c == '{' || c == '(' || c == ')') break;
+                x++;
+            }
+            if (x < hi && READ(x) == '(') {
+                Py_ssize_t r = x - 1;
+                while (r > t && Py_UNICODE_ISSPACE(READ(r))) r--;
+                if (r > t && READ(r) == '>') paren = x;
+            }
+        }
+        if (paren >= 0) {
+            *ns = p;
+            *ne = q;
+            return paren + 1;
+        }
+    }
+    return -1;
+}
+
+static PyObject *claunch_count_kernels(PyObject *Py_UNUSED(self), PyObject *args) {
+    PyObject *text, *spans, *word, *not_names;
+    if (!PyArg_ParseTuple(args, "UOUO!:count_kernels", &text, &spans, &word, &PyTuple_Type, &not_names)) return NULL;
+    for (Py_ssize_t k = 0; k < PyTuple_GET_SIZE(not_names); k++)
+        if (!PyUnicode_Check(PyTuple_GET_ITEM(not_names, k))) {
+            PyErr_SetString(PyExc_TypeError, "count_kernels: not_names must be strings");
+            return NULL;
+        }
+    int kind = PyUnicode_KIND(text);
+    const void *data = PyUnicode_DATA(text);
+    Py_ssize_t n = PyUnicode_GET_LENGTH(text), wlen = PyUnicode_GET_LENGTH(word), count = 0;
+    Py_ssize_t *sp_start = NULL, *sp_end = NULL;
+    Py_ssize_t nspans = read_spans(spans, &sp_start, &sp_end);
+    if (nspans < 0) return NULL;
+    PyObject *result = NULL;
+    Py_ssize_t pos = 0;
+    while (wlen && pos <= n - wlen) {
+        Py_ssize_t s = PyUnicode_Find(text, word, pos, n, 1);
+        if (s == -2) goto done;
+        if (s < 0) break;
+        Py_ssize_t end = s + wlen;
+        pos = end;
+        if ((s && word_char(READ(s - 1))) || (end < n && word_char(READ(end)))) continue;  /* in a longer word */
+        if (span_at(sp_start, sp_end, nspans, s) >= 0) continue;  /* in a comment or literal */
+        Py_ssize_t hi = end + 400 < n ? end + 400 : n, from = end, ns, ne;
+        while ((from = def_name(kind, data, from, hi, &ns, &ne)) >= 0) {
+            if (!is_not_name(kind, data, ns, ne, not_names)) {
+                count++;
+                break;
+            }
+        }
+    }
+    result = PyLong_FromSsize_t(count);
+done:
+    PyMem_Free(sp_start);
+    PyMem_Free(sp_end);
+    return result;
+}
+
 static PyObject *claunch_definitions(PyObject *Py_UNUSED(self), PyObject *args) {
     PyObject *text, *spans, *candidates, *kernel_words = NULL;
     if (!PyArg_ParseTuple(args, "UOO|O!:definitions", &text, &spans, &candidates, &PyTuple_Type, &kernel_words))
@@ -457,6 +544,8 @@ static PyMethodDef methods[] = {
     {"definitions", claunch_definitions, METH_VARARGS,
      "definitions(text, spans, candidates[, kernel_words]) -> [(start, end, paren, brace, close)], or with\n"
      "kernel_words the function list's flat rows (start, body, end, name start, name end, is-kernel)"},
+    {"count_kernels", claunch_count_kernels, METH_VARARGS,
+     "count_kernels(text, spans, word, not_names) -> int: launches.count_kernel_defs in C"},
     {"kernel_start", claunch_kernel_start, METH_VARARGS,
      "kernel_start(text, lt) -> int: launches._kernel_start in C"},
     {NULL, NULL, 0, NULL},

@@ -317,10 +317,24 @@ def iter_kernel_defs(text: str, codemap: CodeMap | None = None,
 
 
 def count_kernel_defs(text: str, codemap: CodeMap) -> int:
-    """How many `iter_kernel_defs` yields, without making them (the structure pass only counts)."""
+    """How many `iter_kernel_defs` yields, without making them (the structure pass only counts):
+    `_claunch.count_kernels` where it was built (tests/test_claunch_equivalence.py), else
+    `count_kernel_defs_python`."""
+    if "__global__" not in text:
+        return 0
+    if _NATIVE is None:
+        return count_kernel_defs_python(text, codemap)
+    return _NATIVE.count_kernels(text, codemap.spans(), "__global__", _NOT_NAME_LIST)
+
+
+def count_kernel_defs_python(text: str, codemap: CodeMap) -> int:
+    """`count_kernel_defs` in Python: the reference the compiled count is tested against."""
     if "__global__" not in text:
         return 0
     return sum(1 for _ in _kernel_def_names(text, codemap))
+
+
+_NOT_NAME_LIST = tuple(sorted(_NOT_NAMES))
 
 
 _KERNEL_WORD = re.compile(r"__global__")  # a literal: the regex engine's fast search (no look-behind)
