@@ -11,7 +11,7 @@ this name used" (`select`) without an `Ident` per identifier of the file.
 from __future__ import annotations
 
 from array import array
-from collections.abc import Iterable, Iterator, KeysView
+from collections.abc import Iterable, Iterator
 from enum import IntEnum
 from typing import NamedTuple
 
@@ -87,8 +87,7 @@ class IdentList(Rows):
         identifier, and only the identifiers selected become `Ident`s."""
         a = self._a
         if names is not None:
-            probe = names.keys() if isinstance(names, dict) else names
-            if isinstance(probe, (set, frozenset, KeysView)) and probe.isdisjoint(self._names.values):
+            if isinstance(names, (set, frozenset)) and names.isdisjoint(self._names.values):
                 return []  # none of the names occurs (asked in C: most files hold none of a pass's names)
             ids = {i for i, name in enumerate(self._names.values) if name in names}
             if not ids:

@@ -30,17 +30,12 @@ def decode(scale: str, value: int) -> str:
 
 
 def _scales(ctx: PassContext) -> dict[str, str]:
-    """Version macro name -> its scale tag, made again only when a tag's set of names changed
-    (kept on the rule set, as warp_size keeps its names; adding a rule replaces a tag's set)."""
-    sets = tuple(map(ctx.ruleset.tagged, SCALES))
-    made = getattr(ctx.ruleset, "_version_scales", None)
-    if made is None or any(a is not b for a, b in zip(made[0], sets)):
-        out: dict[str, str] = {}
-        for scale, names in zip(SCALES, sets):
-            for name in names:
-                out.setdefault(name, scale)
-        made = ctx.ruleset._version_scales = (sets, out)  # type: ignore[attr-defined]
-    return made[1]
+    """Version macro name -> its scale tag."""
+    out: dict[str, str] = {}
+    for scale in SCALES:
+        for name in ctx.ruleset.tagged(scale):
+            out.setdefault(name, scale)
+    return out
 
 
 def run(ctx: PassContext) -> list[Edit]:
