@@ -94,8 +94,8 @@ def run(ctx: PassContext) -> list[Edit]:
     for fn in functions:
         if (has_trigger(text, fn.body_start, fn.end) or _any_in(results, fn) or (
                 _any_in(shuffles, fn) and _standalone(_SIXTEEN_AHEAD, text, fn.body_start, fn.end))) \
-                and may_report(text[fn.start:fn.end], names):
-            _check_function(ctx, fn, names)
+                and may_report(snippet := text[fn.start:fn.end], names):
+            _check_function(ctx, fn, names, snippet)
     return []
 
 
@@ -159,8 +159,9 @@ def _any_in(offsets: list[int], fn: DeviceFunction) -> bool:
     return i < len(offsets) and offsets[i] < fn.end
 
 
-def _check_function(ctx: PassContext, fn: DeviceFunction, names: _Names) -> None:
-    snippet = ctx.text[fn.start:fn.end]
+def _check_function(ctx: PassContext, fn: DeviceFunction, names: _Names, snippet: str | None = None) -> None:
+    if snippet is None:
+        snippet = ctx.text[fn.start:fn.end]
     tree = syntax.parse_toplevel(snippet)
     to_char = _offset_converter(snippet)
     arch = ctx.options.arch
@@ -238,10 +239,14 @@ def _check_call(node, names: _Names, masks: set[str], report) -> None:
 
 def _check_binary(node, names: _Names, derived: set[str], masks: set[str], report) -> None:
     op = node.child_by_field_name("operator")
-    left, right = node.child_by_field_name("left"), node.child_by_field_name("right")
-    if op is None or left is None or right is None:
+    if op is None:
         return
     op_text = _text(op)
+    if op_text not in _CHECKED_OPS:
+        return  # `+`, `*`, `&&`, ...: no check below looks at them (operands not read)
+    left, right = node.child_by_field_name("left"), node.child_by_field_name("right")
+    if left is None or right is None:
+        return
     left_text, right_text = _text(left), _text(right)
     lval, rval = int_value(left_text), int_value(right_text)
     if op_text in ("==", "!="):
@@ -286,6 +291,8 @@ def _encoded(names: frozenset[str]) -> tuple[bytes, ...]:
 
 
 _COMPARISONS = frozenset({"==", "!=", "<", ">", "<=", ">="})
+# every operator `_check_binary` can report on: the comparisons and the lane arithmetic's
+_CHECKED_OPS = _COMPARISONS | {op for op, _ in _LANE_ARITH}
 
 
 def _is_warp_offset_loop(node, names: _Names) -> bool:
