@@ -200,7 +200,7 @@ def _template_use(text: str, end: int) -> bool:
 
 def _qualified_rule(text: str, start: int, entries: list) -> Rule | None:
     """The rule whose qualifier (`thrust::` in `thrust::cuda`) precedes the name at `start`."""
-    for quals, rule in sorted(entries, key=lambda e: -len(e[0])):
+    for quals, rule in entries if len(entries) == 1 else sorted(entries, key=lambda e: -len(e[0])):
         pos = start
         ok = True
         for q in reversed(quals):
