@@ -148,7 +148,7 @@ def merge(edits: Iterable[Edit]) -> EditList:
 
 def apply(text: str, edits: list[Edit]) -> str:
     """Apply merged edits; text outside them is copied unchanged."""
-    if _NATIVE is not None and isinstance(edits, EditList):
+    if _NATIVE is not None and isinstance(edits, EditList) and type(edits._fields.values) is list:
         new = _NATIVE.apply(text, edits._a, edits._fields.values)
         if new is not None:  # None: spans out of order or outside the text, done as below
             return new
@@ -160,7 +160,7 @@ def apply_pieces(text: str, edits: list[Edit], per_piece: int = 4096) -> Iterato
     file with a million edits is never a million small strings at once."""
     pos = 0
     if isinstance(edits, EditList) and len(edits) <= per_piece:  # most files: one piece
-        if _NATIVE is not None:
+        if _NATIVE is not None and type(edits._fields.values) is list:
             new = _NATIVE.apply(text, edits._a, edits._fields.values)
             if new is not None:
                 yield new
