@@ -26,7 +26,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from musify import lifeline, writers
+from musify import collector, lifeline, writers
 from musify.runner import FileJob, migrate_file
 from musify.writer_thread import port_writer
 
@@ -110,7 +110,8 @@ def run_jobs(todo: list[tuple[int, FileJob]], ruleset: RuleSet, options: Options
     """(index, result, new bytes) for every job, in `todo`'s order; with `writes`, each port is
     already written when its result is yielded."""
     if options.jobs <= 1 or len(todo) < 2:
-        with port_writer(writes if len(todo) > 1 and THREAD else None) as writer:
+        # the run's long-lived objects (modules, rules, plan) out of every collection meanwhile
+        with collector.frozen(), port_writer(writes if len(todo) > 1 and THREAD else None) as writer:
             for i, job in todo:
                 result, data = migrate_file(job, ruleset, options, project)
                 if writer is not None:
