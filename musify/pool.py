@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from musify import collector, lifeline, writers
-from musify.runner import FileJob, migrate_file
+from musify.runner import FileJob, migrate_file_stated
 from musify.writer_thread import port_writer
 
 if TYPE_CHECKING:
@@ -65,9 +65,9 @@ def _init_worker(options: Options, project: ProjectInfo, out_dir: str | None) ->
 
 def _work(item: tuple[int, FileJob]) -> tuple[int, FileResult, bytes | None, str | None]:
     i, job = item
-    result, data = migrate_file(job, _WORKER["ruleset"], _WORKER["options"], _WORKER["project"])
+    result, data, st = migrate_file_stated(job, _WORKER["ruleset"], _WORKER["options"], _WORKER["project"])
     out_dir = _WORKER["out_dir"]
-    failed = write_port(job, result, data, out_dir) if out_dir is not None else None
+    failed = write_port(job, result, data, out_dir, st) if out_dir is not None else None
     return i, result, data, failed
 
 
@@ -77,13 +77,18 @@ def has_port(result: FileResult, data: bytes | None) -> bool:
     return not (result.status == "failed" and data is None)
 
 
-def write_port(job: FileJob, result: FileResult, data: bytes | None, out_dir: str) -> str | None:
+def write_port(job: FileJob, result: FileResult, data: bytes | None, out_dir: str,
+               st: os.stat_result | None = None) -> str | None:
     """Write one migrated file's port (or a copy of an unmigrated one) into the output tree;
-    None, or the cause when the write failed (reported with the record, like any write)."""
+    None, or the cause when the write failed (reported with the record, like any write). `st`:
+    the source's stat as the runner read it (else the source is stat'ed now)."""
     if not has_port(result, data):
         return None
     try:
-        writers.write_into(out_dir, result.output_path, data, job.abspath)
+        if st is not None and data is not None:
+            writers.write_stated(out_dir, result.output_path, data, job.abspath, st)
+        else:
+            writers.write_into(out_dir, result.output_path, data, job.abspath)
     except OSError as exc:
         return exc.strerror or str(exc)
     return None
@@ -113,12 +118,12 @@ def run_jobs(todo: list[tuple[int, FileJob]], ruleset: RuleSet, options: Options
         # the run's long-lived objects (modules, rules, plan) out of every collection meanwhile
         with collector.frozen(), port_writer(writes if len(todo) > 1 and THREAD else None) as writer:
             for i, job in todo:
-                result, data = migrate_file(job, ruleset, options, project)
+                result, data, st = migrate_file_stated(job, ruleset, options, project)
                 if writer is not None:
                     if has_port(result, data):
-                        writer.put(i, result.output_path, data, job.abspath)
+                        writer.put(i, result.output_path, data, job.abspath, st)
                 elif writes is not None:
-                    writes.done[i] = write_port(job, result, data, writes.out_dir)
+                    writes.done[i] = write_port(job, result, data, writes.out_dir, st)
                 yield i, result, data
         return
     import multiprocessing

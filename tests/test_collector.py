@@ -60,13 +60,13 @@ def test_one_process_run_freezes_while_migrating_and_unfreezes(tmp_path, monkeyp
     for n in range(3):
         (src / f"k{n}.cu").write_text("cudaMalloc(&p, 4);\n")
     seen = []
-    real = pool.migrate_file
+    real = pool.migrate_file_stated
 
     def counting(*args, **kwargs):
         seen.append(gc.get_freeze_count())
         return real(*args, **kwargs)
 
-    monkeypatch.setattr(pool, "migrate_file", counting)
+    monkeypatch.setattr(pool, "migrate_file_stated", counting)
     record, _ = migrate([str(src)], Options(jobs=1, cache=False), mode="out", out_dir=str(tmp_path / "out"))
     assert [f.status for f in record.files] == ["migrated"] * 3
     assert len(seen) == 3 and min(seen) > 0  # frozen for every file

@@ -9,11 +9,11 @@ import os
 from types import ModuleType
 
 
-def load(name: str) -> ModuleType | None:
-    """`musify.frontend.<name>`, or None when it was not built or MUSIFY_PURE_PYTHON is set."""
+def load(name: str, package: str = "musify.frontend") -> ModuleType | None:
+    """`<package>.<name>`, or None when it was not built or MUSIFY_PURE_PYTHON is set."""
     if os.environ.get("MUSIFY_PURE_PYTHON", "") not in ("", "0"):
         return None
     try:
-        return importlib.import_module(f"musify.frontend.{name}")
+        return importlib.import_module(f"{package}.{name}")
     except ImportError:
         return None
