@@ -23,6 +23,7 @@ import sys
 from array import array
 from collections.abc import Iterable, Iterator, Sequence
 from itertools import chain
+from json.encoder import encode_basestring_ascii
 
 from musify.engine.edits import EditList
 
@@ -54,16 +55,18 @@ def _tail(fields: tuple) -> str:
 
 
 def _quoted(s: str) -> str:
-    """`json.dumps(s)`, remembered across files (names and library labels repeat)."""
+    """`json.dumps(s)`, remembered across files (names and library labels repeat): the very
+    function `dumps` quotes a string with, called directly (no encoder made per string)."""
     q = _QUOTED.get(s)
     if q is None:
-        q = json.dumps(s)
+        q = _QUOTE(s) if type(s) is str else json.dumps(s)
         if len(_QUOTED) >= _REMEMBER:
             _QUOTED.clear()
         _QUOTED[s] = q
     return q
 
 
+_QUOTE = encode_basestring_ascii  # what json.dumps(a str) returns (ensure_ascii, its default)
 _TAILS: dict[tuple, str] = {}
 _QUOTED: dict[str, str] = {}
 _REMEMBER = 1 << 16  # entries each memo keeps at most (cleared when full: a bound, not an LRU)
