@@ -87,10 +87,7 @@ class EditList(Rows):
         """(fields after the span, how many edits have them) for each distinct field tuple: the
         run record's statistics without an `Edit` per edit."""
         values = self._fields.values
-        fids = self._a[2::3]
-        if len(values) <= 16:  # most files: a few tuples, each counted by one pass in C
-            return [(v, c) for v, c in zip(values, map(fids.count, range(len(values)))) if c]
-        return [(values[f], c) for f, c in sorted(Counter(fids).items())]  # counted in C
+        return [(values[f], c) for f, c in sorted(Counter(self._a[2::3]).items())]  # counted in C
 
 
 def _edit(s: int, e: int, fields: tuple) -> Edit:
