@@ -98,6 +98,7 @@ DEF_FRAGMENTS = [
     "{", "}", ";", "=", "[", "]", " ", "\n", "a", "x__device__", "__device__x", "template <int N>",
     "__device__ T g<N>(T v) const {", ") -> int {", ") : m(0) {", "/* __device__ f() { */", "// (\n",
     '"{"', "'}'", 'R"(})"', "/* never closed", "__launch_bounds__(256)", "é", "return 32;",
+    "k<float, 4>", "<", ">", " <T> ", "x1", "ß", "\u00a0", "\u2003", "\t", "\n(", "__global__ void ké<T>\n(",
 ]
 def_texts = st.lists(st.one_of(st.sampled_from(DEF_FRAGMENTS), st.text(alphabet="(){};=[] \n/*\"'_a", max_size=8)),
                      max_size=40).map("".join)
@@ -109,6 +110,7 @@ def_texts = st.lists(st.one_of(st.sampled_from(DEF_FRAGMENTS), st.text(alphabet=
 @example("__global__ void k(int *a) { if (a) { a[0] = 1; } }\n__device__ int f(int x) { return x; }")
 @example("__device__ void a() { __device__ void b() {} ( { } __global__ void c() {}")
 @example("__device__ int f(( { }")
+@example("__global__ void k\t(int a) {}\n__device__ T g <N>\n(T v) {}\n__global__ void ké<T>\u00a0(int) {}")
 def test_compiled_and_python_device_functions_are_identical(text: str) -> None:
     from musify.passes.hazards import common
 
@@ -116,3 +118,50 @@ def test_compiled_and_python_device_functions_are_identical(text: str) -> None:
     codemap = CodeMap(scan_python(text).spans)
     compiled = list(common.device_functions(text, codemap, kernel, device))
     assert compiled == list(common.device_functions_python(text, CodeMap(scan_python(text).spans), kernel, device))
+
+
+# --- launch detection's kernel start: `_claunch.kernel_start` against the Python one --------
+
+START_FRAGMENTS = [
+    "<<<", "k", "ns::k", "::k", " :: ", "::", "k<float, 4>", "k<T<U>>", "<", ">", ">>", "(", ")", ";", "{", "}",
+    " ", "\t", "\n", "\\\n", "\r\n", "é", "ß", "x1", "1x", "_", "a.b", "p->", "obj.template f<int>",
+    "(*fp)", "arr[0]", "\u00a0", "k_c0", "__global__", "<" * 3 + "x", "x" * 300,
+]
+start_texts = st.lists(st.one_of(st.sampled_from(START_FRAGMENTS), st.text(max_size=4)), max_size=30).map("".join)
+
+
+@needs_claunch
+@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(start_texts)
+@example("> <<<")
+@example("<T>::k<<<")  # a name after template arguments at the very start: Python reads text[-1]
+@example("<T>::k<<<)")
+@example("a::>k<<<")
+@example("x" * 300 + " k<<<")
+def test_compiled_and_python_kernel_starts_are_identical(text: str) -> None:
+    for lt in range(len(text) + 1):  # every offset, not only those of a '<<<'
+        assert _claunch.kernel_start(text, lt) == launches._kernel_start_python(text, lt), (text, lt)
+
+
+# --- kernel definitions counted: `_claunch.count_kernels` against the Python count ----------
+
+KERNEL_FRAGMENTS = [
+    "__global__", "__global____global__", "x__global__", "__global__x", " void ", "k", "ké", "(", ")", "<", ">",
+    "<T>", "<int, 4>", "<a;b>", " <T> ", "\n", "\t", "\u00a0", ";", "{", "}", "__launch_bounds__(256)",
+    "__attribute__((x))", "alignas(8)", "__align__(4)", "/* __global__ void c( */", "// __global__ k(\n",
+    '"__global__ s("', "template <typename T>", "__global__ void k(int *a) {}", "1x(", "_(", "x" * 390,
+]
+kernel_texts = st.lists(st.one_of(st.sampled_from(KERNEL_FRAGMENTS), st.text(alphabet="_g(<>) \n;{", max_size=6)),
+                        max_size=30).map("".join)
+
+
+@needs_claunch
+@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(kernel_texts)
+@example("__global__ __launch_bounds__(256) void k(int a) {}")
+@example("__global__ void k<T, 4>\n(int a);")
+@example("__global__ void k<a{b>(int a);")
+@example("__global__ void k<a;b>(int a); __global__ void " + "x" * 400 + "(")
+def test_compiled_and_python_kernel_counts_are_identical(text: str) -> None:
+    codemap = CodeMap(scan_python(text).spans)
+    assert launches.count_kernel_defs(text, codemap) == launches.count_kernel_defs_python(text, codemap)

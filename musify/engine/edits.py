@@ -13,7 +13,11 @@ from itertools import islice
 from operator import itemgetter
 from typing import NamedTuple
 
+from musify.frontend import compiled
 from musify.rows import Rows, Table
+
+# the order check and the apply in C (_cedits.c), or None: the Python below is the reference
+_NATIVE = compiled.load("_cedits", "musify.engine")
 
 
 class Edit(NamedTuple):  # a NamedTuple: cheap to make by the thousand, hashable, ordered
@@ -106,10 +110,21 @@ def merge(edits: Iterable[Edit]) -> EditList:
         if a and a[0] > a[1]:
             raise OverlappingEdits(f"edit with negative span: {edits[0]}")
         return edits
+    if _NATIVE is not None and _NATIVE.in_order(a):
+        return edits  # in order, no overlap, no duplicate: already merged (the check below, in C)
     starts, ends, fids = a[0::3], a[1::3], a[2::3]
     if all(s <= e for s, e in zip(starts, ends)) and all(
             e0 <= s1 and (s0 < s1 or e0 < e1) for s0, e0, s1, e1 in zip(starts, ends, starts[1:], ends[1:])):
         return edits  # in order, no overlap, no duplicate: already merged
+    if _NATIVE is not None:  # sorted and checked in C unless two edits share a span
+        found = _NATIVE.merge_rows(a)
+        if found is not None:
+            rows, problem, i, j = found
+            if rows is not None:
+                return EditList(rows, list(fields))
+            if problem == 0:
+                raise OverlappingEdits(f"edit with negative span: {edits[i]}")
+            raise OverlappingEdits(f"overlapping edits: {edits[i]} and {edits[j]}")
     n = len(starts)
     order: Iterable[int] = range(n)
     if any(starts[i] > starts[i + 1] or (starts[i] == starts[i + 1] and ends[i] >= ends[i + 1])
@@ -133,6 +148,10 @@ def merge(edits: Iterable[Edit]) -> EditList:
 
 def apply(text: str, edits: list[Edit]) -> str:
     """Apply merged edits; text outside them is copied unchanged."""
+    if _NATIVE is not None and isinstance(edits, EditList) and type(edits._fields.values) is list:
+        new = _NATIVE.apply(text, edits._a, edits._fields.values)
+        if new is not None:  # None: spans out of order or outside the text, done as below
+            return new
     return "".join(apply_pieces(text, edits))
 
 
@@ -141,6 +160,11 @@ def apply_pieces(text: str, edits: list[Edit], per_piece: int = 4096) -> Iterato
     file with a million edits is never a million small strings at once."""
     pos = 0
     if isinstance(edits, EditList) and len(edits) <= per_piece:  # most files: one piece
+        if _NATIVE is not None and type(edits._fields.values) is list:
+            new = _NATIVE.apply(text, edits._a, edits._fields.values)
+            if new is not None:
+                yield new
+                return
         parts: list[str] = []
         a = edits._a
         for start, end, replacement in zip(a[0::3], a[1::3], edits.replacements()):

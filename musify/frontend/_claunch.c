@@ -261,9 +261,205 @@ static Py_ssize_t closer_of(const Pairs *p, Py_ssize_t pos) {
     return (lo < p->n && p->open[lo] == pos) ? p->close[lo] : -1;
 }
 
+#define READ(i) PyUnicode_READ(kind, data, (i))
+
+static inline int ascii_ident_start(Py_UCS4 c) { return c == '_' || (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z'); }
+static inline int word_char(Py_UCS4 c) { return c == '_' || Py_UNICODE_ISALNUM(c); }
+
+/* `hazards/common.py _NAME_BEFORE_PAREN.search(text, lo, hi)`, the regex
+ * `([A-Za-z_]\w*)\s*(?:<[^;{()]*>\s*)?$`: the leftmost start whose word run, blanks and optional
+ * template arguments reach `hi` (a `$` before a final newline is reached the same way, the
+ * newline being a blank). Sets the name's span; 0 when there is none. */
+static int name_before(int kind, const void *data, Py_ssize_t lo, Py_ssize_t hi, Py_ssize_t *ns, Py_ssize_t *ne) {
+    for (Py_ssize_t p = lo; p < hi; p++) {
+        if (!ascii_ident_start(READ(p))) continue;
+        Py_ssize_t q = p + 1;
+        while (q < hi && word_char(READ(q))) q++;
+        Py_ssize_t t = q;
+        while (t < hi && Py_UNICODE_ISSPACE(READ(t))) t++;
+        int ok = t == hi;
+        if (!ok && READ(t) == '<') {
+            Py_ssize_t r = hi - 1;  /* the '>' closing the arguments: the last character not blank */
+            while (r > t && Py_UNICODE_ISSPACE(READ(r))) r--;
+            ok = r > t && READ(r) == '>';
+            for (Py_ssize_t x = t + 1; ok && x < r; x++) {
+                Py_UCS4 c = READ(x);
+                ok = !(c == ';' || c == '{' || c == '(' || c == ')');
+            }
+        }
+        if (ok) {
+            *ns = p;
+            *ne = q;
+            return 1;
+        }
+    }
+    return 0;
+}
+
+/* launches.py `_kernel_start`: where the kernel expression ending before the '<<<' at `lt`
+ * starts (-1: none), with `_skip_ws_back`, `_match_angle_back` and `ident_ending_at` inline */
+static Py_ssize_t skip_back(int kind, const void *data, Py_ssize_t i) {
+    while (i >= 0 && blank(READ(i))) i--;
+    return i;
+}
+
+static Py_ssize_t word_run_start(int kind, const void *data, Py_ssize_t lo, Py_ssize_t end) {
+    Py_ssize_t r = end;
+    while (r > lo && word_char(READ(r - 1))) r--;
+    return r;
+}
+
+static Py_ssize_t first_ident_start(int kind, const void *data, Py_ssize_t lo, Py_ssize_t end) {
+    for (Py_ssize_t s = lo; s < end; s++)
+        if (ascii_ident_start(READ(s))) return s;
+    return -1;
+}
+
+static Py_ssize_t ident_ending_at(int kind, const void *data, Py_ssize_t lo, Py_ssize_t hi) {
+    Py_ssize_t best = first_ident_start(kind, data, word_run_start(kind, data, lo, hi), hi);
+    if (hi - 1 >= lo && READ(hi - 1) == '\n') {
+        Py_ssize_t s = first_ident_start(kind, data, word_run_start(kind, data, lo, hi - 1), hi - 1);
+        if (s >= 0 && (best < 0 || s < best)) best = s;
+    }
+    return best;
+}
+
+#define BACK_LIMIT 4096
+
+static Py_ssize_t kernel_start(int kind, const void *data, Py_ssize_t n, Py_ssize_t lt) {
+    Py_ssize_t i = skip_back(kind, data, lt - 1), start = -1;
+    while (i >= 0) {
+        if (READ(i) == '>') {
+            Py_ssize_t depth = 0, j = -1, floor = i - BACK_LIMIT < -1 ? -1 : i - BACK_LIMIT;
+            for (Py_ssize_t x = i; x > floor; x--) {
+                Py_UCS4 c = READ(x);
+                if (c == '>') depth++;
+                else if (c == '<') {
+                    if (--depth == 0) {
+                        j = x;
+                        break;
+                    }
+                } else if (c == ';' || c == '{' || c == '}') break;
+            }
+            if (j < 0) return -1;
+            i = skip_back(kind, data, j - 1);
+        }
+        Py_ssize_t found = ident_ending_at(kind, data, i - 256 > 0 ? i - 256 : 0, i + 1);
+        if (found < 0) return READ(i >= 0 ? i : i + n) != ')' ? start : -1;  /* text[-1] as Python reads it */
+        start = found;
+        Py_ssize_t k = skip_back(kind, data, start - 1);
+        if (k >= 1 && READ(k) == ':' && READ(k - 1) == ':') {
+            i = skip_back(kind, data, k - 2);
+            if (i < 0 || !(word_char(READ(i)) || READ(i) == '>')) return k - 1;  /* a leading '::' */
+            continue;
+        }
+        return start;
+    }
+    return start;
+}
+
+static PyObject *claunch_kernel_start(PyObject *Py_UNUSED(self), PyObject *args) {
+    PyObject *text;
+    Py_ssize_t lt;
+    if (!PyArg_ParseTuple(args, "Un:kernel_start", &text, &lt)) return NULL;
+    if (lt < 0 || lt > PyUnicode_GET_LENGTH(text)) {
+        PyErr_SetString(PyExc_IndexError, "kernel_start: offset outside the text");
+        return NULL;
+    }
+    return PyLong_FromSsize_t(kernel_start(PyUnicode_KIND(text), PyUnicode_DATA(text), PyUnicode_GET_LENGTH(text), lt));
+}
+
+/* launches.py `count_kernel_defs`: each `word` (`__global__`) standing alone in code, counted
+ * when `_DEF_NAME` (`([A-Za-z_]\w*)\s*(?:<[^;{()]*>\s*)?\(`) finds a name not in `not_names`
+ * in the 400 characters after it (successive matches, as `finditer` gives them). */
+static int is_not_name(int kind, const void *data, Py_ssize_t p, Py_ssize_t q, PyObject *not_names) {
+    for (Py_ssize_t k = 0; k < PyTuple_GET_SIZE(not_names); k++) {
+        PyObject *w = PyTuple_GET_ITEM(not_names, k);
+        Py_ssize_t len = PyUnicode_GET_LENGTH(w);
+        if (len != q - p) continue;
+        Py_ssize_t x = 0;
+        while (x < len && PyUnicode_READ_CHAR(w, x) == READ(p + x)) x++;
+        if (x == len) return 1;
+    }
+    return 0;
+}
+
+/* the next `_DEF_NAME` match at or after `from` within `hi`: its end (-1: none), name span */
+static Py_ssize_t def_name(int kind, const void *data, Py_ssize_t from, Py_ssize_t hi, Py_ssize_t *ns, Py_ssize_t *ne) {
+    for (Py_ssize_t p = from; p < hi; p++) {
+        if (!ascii_ident_start(READ(p))) continue;
+        Py_ssize_t q = p + 1;
+        while (q < hi && word_char(READ(q))) q++;
+        Py_ssize_t t = q;
+        while (t < hi && Py_UNICODE_ISSPACE(READ(t))) t++;
+        if (t >= hi) continue;
+        Py_ssize_t paren = -1;
+        if (READ(t) == '(') paren = t;
+        else if (READ(t) == '<') {
+            Py_ssize_t x = t + 1;  /* the first of ";{()" after '<': it must be the '(' */
+            while (x < hi) {
+                Py_UCS4 c = READ(x);
+                if (c == ';' || c == '{' || c == '(' || c == ')') break;
+                x++;
+            }
+            if (x < hi && READ(x) == '(') {
+                Py_ssize_t r = x - 1;
+                while (r > t && Py_UNICODE_ISSPACE(READ(r))) r--;
+                if (r > t && READ(r) == '>') paren = x;
+            }
+        }
+        if (paren >= 0) {
+            *ns = p;
+            *ne = q;
+            return paren + 1;
+        }
+    }
+    return -1;
+}
+
+static PyObject *claunch_count_kernels(PyObject *Py_UNUSED(self), PyObject *args) {
+    PyObject *text, *spans, *word, *not_names;
+    if (!PyArg_ParseTuple(args, "UOUO!:count_kernels", &text, &spans, &word, &PyTuple_Type, &not_names)) return NULL;
+    for (Py_ssize_t k = 0; k < PyTuple_GET_SIZE(not_names); k++)
+        if (!PyUnicode_Check(PyTuple_GET_ITEM(not_names, k))) {
+            PyErr_SetString(PyExc_TypeError, "count_kernels: not_names must be strings");
+            return NULL;
+        }
+    int kind = PyUnicode_KIND(text);
+    const void *data = PyUnicode_DATA(text);
+    Py_ssize_t n = PyUnicode_GET_LENGTH(text), wlen = PyUnicode_GET_LENGTH(word), count = 0;
+    Py_ssize_t *sp_start = NULL, *sp_end = NULL;
+    Py_ssize_t nspans = read_spans(spans, &sp_start, &sp_end);
+    if (nspans < 0) return NULL;
+    PyObject *result = NULL;
+    Py_ssize_t pos = 0;
+    while (wlen && pos <= n - wlen) {
+        Py_ssize_t s = PyUnicode_Find(text, word, pos, n, 1);
+        if (s == -2) goto done;
+        if (s < 0) break;
+        Py_ssize_t end = s + wlen;
+        pos = end;
+        if ((s && word_char(READ(s - 1))) || (end < n && word_char(READ(end)))) continue;  /* in a longer word */
+        if (span_at(sp_start, sp_end, nspans, s) >= 0) continue;  /* in a comment or literal */
+        Py_ssize_t hi = end + 400 < n ? end + 400 : n, from = end, ns, ne;
+        while ((from = def_name(kind, data, from, hi, &ns, &ne)) >= 0) {
+            if (!is_not_name(kind, data, ns, ne, not_names)) {
+                count++;
+                break;
+            }
+        }
+    }
+    result = PyLong_FromSsize_t(count);
+done:
+    PyMem_Free(sp_start);
+    PyMem_Free(sp_end);
+    return result;
+}
+
 static PyObject *claunch_definitions(PyObject *Py_UNUSED(self), PyObject *args) {
-    PyObject *text, *spans, *candidates;
-    if (!PyArg_ParseTuple(args, "UOO:definitions", &text, &spans, &candidates)) return NULL;
+    PyObject *text, *spans, *candidates, *kernel_words = NULL;
+    if (!PyArg_ParseTuple(args, "UOO|O!:definitions", &text, &spans, &candidates, &PyTuple_Type, &kernel_words))
+        return NULL;
     int kind = PyUnicode_KIND(text);
     const void *data = PyUnicode_DATA(text);
     Py_ssize_t n = PyUnicode_GET_LENGTH(text);
@@ -302,12 +498,31 @@ static PyObject *claunch_definitions(PyObject *Py_UNUSED(self), PyObject *args) 
         if (brace < 0 || PyUnicode_READ(kind, data, brace) == ';') continue;
         Py_ssize_t shut = closer_of(&pairs[1], brace);
         if (shut < 0) continue;
-        PyObject *row = Py_BuildValue("(nnnnn)", start, end, paren, brace, shut + 1);
-        if (!row || PyList_Append(out, row) < 0) {
-            Py_XDECREF(row);
-            goto done;
+        if (kernel_words) {  /* the function list's row: start, body, end, name span, is-kernel */
+            Py_ssize_t ns = -1, ne = -1, is_kernel = 0;
+            name_before(kind, data, end, paren, &ns, &ne);
+            for (Py_ssize_t w = 0; w < PyTuple_GET_SIZE(kernel_words) && !is_kernel; w++) {
+                Py_ssize_t at = PyUnicode_Find(text, PyTuple_GET_ITEM(kernel_words, w), start, paren, 1);
+                if (at == -2) goto done;
+                is_kernel = at >= 0;
+            }
+            Py_ssize_t row6[6] = {start, brace, shut + 1, ns, ne, is_kernel};
+            for (int v = 0; v < 6; v++) {
+                PyObject *x = PyLong_FromSsize_t(row6[v]);
+                if (!x || PyList_Append(out, x) < 0) {
+                    Py_XDECREF(x);
+                    goto done;
+                }
+                Py_DECREF(x);
+            }
+        } else {
+            PyObject *row = Py_BuildValue("(nnnnn)", start, end, paren, brace, shut + 1);
+            if (!row || PyList_Append(out, row) < 0) {
+                Py_XDECREF(row);
+                goto done;
+            }
+            Py_DECREF(row);
         }
-        Py_DECREF(row);
         last_end = shut + 1;
     }
     result = Py_NewRef(out);
@@ -327,7 +542,12 @@ static PyMethodDef methods[] = {
     {"structure", claunch_structure, METH_VARARGS,
      "structure(text, spans) -> (closer, semicolon, config_end): launches._structure_python in C"},
     {"definitions", claunch_definitions, METH_VARARGS,
-     "definitions(text, spans, candidates) -> [(start, end, paren, brace, close)]: device_functions' search in C"},
+     "definitions(text, spans, candidates[, kernel_words]) -> [(start, end, paren, brace, close)], or with\n"
+     "kernel_words the function list's flat rows (start, body, end, name start, name end, is-kernel)"},
+    {"count_kernels", claunch_count_kernels, METH_VARARGS,
+     "count_kernels(text, spans, word, not_names) -> int: launches.count_kernel_defs in C"},
+    {"kernel_start", claunch_kernel_start, METH_VARARGS,
+     "kernel_start(text, lt) -> int: launches._kernel_start in C"},
     {NULL, NULL, 0, NULL},
 };
 

@@ -87,6 +87,8 @@ class IdentList(Rows):
         identifier, and only the identifiers selected become `Ident`s."""
         a = self._a
         if names is not None:
+            if isinstance(names, (set, frozenset)) and names.isdisjoint(self._names.values):
+                return []  # none of the names occurs (asked in C: most files hold none of a pass's names)
             ids = {i for i, name in enumerate(self._names.values) if name in names}
             if not ids:
                 return []

@@ -104,7 +104,16 @@ def ident_ending_at(text: str, lo: int, hi: int) -> int:
 
 
 def _kernel_start(text: str, lt: int) -> int:
-    """Start offset of the kernel expression that ends just before `<<<` at `lt` (or -1)."""
+    """Start offset of the kernel expression that ends just before `<<<` at `lt` (or -1):
+    `_claunch.kernel_start` where it was built (tests/test_claunch_equivalence.py), else
+    `_kernel_start_python`."""
+    if _NATIVE is None:
+        return _kernel_start_python(text, lt)
+    return _NATIVE.kernel_start(text, lt)
+
+
+def _kernel_start_python(text: str, lt: int) -> int:
+    """`_kernel_start` in Python: the reference the compiled one is tested against."""
     i = _skip_ws_back(text, lt - 1)
     start = -1
     while i >= 0:
@@ -246,29 +255,47 @@ def iter_launches(text: str, codemap: CodeMap | None = None, lines: LineIndex | 
         return
     codemap = codemap or scan(text).code_map()
     lines = lines or LineIndex(text)
+    for start, lt, gt, a, close in launch_spans(text, codemap):
+        _, parts = _match_forward(text, lt + 3, codemap, ">>>")
+        config = [text[s:e].strip() for s, e in parts]
+        yield Launch(start, kernel_text(text, start, lt), lt, gt + 3, config, a, close + 1, lines.line_of(start))
+
+
+def kernel_text(text: str, start: int, lt: int) -> str:
+    """A launch's kernel expression as `Launch.kernel` shows it: text[start:lt] on one line."""
+    return _BLANKS.sub(" ", text[start:lt]).strip()
+
+
+_BLANKS = re.compile(r"\s+")
+
+
+def launch_spans(text: str, codemap: CodeMap) -> Iterator[tuple[int, int, int, int, int]]:
+    """Where each launch `iter_launches` finds is, without the rest of its `Launch` (the structure
+    pass only counts and parses them): (kernel start, '<<<', '>>>', '(', ')') offsets."""
+    if "<<<" not in text:
+        return
     shape = _structure(text, codemap)
+    config_end, closer, semicolon = shape.config_end, shape.closer, shape.semicolon
+    find, n = text.find, len(text)
     pos = 0
     while True:
-        lt = text.find("<<<", pos)
+        lt = find("<<<", pos)
         if lt < 0:
             break
         pos = lt + 3
-        gt = shape.config_end.get(lt, -1)  # absent: not in code, or inside another '<<<'
+        gt = config_end.get(lt, -1)  # absent: not in code, or inside another '<<<'
         if gt < 0:
             continue
         a = gt + 3
-        while a < len(text) and text[a] in " \t\r\n\\":
+        while a < n and text[a] in " \t\r\n\\":
             a += 1
-        close = shape.closer.get(a, -1) if a < len(text) and text[a] == "(" else -1
-        if close < 0 or a in shape.semicolon:
+        close = closer.get(a, -1) if a < n and text[a] == "(" else -1
+        if close < 0 or a in semicolon:
             continue
         start = _kernel_start(text, lt)
         if start < 0:
             continue
-        _, parts = _match_forward(text, lt + 3, codemap, ">>>")
-        config = [text[s:e].strip() for s, e in parts]
-        kernel = re.sub(r"\s+", " ", text[start:lt]).strip()
-        yield Launch(start, kernel, lt, gt + 3, config, a, close + 1, lines.line_of(start))
+        yield start, lt, gt, a, close
         pos = close + 1
 
 
@@ -290,10 +317,24 @@ def iter_kernel_defs(text: str, codemap: CodeMap | None = None,
 
 
 def count_kernel_defs(text: str, codemap: CodeMap) -> int:
-    """How many `iter_kernel_defs` yields, without making them (the structure pass only counts)."""
+    """How many `iter_kernel_defs` yields, without making them (the structure pass only counts):
+    `_claunch.count_kernels` where it was built (tests/test_claunch_equivalence.py), else
+    `count_kernel_defs_python`."""
+    if "__global__" not in text:
+        return 0
+    if _NATIVE is None:
+        return count_kernel_defs_python(text, codemap)
+    return _NATIVE.count_kernels(text, codemap.spans(), "__global__", _NOT_NAME_LIST)
+
+
+def count_kernel_defs_python(text: str, codemap: CodeMap) -> int:
+    """`count_kernel_defs` in Python: the reference the compiled count is tested against."""
     if "__global__" not in text:
         return 0
     return sum(1 for _ in _kernel_def_names(text, codemap))
+
+
+_NOT_NAME_LIST = tuple(sorted(_NOT_NAMES))
 
 
 _KERNEL_WORD = re.compile(r"__global__")  # a literal: the regex engine's fast search (no look-behind)

@@ -82,21 +82,49 @@ def fast_renames(ruleset: RuleSet) -> tuple[dict[str, tuple], set[str]]:
     that do not look like vendor names as it meets them). Cached on the RuleSet."""
     cached = getattr(ruleset, "_fast_renames", None)
     if cached is None:
-        fast: dict[str, tuple] = {}
-        skip: set[str] = set()
-        qualified = ruleset.qualified
-        for name, rule in ruleset.names.items():
-            if name in qualified or rule.status == "unsupported" or rule.diag or "template-only" in rule.hazard:
-                continue  # each use needs a look at its surroundings or a diagnostic: the Python loop
-            replacement = rule.replacement
-            if replacement is None:
-                skip.add(name)
-            elif not rule.inferred:
-                last = replacement.rsplit("::", 1)[-1] if "::" in rule.cuda else replacement
-                # every field after the span, defaults included, exactly as _use_rule makes it
-                fast[name] = Edit(0, 0, last, rule.cuda, rule.library, rule.kind, rule.inferred)[2:]
-        cached = ruleset._fast_renames = (fast, skip)  # type: ignore[attr-defined]
+        cached = ruleset._fast_renames = _fast_renames(ruleset)  # type: ignore[attr-defined]
     return cached
+
+
+def _fast_renames(ruleset: RuleSet) -> tuple[dict[str, tuple], set[str]]:
+    """`fast_renames`' two tables, made in one loop over the rules with `Rule.replacement` and
+    the `Edit` fields written out (the loop was a third of the pass on a process's first files:
+    33,000 rules, a property call and an `Edit` each); `fast_renames_reference` is what it must
+    equal (tests/test_identifiers_fast.py)."""
+    fast: dict[str, tuple] = {}
+    skip: set[str] = set()
+    qualified = ruleset.qualified
+    for name, rule in ruleset.names.items():
+        if rule.diag or name in qualified or rule.hazard and "template-only" in rule.hazard:
+            continue  # each use needs a look at its surroundings or a diagnostic: the Python loop
+        status, musa = rule.status, rule.musa
+        if status == "unsupported":
+            continue
+        if not ((status == "renamed" or status == "shim") and musa and musa != rule.cuda):
+            skip.add(name)  # `Rule.replacement` is None: the name is kept
+        elif not rule.inferred:
+            cuda = rule.cuda
+            # every field after the span, defaults included (category "reference"), as _use_rule makes them
+            fast[name] = (musa.rsplit("::", 1)[-1] if "::" in cuda else musa, cuda, rule.library, rule.kind,
+                          False, "reference")
+    return fast, skip
+
+
+def fast_renames_reference(ruleset: RuleSet) -> tuple[dict[str, tuple], set[str]]:
+    """The tables as `_use_rule` would make each edit, rule by rule: what `_fast_renames` must equal."""
+    fast: dict[str, tuple] = {}
+    skip: set[str] = set()
+    qualified = ruleset.qualified
+    for name, rule in ruleset.names.items():
+        if name in qualified or rule.status == "unsupported" or rule.diag or "template-only" in rule.hazard:
+            continue
+        replacement = rule.replacement
+        if replacement is None:
+            skip.add(name)
+        elif not rule.inferred:
+            last = replacement.rsplit("::", 1)[-1] if "::" in rule.cuda else replacement
+            fast[name] = Edit(0, 0, last, rule.cuda, rule.library, rule.kind, rule.inferred)[2:]
+    return fast, skip
 
 
 def _unknown_names(ruleset: RuleSet) -> set[str]:
@@ -172,7 +200,7 @@ def _template_use(text: str, end: int) -> bool:
 
 def _qualified_rule(text: str, start: int, entries: list) -> Rule | None:
     """The rule whose qualifier (`thrust::` in `thrust::cuda`) precedes the name at `start`."""
-    for quals, rule in sorted(entries, key=lambda e: -len(e[0])):
+    for quals, rule in entries if len(entries) == 1 else sorted(entries, key=lambda e: -len(e[0])):
         pos = start
         ok = True
         for q in reversed(quals):

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from musify.engine.edits import Edit
 from musify.frontend import syntax
-from musify.frontend.launches import Launch, count_kernel_defs, iter_launches
+from musify.frontend.launches import count_kernel_defs, kernel_text, launch_spans
 from musify.passes._base import PassContext
 
 # launches parsed together: a file's worth at once made tree-sitter hold the whole file's tree
@@ -21,8 +21,8 @@ def run(ctx: PassContext) -> list[Edit]:
     codemap = ctx.scan.code_map()
     kernels = count_kernel_defs(ctx.text, codemap)
     launches = parsed = 0
-    batch: list[Launch] = []
-    for launch in iter_launches(ctx.text, codemap, ctx.lines):  # never all of a huge file's at once
+    batch: list[tuple] = []
+    for launch in launch_spans(ctx.text, codemap):  # never all of a huge file's at once
         batch.append(launch)
         if len(batch) == BATCH:
             parsed += _parse(ctx, batch)
@@ -37,10 +37,12 @@ def run(ctx: PassContext) -> list[Edit]:
     return []
 
 
-def _parse(ctx: PassContext, launches: list[Launch]) -> int:
-    """How many of `launches` tree-sitter reads, warning about each it cannot. One parse for the
-    batch; only when that fails is each parsed on its own, to say which one it cannot read."""
-    snippets = [ctx.text[launch.start:launch.args_end] + ";" for launch in launches]
+def _parse(ctx: PassContext, launches: list[tuple]) -> int:
+    """How many of `launches` (`launch_spans` tuples) tree-sitter reads, warning about each it
+    cannot. One parse for the batch; only when that fails is each parsed on its own, to say which
+    one it cannot read."""
+    text = ctx.text
+    snippets = [text[start:close + 1] + ";" for start, _, _, _, close in launches]
     together = syntax.parse_statement("\n".join(snippets))
     if together.ok and syntax.count_kernel_calls(together.root) == len(launches):
         return len(launches)
@@ -50,5 +52,7 @@ def _parse(ctx: PassContext, launches: list[Launch]) -> int:
         if tree.ok and syntax.count_kernel_calls(tree.root):
             parsed += 1
         else:
-            ctx.warn("MU0007", launch.start, launch.kernel, construct=f"the launch of '{launch.kernel}'")
+            start, lt = launch[0], launch[1]
+            kernel = kernel_text(text, start, lt)
+            ctx.warn("MU0007", start, kernel, construct=f"the launch of '{kernel}'")
     return parsed

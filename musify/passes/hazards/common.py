@@ -9,6 +9,7 @@ pass asks for.
 from __future__ import annotations
 
 import re
+from array import array
 from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import lru_cache
@@ -152,12 +153,21 @@ def device_functions(text: str, codemap: CodeMap, kernel_words: frozenset[str],
         return device_functions_python(text, codemap, kernel_words, device_words)
     out = FunctionList(text)
     qualifier = _qualifier_pattern(frozenset(words))
-    found = _NATIVE.definitions(text, codemap.spans(), [
+    # the rows as `_add_function` makes them (name span and is-kernel found in C too)
+    rows = _NATIVE.definitions(text, codemap.spans(), [
         m.span() for m in qualifier.finditer(text)
-        if not (m.start() and (text[m.start() - 1].isalnum() or text[m.start() - 1] == "_"))])
-    for start, end, paren, brace, close in found:
-        _add_function(out, text, kernel_words, start, end, paren, brace, close)
+        if not (m.start() and (text[m.start() - 1].isalnum() or text[m.start() - 1] == "_"))], _words(kernel_words))
+    if rows:
+        try:
+            out._a = array("i", rows)
+        except OverflowError:  # a text over 2 GB: 8-byte rows, as `Rows._push` widens them
+            out._a = array("q", rows)
     return out
+
+
+@lru_cache(maxsize=8)
+def _words(words: frozenset[str]) -> tuple[str, ...]:
+    return tuple(words)
 
 
 def device_functions_python(text: str, codemap: CodeMap, kernel_words: frozenset[str],

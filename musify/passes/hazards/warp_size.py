@@ -70,12 +70,16 @@ _TAGS = ("lane-mask-arg", "lane-mask-result", "shuffle", "shuffle-offset", "popc
 
 
 def _names(ctx: PassContext) -> _Names:
+    return _names_of(ctx.ruleset)
+
+
+def _names_of(ruleset) -> _Names:
     """Made again only when the rule set's tagged names changed (kept on it, as the identifier
     pass keeps its fast renames; adding a rule replaces a tag's set, which the check sees)."""
-    sets = tuple(map(ctx.ruleset.tagged, _TAGS))
-    made = getattr(ctx.ruleset, "_warp_names", None)
+    sets = tuple(map(ruleset.tagged, _TAGS))
+    made = getattr(ruleset, "_warp_names", None)
     if made is None or any(a is not b for a, b in zip(made[0], sets)):
-        made = ctx.ruleset._warp_names = (sets, _Names(*sets))  # type: ignore[attr-defined]
+        made = ruleset._warp_names = (sets, _Names(*sets))
     return made[1]
 
 
@@ -88,10 +92,47 @@ def run(ctx: PassContext) -> list[Edit]:
     shuffles = [i.start for i in ctx.scan.idents.select(names.shuffle)]
     results = [i.start for i in ctx.scan.idents.select(names.mask_result)]
     for fn in functions:
-        if has_trigger(text, fn.body_start, fn.end) or _any_in(results, fn) or (
-                _any_in(shuffles, fn) and _standalone(_SIXTEEN_AHEAD, text, fn.body_start, fn.end)):
-            _check_function(ctx, fn, names)
+        if (has_trigger(text, fn.body_start, fn.end) or _any_in(results, fn) or (
+                _any_in(shuffles, fn) and _standalone(_SIXTEEN_AHEAD, text, fn.body_start, fn.end))) \
+                and may_report(snippet := text[fn.start:fn.end], names):
+            _check_function(ctx, fn, names, snippet)
     return []
+
+
+_FFFFFFFF = re.compile(r"[fF]{8}")
+_HEX_1F = re.compile(r"1[fF]")
+
+
+def may_report(snippet: str, names: _Names) -> bool:
+    """False only where `_check_function` on `snippet` (a function, qualifiers to '}') could
+    report nothing, so its parse is skipped: every diagnostic below needs certain names and
+    numbers in the function's text, and this asks whether they are there at all. A number's
+    value is read from its spelling (decimal or hex, leading zeros, suffixes: 32 is spelled with
+    "32" or "20", 31 with "31" or "1f"), so a snippet that is not all ASCII (other digits that
+    `int_value` reads) is always parsed. On a corpus of small files a quarter of the functions
+    with a trigger (a `32` that is a tile size, say) were parsed for nothing.
+    tests/test_warp_size_precheck.py checks the claim against `_check_function`."""
+    if not snippet.isascii():
+        return True
+
+    def named(wanted: frozenset[str]) -> bool:
+        return any(name in snippet for name in wanted)
+
+    if named(names.mask_result):  # MU2041: a lane mask kept, counted or compared needs its source
+        return True
+    n32 = "32" in snippet or "20" in snippet
+    if named(names.shuffle) and (n32 or "16" in snippet or "10" in snippet):
+        return True  # MU2022 (a width of 32), MU2023 (an offset of 16, an offset loop from 16 or to 32)
+    if n32 and named(names.warp_size):
+        return True  # MU2025
+    full = "~" in snippet or "4294967295" in snippet or _FFFFFFFF.search(snippet) is not None
+    if full and (named(names.mask_arg) or "mask" in snippet.lower()):
+        return True  # MU2020: a full mask passed to a mask argument or kept in a mask variable
+    lane_numbers = n32 or "31" in snippet or _HEX_1F.search(snippet) is not None or (
+        ">>" in snippet and "5" in snippet)
+    # MU2021, MU2024: arithmetic or a comparison on a thread expression, which needs a thread
+    # index or a tid-like name (every variable derived from one starts from one of them)
+    return lane_numbers and (named(names.thread_index) or _THREAD_NAME.search(snippet) is not None)
 
 
 def has_trigger(text: str, start: int, end: int) -> bool:
@@ -118,8 +159,9 @@ def _any_in(offsets: list[int], fn: DeviceFunction) -> bool:
     return i < len(offsets) and offsets[i] < fn.end
 
 
-def _check_function(ctx: PassContext, fn: DeviceFunction, names: _Names) -> None:
-    snippet = ctx.text[fn.start:fn.end]
+def _check_function(ctx: PassContext, fn: DeviceFunction, names: _Names, snippet: str | None = None) -> None:
+    if snippet is None:
+        snippet = ctx.text[fn.start:fn.end]
     tree = syntax.parse_toplevel(snippet)
     to_char = _offset_converter(snippet)
     arch = ctx.options.arch
@@ -197,10 +239,14 @@ def _check_call(node, names: _Names, masks: set[str], report) -> None:
 
 def _check_binary(node, names: _Names, derived: set[str], masks: set[str], report) -> None:
     op = node.child_by_field_name("operator")
-    left, right = node.child_by_field_name("left"), node.child_by_field_name("right")
-    if op is None or left is None or right is None:
+    if op is None:
         return
     op_text = _text(op)
+    if op_text not in _CHECKED_OPS:
+        return  # `+`, `*`, `&&`, ...: no check below looks at them (operands not read)
+    left, right = node.child_by_field_name("left"), node.child_by_field_name("right")
+    if left is None or right is None:
+        return
     left_text, right_text = _text(left), _text(right)
     lval, rval = int_value(left_text), int_value(right_text)
     if op_text in ("==", "!="):
@@ -245,6 +291,8 @@ def _encoded(names: frozenset[str]) -> tuple[bytes, ...]:
 
 
 _COMPARISONS = frozenset({"==", "!=", "<", ">", "<=", ">="})
+# every operator `_check_binary` can report on: the comparisons and the lane arithmetic's
+_CHECKED_OPS = _COMPARISONS | {op for op, _ in _LANE_ARITH}
 
 
 def _is_warp_offset_loop(node, names: _Names) -> bool:

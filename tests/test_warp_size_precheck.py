@@ -1,0 +1,86 @@
+"""The warp-size pass's parse precheck (`warp_size.may_report`) never hides a finding.
+
+A function is parsed only when `may_report` says some check could fire; these tests run the pass
+on generated device functions with the precheck and with it forced to say yes, and require the
+same diagnostics (positions, messages, sites) both ways. The fragments are the pieces each check
+looks for and their near misses (a 32 that is a tile size, a shuffle method of a tile, a mask
+passed on), so both answers of the precheck are exercised.
+"""
+
+from __future__ import annotations
+
+from hypothesis import HealthCheck, example, given, settings
+from hypothesis import strategies as st
+
+from musify.options import Options
+from musify.passes.hazards import warp_size
+from musify.rules import load_ruleset
+from musify.runner import edit_text
+
+FRAGMENTS = [
+    "int lane = threadIdx.x & 31;", "int w = threadIdx.x >> 5;", "int w = tid / 32;", "int l = tid % 0x20;",
+    "if (threadIdx.x < 32) s = 1;", "if (lane_id >= 32) return;", "if (warpSize == 32) s = 2;",
+    "s = __shfl_down_sync(0xffffffff, s, 16);", "s = __shfl_xor_sync(m, s, 1, 32);",
+    "for (int o = 16; o > 0; o >>= 1) s += __shfl_down_sync(m, s, o);",
+    "for (int o = 1; o < 32; o <<= 1) s += __shfl_xor(s, o);", "s += tile32.shfl_down(s, o);",
+    "unsigned m = __ballot_sync(~0u, p);", "int c = __popc(m);", "if (m == 0xFFFFFFFF) s = 3;",
+    "unsigned int full_mask = 0xffffffffu;", "unsigned mask = __activemask();", "s = helper(s, mask);",
+    "__syncwarp(0xFFFFFFFF);", "__syncwarp(4294967295u);", "cg::thread_block_tile<32> tile32;",
+    "int k = i / 32;", "int r = v % 31;", "x >>= 5;", "int t = blockDim.x * 2;", "s += 0x1F;",
+    "int tile_id = i / 16;", "a[i] = 10;", "s = ~s;", "float f = 32.0f;", "int q = 020;",
+    "// lane & 31 in a comment\n", "/* __shfl_sync(0xffffffff, v, 0, 32) */", "#define W 32\n",
+    "unsigned b = __ballot(p);", "int c = __popc(b);", "uint32_t bits = __ballot(p > 0); s = bits & 1;",
+    "s = v >> 5;", "s = __shfl_xor(s, 16);", "int v = lane;", "int warp_id = threadIdx.x / warpSize;", "if (tx < 32) s = 4;", "s++;",
+]
+PARAMS = ["int n", "int tid", "const float* x, int n", "unsigned lane"]
+
+_RULES = load_ruleset()
+
+
+def _diagnostics(text: str, precheck: bool) -> list:
+    real = warp_size.may_report
+    if not precheck:
+        warp_size.may_report = lambda snippet, names: True
+    try:
+        ctx, _ = edit_text(text, "k.cu", _RULES, Options())
+    finally:
+        warp_size.may_report = real
+    return [d for d in ctx.diagnostics if d.origin == "pass:warp_size"]
+
+
+SEEN = {"skipped": 0, "reported": 0}
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+# one function for each reason the precheck gives to parse, with nothing else that would do
+@example("int n", ["unsigned b = __ballot(p);", "int c = __popc(b);", "int k = i / 32;"])  # MU2041
+@example("int n", ["if (warpSize == 32) s = 2;"])  # MU2025
+@example("int n", ["unsigned int full_mask = 0xffffffffu;"])  # MU2020, a mask variable
+@example("int n", ["s = v >> 5;", "s = __shfl_xor(s, 16);"])  # MU2023, an offset of 16
+@example("unsigned lane", ["int k = lane / 32;"])  # MU2021, a tid-like parameter
+@example("int n", ["int l = threadIdx.x % 0x20;"])  # MU2021, a thread index
+@given(st.sampled_from(PARAMS), st.lists(st.sampled_from(FRAGMENTS), min_size=1, max_size=5))
+def test_precheck_keeps_every_finding(params: str, body: list[str]) -> None:
+    text = f"__global__ void k({params})\n{{\n    int s = 0, i = 0, p = 1, v = 0;\n    " + \
+        "\n    ".join(body) + "\n}\n"
+    with_check = _diagnostics(text, True)
+    assert with_check == _diagnostics(text, False), text
+    fn_start = text.index("__global__")
+    SEEN["skipped" if not warp_size.may_report(text[fn_start:], warp_size._names_of(_RULES)) else "reported"] += 1
+
+
+def test_both_answers_seen() -> None:
+    """The property above saw functions the precheck skips and functions it parses (run after it)."""
+    if SEEN["skipped"] + SEEN["reported"] == 0:
+        for body in (["int k = i / 32;"], ["int lane = threadIdx.x & 31;"]):
+            test_precheck_keeps_every_finding.hypothesis.inner_test("int n", body)
+    assert SEEN["skipped"] > 0 and SEEN["reported"] > 0, SEEN
+
+
+def test_tile_size_is_not_parsed() -> None:
+    """A 32 that is a tile size, with no thread index, shuffle or mask: the parse is skipped."""
+    names = warp_size._names_of(_RULES)
+    assert not warp_size.may_report("__global__ void k(int n) { cg::thread_block_tile<32> t; int k = n / 32; }",
+                                    names)
+    assert warp_size.may_report("__global__ void k(int n) { int lane = threadIdx.x & 31; }", names)
+    assert warp_size.may_report("__global__ void k(int n) { /* é */ int k = n / 32; }", names)  # not ASCII
