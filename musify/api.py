@@ -179,12 +179,14 @@ def _plan(files: list[Found], inputs: list[str], options: Options,
             plan.append((f, None))
             continue
         out_rel = f.rel
-        stem, ext = os.path.splitext(f.rel)
-        if options.rename_files and f.kind in renamed_kinds and ext in new_exts:
-            target = stem + new_exts[ext]
-            if not renames.target_taken(f, target, existing) and not renames.keeps_name(f):
-                out_rel = target
-        plan.append((f, FileJob(f.abspath, f.rel, f.root, f.kind, _join(prefixes.get(f.root, ""), out_rel),
+        abspath = f.abspath
+        if options.rename_files and f.kind in renamed_kinds:
+            stem, ext = os.path.splitext(f.rel)
+            if ext in new_exts:
+                target = stem + new_exts[ext]
+                if not renames.target_taken(f, target, existing) and not renames.keeps_name(f, abspath):
+                    out_rel = target
+        plan.append((f, FileJob(abspath, f.rel, f.root, f.kind, _join(prefixes.get(f.root, ""), out_rel),
                                 _display(inputs, f, roots))))
     return plan
 

@@ -60,17 +60,11 @@ class Rules:
 
     def get(self):
         if self._ruleset is None:
-            import gc
-
+            from musify import collector
             from musify.rules.reverse import load_for
 
-            collecting = gc.isenabled()
-            gc.disable()  # unpickling the rule database makes 100,000s of objects and no garbage
-            try:
+            with collector.paused():  # unpickling the rule database makes 100,000s of objects and no garbage
                 self._ruleset = load_for(self._options)
-            finally:
-                if collecting:
-                    gc.enable()
             self._digest = self._ruleset.digest
         return self._ruleset
 

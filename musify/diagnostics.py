@@ -16,6 +16,10 @@ SEVERITIES = ("note", "warning", "error")
 SEVERITY_RANK = {s: i for i, s in enumerate(SEVERITIES)}
 
 
+_SET = object.__setattr__  # how a frozen dataclass sets its fields
+_NEW_DICT: dict = {}  # the marker of an `args` not given (each diagnostic then gets its own dict)
+
+
 @dataclass(frozen=True, slots=True)
 class DiagSpec:
     id: str
@@ -26,7 +30,7 @@ class DiagSpec:
     retired: bool = False
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, init=False)  # __init__ below: the generated one is slow
 class Diagnostic:
     """One raised diagnostic; picklable and JSON-ready (run record `musify-run/2`).
 
@@ -49,6 +53,27 @@ class Diagnostic:
     origin: str = ""  # "pass:warp_size", "rule:cudaBindTexture", ...
     sites: tuple = ()  # ((line, column), ...) of the other sites of a grouped finding
     verify: str = ""  # "", "confirmed" or "cleared"
+
+    def __init__(self, id: str, severity: str, path: str, line: int, column: int, message: str,
+                 name: str = "", end_line: int = 0, end_column: int = 0, args: dict = _NEW_DICT,
+                 origin: str = "", sites: tuple = (), verify: str = "") -> None:
+        """What the dataclass would generate (a frozen one sets each field by
+        `object.__setattr__`, looked up again for every field: half of the cost of raising a
+        diagnostic), with the setter looked up once."""
+        put = _SET
+        put(self, "id", id)
+        put(self, "severity", severity)
+        put(self, "path", path)
+        put(self, "line", line)
+        put(self, "column", column)
+        put(self, "message", message)
+        put(self, "name", name)
+        put(self, "end_line", end_line)
+        put(self, "end_column", end_column)
+        put(self, "args", {} if args is _NEW_DICT else args)
+        put(self, "origin", origin)
+        put(self, "sites", sites)
+        put(self, "verify", verify)
 
     def console(self) -> str:
         more = f" (+{len(self.sites)} more in this function)" if self.sites else ""
@@ -271,13 +296,18 @@ def make(diag_id: str, path: str, line: int, column: int, name: str = "",
     spec = CATALOGUE[diag_id]
     message = spec.template.format_map(_Args(name=name, **args))
     end_line, end_column = end or (line, column)
+    plain = _PLAIN
     return Diagnostic(diag_id, severity or spec.severity, path, line, column, message, name,
-                      end_line, end_column, {k: _plain(v) for k, v in args.items()}, origin, tuple(sites))
+                      end_line, end_column, {k: v if v.__class__ in plain else _plain(v) for k, v in args.items()},
+                      origin, tuple(sites))
 
 
 def with_changes(diag: Diagnostic, **changes: object) -> Diagnostic:
     """A copy of a (frozen) diagnostic with some fields changed, e.g. severity or verify status."""
     return replace(diag, **changes)
+
+
+_PLAIN = frozenset({str, int, float, bool, type(None)})  # kept as they are (others: `_plain`)
 
 
 def _plain(value: object) -> object:

@@ -66,11 +66,15 @@ class Found:
 
 
 def join_rel(root: str, rel: str) -> str:
-    """`os.path.join(root, *rel.split("/"))` for a posix `rel` below `root`: on a posix system
-    the same string made in one step (the plan of a big tree makes several per file)."""
-    if os.sep == "/" and root and not rel.startswith("/") and "//" not in rel:
+    """`root` joined with the posix relative path `rel` (listed names: no empty component), as
+    `os.path.join(root, *rel.split("/"))` gives it, without its Python-level loop where the
+    separator is "/" already (planning asks it of every file)."""
+    if _SLASH and root and not rel.startswith("/") and "//" not in rel:
         return root + rel if root.endswith("/") else f"{root}/{rel}"
     return os.path.join(root, *rel.split("/"))
+
+
+_SLASH = os.sep == "/" and os.altsep is None
 
 
 @dataclass
@@ -120,6 +124,13 @@ def printable(name: str) -> str:
 def read_regular(path: str) -> bytes:
     """The bytes of `path`, refusing anything but a regular file: opened without blocking, so a
     FIFO that replaced a file after it was listed cannot hang the run."""
+    return read_regular_stated(path)[0]
+
+
+def read_regular_stated(path: str) -> tuple[bytes, os.stat_result]:
+    """`read_regular`, and the file's stat as it was read (its mode and owner go to its port: no
+    second look at the path). A read asks for a byte more than the stat's size, so one that gives
+    exactly that size has met the file's end: no second read to find it out."""
     fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0))
     try:
         st = os.fstat(fd)
@@ -131,7 +142,9 @@ def read_regular(path: str) -> bytes:
             if not chunk:
                 break
             chunks.append(chunk)
-        return b"".join(chunks)
+            if len(chunks) == 1 and 0 < len(chunk) == st.st_size:
+                break
+        return b"".join(chunks), st
     finally:
         os.close(fd)
 

@@ -14,6 +14,8 @@ import sys
 
 import click
 
+from musify import collector
+
 EXIT_FILES = 1  # some file failed, or a diagnostic at or above --fail-on
 EXIT_USAGE = 2  # the run could not start: bad option or configuration, tree busy
 EXIT_INTERNAL = 3  # musify itself failed: a bug, a killed worker, out of memory
@@ -44,6 +46,8 @@ class GuardedGroup(click.Group):
     """A click group that turns an escaping exception into one line and an exit code."""
 
     def main(self, args=None, prog_name=None, complete_var=None, standalone_mode=True, **extra):
+        if args is None and standalone_mode:  # the program itself (not a test calling it)
+            collector.skip_last_collection()
         args = list(sys.argv[1:] if args is None else args)
         cut = args.index("--") if "--" in args else len(args)
         debug = "--debug" in args[:cut] or os.environ.get("MUSIFY_DEBUG") == "1"

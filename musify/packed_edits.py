@@ -23,6 +23,7 @@ import sys
 from array import array
 from collections.abc import Iterable, Iterator, Sequence
 from itertools import chain
+from json.encoder import encode_basestring_ascii
 
 from musify.engine.edits import EditList
 
@@ -54,19 +55,40 @@ def _tail(fields: tuple) -> str:
 
 
 def _quoted(s: str) -> str:
-    """`json.dumps(s)`, remembered across files (names and library labels repeat)."""
+    """`json.dumps(s)`, remembered across files (names and library labels repeat): the very
+    function `dumps` quotes a string with, called directly (no encoder made per string)."""
     q = _QUOTED.get(s)
     if q is None:
-        q = json.dumps(s)
+        q = _QUOTE(s) if type(s) is str else json.dumps(s)
         if len(_QUOTED) >= _REMEMBER:
             _QUOTED.clear()
         _QUOTED[s] = q
     return q
 
 
+_QUOTE = encode_basestring_ascii  # what json.dumps(a str) returns (ensure_ascii, its default)
 _TAILS: dict[tuple, str] = {}
 _QUOTED: dict[str, str] = {}
 _REMEMBER = 1 << 16  # entries each memo keeps at most (cleared when full: a bound, not an LRU)
+
+
+def _rendered(text: str, starts, ends, fids, fields: list[tuple], position, at_start) -> str:
+    """The JSON list of these edits in one pass (the rows `_render` formats, made edit by edit
+    without a tuple each): an end is on its start's line unless the text it replaces holds a
+    newline."""
+    tails = list(map(_tail, fields))
+    memo = _QUOTED
+    out = []
+    add = out.append
+    for (line, col), s, e, f in zip(at_start, starts, ends, fids):
+        old = text[s:e]
+        quoted = memo.get(old) or _quoted(old)
+        if "\n" in old:
+            end_line, end_col = position(e)
+        else:
+            end_line, end_col = line, col + e - s
+        add(f'{{"start":[{line},{col}],"end":[{end_line},{end_col}],"old":{quoted},{tails[f]}')
+    return "[" + ",".join(out) + "]"
 
 
 def _render(rows: Iterable[tuple]) -> str:
@@ -87,10 +109,9 @@ class PackedEdits(Sequence):
         starts, ends, fids, fields = _columns(edits)
         n = self._n = len(starts)
         if n <= RENDER_MAX:
-            olds, at_start, at_end = _places(text, starts, ends, position, at_start)
-            tails = {f: _tail(fields[f]) for f in set(fids)}  # the tuples these edits use
-            self._json = "[" + _render([(*a, *b, _quoted(o), tails[f]) for a, b, o, f in
-                                        zip(at_start, at_end, olds, fids)]) + "]"
+            if at_start is None:
+                at_start = list(map(position, starts))
+            self._json = _rendered(text, starts, ends, fids, fields, position, at_start)
             self._pos = self._old = self._fid = self._olds = self._fields = None
             return
         # a big file: CHUNK edits at a time, so no list of a million strings or positions is made

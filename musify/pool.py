@@ -20,14 +20,13 @@ With `-j1 -o` there are no workers: the ports are written by one thread beside t
 
 from __future__ import annotations
 
-import gc
 import os
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from musify import lifeline, writers
-from musify.runner import FileJob, migrate_file
+from musify import collector, lifeline, writers
+from musify.runner import FileJob, migrate_file_stated
 from musify.writer_thread import port_writer
 
 if TYPE_CHECKING:
@@ -66,9 +65,9 @@ def _init_worker(options: Options, project: ProjectInfo, out_dir: str | None, ke
 
 def _work(item: tuple[int, FileJob]) -> tuple[int, FileResult, bytes | None, str | None]:
     i, job = item
-    result, data = migrate_file(job, _WORKER["ruleset"], _WORKER["options"], _WORKER["project"])
+    result, data, st = migrate_file_stated(job, _WORKER["ruleset"], _WORKER["options"], _WORKER["project"])
     out_dir = _WORKER["out_dir"]
-    failed = write_port(job, result, data, out_dir) if out_dir is not None else None
+    failed = write_port(job, result, data, out_dir, st) if out_dir is not None else None
     if not _WORKER["keep_bytes"]:  # nothing reads them (the port is written): not sent through the pipe
         data = None
     return i, result, data, failed
@@ -80,13 +79,18 @@ def has_port(result: FileResult, data: bytes | None) -> bool:
     return not (result.status == "failed" and data is None)
 
 
-def write_port(job: FileJob, result: FileResult, data: bytes | None, out_dir: str) -> str | None:
+def write_port(job: FileJob, result: FileResult, data: bytes | None, out_dir: str,
+               st: os.stat_result | None = None) -> str | None:
     """Write one migrated file's port (or a copy of an unmigrated one) into the output tree;
-    None, or the cause when the write failed (reported with the record, like any write)."""
+    None, or the cause when the write failed (reported with the record, like any write). `st`:
+    the source's stat as the runner read it (else the source is stat'ed now)."""
     if not has_port(result, data):
         return None
     try:
-        writers.write_into(out_dir, result.output_path, data, job.abspath)
+        if st is not None and data is not None:
+            writers.write_stated(out_dir, result.output_path, data, job.abspath, st)
+        else:
+            writers.write_into(out_dir, result.output_path, data, job.abspath)
     except OSError as exc:
         return exc.strerror or str(exc)
     return None
@@ -114,14 +118,15 @@ def run_jobs(todo: list[tuple[int, FileJob]], ruleset: RuleSet, options: Options
     already written when its result is yielded; without `keep_bytes`, workers send no new bytes
     back (None in their place: the caller needs none)."""
     if options.jobs <= 1 or len(todo) < 2:
-        with port_writer(writes if len(todo) > 1 and THREAD else None) as writer:
+        # the run's long-lived objects (modules, rules, plan) out of every collection meanwhile
+        with collector.frozen(), port_writer(writes if len(todo) > 1 and THREAD else None) as writer:
             for i, job in todo:
-                result, data = migrate_file(job, ruleset, options, project)
+                result, data, st = migrate_file_stated(job, ruleset, options, project)
                 if writer is not None:
                     if has_port(result, data):
-                        writer.put(i, result.output_path, data, job.abspath)
+                        writer.put(i, result.output_path, data, job.abspath, st)
                 elif writes is not None:
-                    writes.done[i] = write_port(job, result, data, writes.out_dir)
+                    writes.done[i] = write_port(job, result, data, writes.out_dir, st)
                 yield i, result, data
         return
     import multiprocessing
@@ -132,9 +137,9 @@ def run_jobs(todo: list[tuple[int, FileJob]], ruleset: RuleSet, options: Options
     if method == "fork":
         _WORKER["ruleset"] = ruleset  # inherited by the forked workers
         _preload({job.kind for _, job in todo}, ruleset)
-    gc.freeze()  # the parent's objects as they are now are shared with the workers, untouched
+    # the parent's objects as they are now are shared with the workers, untouched
     try:
-        with ProcessPoolExecutor(max_workers=options.jobs, mp_context=context, initializer=_init_worker,
+        with collector.frozen(), ProcessPoolExecutor(max_workers=options.jobs, mp_context=context, initializer=_init_worker,
                                  initargs=(options, project, writes.out_dir if writes else None, keep_bytes)) as pool:
             # chunks of at most 64 files: each worker (and the parent, for chunks done early)
             # holds a whole chunk of results and bytes before handing it over
@@ -142,16 +147,10 @@ def run_jobs(todo: list[tuple[int, FileJob]], ruleset: RuleSet, options: Options
             arriving = pool.map(_work, todo, chunksize=chunk)  # every worker started: none forks later
             # the results are acyclic (a result, its dicts, diagnostics and packed edits): the
             # cyclic collector would only walk them again and again as they come in
-            collecting = gc.isenabled()
-            gc.disable()
-            try:
+            with collector.paused():
                 for i, result, data, failed in arriving:
                     if writes is not None:
                         writes.done[i] = failed
                     yield i, result, data
-            finally:
-                if collecting:
-                    gc.enable()
     finally:
         _WORKER.clear()
-        gc.unfreeze()

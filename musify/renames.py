@@ -20,15 +20,16 @@ from musify.records import FileResult
 from musify.textcodec import wide_codec
 
 SNIFF = 8192  # the same window the runner uses to call a file binary
-_SNIFF_FLAGS = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0) | getattr(os, "O_BINARY", 0)
+_SNIFF_FLAGS = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0) | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_BINARY", 0)
 
 
-def keeps_name(f: Found) -> bool:
-    """True for a binary file (copied under its own name in every mode)."""
-    # the plan sniffs every renamable file before any is migrated (serial work in a -j run): one
-    # open and one read, no file object; never blocking on a FIFO that replaced the file
+def keeps_name(f: Found, abspath: str = "") -> bool:
+    """True for a binary file (copied under its own name in every mode). Read by the file's
+    descriptor (three system calls, not the six of a buffered file), without blocking: a FIFO
+    that replaced the file after it was listed is not waited on (the runner reports it).
+    `abspath`: the file's path when the caller has it."""
     try:
-        fd = os.open(f.abspath, _SNIFF_FLAGS)
+        fd = os.open(abspath or f.abspath, _SNIFF_FLAGS)
         try:
             head = os.read(fd, SNIFF)
         finally:

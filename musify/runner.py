@@ -12,15 +12,16 @@ characters outside every edit, so they come out as they went in.
 from __future__ import annotations
 
 import io
+import os
 import time
 from array import array
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from operator import ne
 from typing import TYPE_CHECKING
 
 from musify import diagnostics
-from musify.discover import classify, read_regular
+from musify.discover import classify, read_regular_stated
 from musify.engine.edits import EditList, apply, apply_pieces, merge
 from musify.packed_edits import RENDER_MAX, PackedEdits
 from musify.passes._base import PassContext, ProjectInfo
@@ -85,7 +86,7 @@ def edit_text(text: str, path: str, ruleset: RuleSet, options: Options,
         edits = drop_protected(edits, ctx.protected)
     del sc
     ctx.found.scratch.clear()  # facts the passes shared (device functions...): read by nothing after them
-    ctx = replace(ctx, scan=Scan())
+    ctx = ctx.with_scan(Scan())
     return ctx, merge(edits)
 
 
@@ -102,11 +103,26 @@ def drop_protected(edits: EditList, spans: list[tuple[int, int]]) -> EditList:
 
 def migrate_file(job: FileJob, ruleset: RuleSet, options: Options, project: ProjectInfo) -> tuple[FileResult, bytes | None]:
     """Migrate one source file; returns its result and the new bytes (None when nothing to write)."""
+    result, new, _ = migrate_file_stated(job, ruleset, options, project)
+    return result, new
+
+
+def migrate_file_stated(job: FileJob, ruleset: RuleSet, options: Options,
+                        project: ProjectInfo) -> tuple[FileResult, bytes | None, os.stat_result | None]:
+    """`migrate_file`, and the source's stat as it was read (None when it was not): its port
+    gets that mode and owner without looking at the source again."""
+    source: list[os.stat_result | None] = [None]
+    result, new = _migrate(job, ruleset, options, project, source)
+    return result, new, source[0]
+
+
+def _migrate(job: FileJob, ruleset: RuleSet, options: Options, project: ProjectInfo,
+             source: list[os.stat_result | None]) -> tuple[FileResult, bytes | None]:
     t0 = time.perf_counter()
     shown = job.display or job.rel
     result = FileResult(shown, job.output_rel, job.kind, "unchanged", rel=job.rel)
     try:
-        data = _read(job, result, shown)
+        data, source[0] = _read(job, result, shown)
         if data is None:
             return result, None
         codec = wide_codec(data)  # UTF-16/32 with a byte-order mark: kept in that encoding
@@ -179,30 +195,32 @@ def _decode(data: bytes) -> tuple[str, int]:
         return text, sum(1 for ch in text if "\udc80" <= ch <= "\udcff")
 
 
-def _read(job: FileJob, result: FileResult, shown: str) -> bytes | None:
+def _read(job: FileJob, result: FileResult, shown: str) -> tuple[bytes | None, os.stat_result | None]:
+    """The file's bytes (None, with the reason on `result`, when there are none to migrate) and
+    its stat as it was read (None when it could not be read)."""
     try:
-        data = read_regular(job.abspath)  # never blocks on a FIFO that replaced a listed file
+        data, st = read_regular_stated(job.abspath)  # never blocks on a FIFO that replaced a listed file
     except FileNotFoundError as exc:
         result.status = "failed"
         result.error = f"file disappeared: {exc.strerror}"
         result.diagnostics.append(diagnostics.make("MU0008", shown, 1, 1, origin="reader", cause=exc.strerror))
-        return None
+        return None, None
     except OSError as exc:
         result.status = "failed"
         result.error = f"cannot read: {exc.strerror or exc}"
         result.diagnostics.append(diagnostics.make("MU0001", shown, 1, 1, origin="reader", cause=exc.strerror or str(exc)))
-        return None
+        return None, None
     result.bytes_total = len(data)
     if not data:
         result.diagnostics.append(diagnostics.make("MU0006", shown, 1, 1, origin="reader"))
-        return None
+        return None, st
     if b"\0" in data[:BINARY_SNIFF] and wide_codec(data) is None:
         result.status = "skipped"
         head = job.output_rel.rsplit("/", 1)[0] + "/" if "/" in job.output_rel else ""
         result.output_path = head + job.rel.rsplit("/", 1)[-1]  # a binary keeps its name
         result.diagnostics.append(diagnostics.make("MU0002", shown, 1, 1, origin="reader", cause="contains NUL bytes"))
-        return None
-    return data
+        return None, st
+    return data, st
 
 
 def _fill(result: FileResult, ctx: PassContext, edits: EditList, text: str, size: int,
@@ -215,46 +233,79 @@ def _fill(result: FileResult, ctx: PassContext, edits: EditList, text: str, size
     categories: dict[str, int] = {}
     renamed: dict[str, int] = {}
     inferred = 0
-    converted = _converted_names(ruleset)
+    counted = _counted_fields(ruleset)
     # counted per distinct (replacement, rule, library, kind, inferred, category), not per edit
-    for (_, rule, library, kind, is_inferred, category), count in edits.field_counts():
-        library, kind = library or "unknown", kind or "unknown"
+    for fields, count in edits.field_counts():
+        library, kind, category, renames, is_inferred = counted.get(fields) or _count_fields(counted, fields, ruleset)
         by_lib[library] = by_lib.get(library, 0) + count
         by_kind[kind] = by_kind.get(kind, 0) + count
         categories[category] = categories.get(category, 0) + count
-        if category == "reference" and converted(rule):
-            renamed[rule] = renamed.get(rule, 0) + count
-        inferred += count if is_inferred else 0
+        if renames is not None:
+            renamed[renames] = renamed.get(renames, 0) + count
+        if is_inferred:
+            inferred += count
+    n = len(edits)
+    lines_index = ctx.lines
     # distinct lines where an edit starts (edits are sorted: count the changes of line)
-    if len(edits) <= RENDER_MAX:  # their positions are made once, for this and the record
-        at_start = list(map(ctx.lines.position, edits.column(0)))
+    if n <= RENDER_MAX:  # their positions are made once, for this and the record
+        at_start = lines_index.positions(edits.column(0))
         lines = [line for line, _ in at_start]
     else:  # a big file: no list of a million positions (the record makes them a chunk at a time)
         at_start = None
-        lines = array("q", map(ctx.lines.line_of, edits.column(0)))
+        lines = array("q", map(lines_index.line_of, edits.column(0)))
     lines_touched = 1 + sum(map(ne, lines, lines[1:])) if lines else 0
     if size == len(text):  # ASCII: characters are bytes
         replaced = sum(edits.column(1)) - sum(edits.column(0))
     else:
         replaced = sum(len(text[s:e].encode("utf-8", "surrogateescape")) for s, e in edits.spans())
     found = ctx.found
-    result.edit_count = len(edits)
-    result.edits = None if ctx.options.json_lite else PackedEdits(edits, text, ctx.lines.position, at_start)
-    result.references = {"converted": sum(renamed.values()), "unconverted": sum(found.unconverted.values())}
+    result.edit_count = n
+    result.edits = None if ctx.options.json_lite else PackedEdits(edits, text, lines_index.position, at_start)
+    converted = sum(renamed.values())
+    unconverted = found.unconverted
+    result.references = {"converted": converted, "unconverted": sum(unconverted.values()) if unconverted else 0}
     result.include_rewrites = categories.get("include", 0)
     result.shim_includes = categories.get("shim-include", 0)
     result.inferred_edits = inferred
-    result.edits_by_library = dict(sorted(by_lib.items()))
-    result.edits_by_kind = dict(sorted(by_kind.items()))
-    result.renamed = dict(sorted(renamed.items()))
-    result.unconverted = dict(sorted(found.unconverted.items()))
-    result.lines_total = ctx.lines.line_count if text else 0
+    result.edits_by_library = _sorted(by_lib)
+    result.edits_by_kind = _sorted(by_kind)
+    result.renamed = _sorted(renamed)
+    result.unconverted = _sorted(unconverted)
+    result.lines_total = lines_index.line_count if text else 0
     result.lines_changed = lines_touched
     result.bytes_changed = replaced
-    result.facts = dict(sorted(found.facts.items()))
+    result.facts = _sorted(found.facts)
     result.diagnostics.extend(found.diagnostics)
     result.declared = sorted(found.declared)
     result.pending_unknown = list(found.pending_unknown)
+
+
+def _sorted(counts: dict) -> dict:
+    """A plain dict of `counts` in key order (an empty one, of a file without any, made directly)."""
+    return dict(sorted(counts.items())) if len(counts) > 1 else dict(counts)
+
+
+def _counted_fields(ruleset: RuleSet) -> dict[tuple, tuple]:
+    """The run's memo of `_count_fields`, for `ruleset` (made again when the RuleSet changes)."""
+    if _COUNTED[0] is not ruleset:
+        _COUNTED[:] = [ruleset, {}]
+    return _COUNTED[1]
+
+
+def _count_fields(counted: dict[tuple, tuple], fields: tuple, ruleset: RuleSet) -> tuple:
+    """What an edit with these fields adds to the record's counts: (library, kind, category,
+    the rule it counts as a converted reference of or None, inferred), remembered in
+    `counted` (a run's renames repeat the same few hundred field tuples in file after file)."""
+    _, rule, library, kind, is_inferred, category = fields
+    renames = rule if category == "reference" and _converted_names(ruleset)(rule) else None
+    if len(counted) >= _REMEMBER:
+        counted.clear()
+    answer = counted[fields] = (library or "unknown", kind or "unknown", category, renames, bool(is_inferred))
+    return answer
+
+
+_COUNTED: list = [None, {}]  # the RuleSet the counts are for, field tuple -> its counts
+_REMEMBER = 1 << 16
 
 
 def _converted_names(ruleset: RuleSet) -> Callable[[str], bool]:

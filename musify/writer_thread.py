@@ -48,12 +48,16 @@ class PortWriter:
         self._thread = threading.Thread(target=self._run, name="musify-port-writer", daemon=True)
         self._thread.start()
 
-    def put(self, i: int, rel: str, data: bytes | None, source: str) -> None:
+    def put(self, i: int, rel: str, data: bytes | None, source: str, st: os.stat_result | None = None) -> None:
         """Queue one port; waits while the thread holds too much. The write's outcome is
-        `writes.done[i]` once the thread is joined. The source is stat'ed here: a few microseconds
-        of this thread spare the writer a wait for the GIL (each of its system calls is one)."""
+        `writes.done[i]` once the thread is joined. `st`: the source's stat as it was read (else
+        the source is stat'ed here: a few microseconds of this thread spare the writer a wait for
+        the GIL, each of its system calls being one)."""
         size = len(data) if data is not None else 0
-        st = writers.stat_or_none(source) if data is not None else None
+        if st is None and data is not None:
+            st = writers.stat_or_none(source)
+        elif data is None:
+            st = None
         with self._cond:
             while self._queue and (self._held + size > self.max_bytes or len(self._queue) >= self.max_files) \
                     and self._error is None:

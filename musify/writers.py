@@ -17,6 +17,8 @@ import tempfile
 from collections.abc import Iterable
 from typing import TextIO
 
+from musify.frontend import compiled
+
 
 def atomic_write(path: str, data: bytes | Iterable[str], mode_from: str | None = None, durable: bool = True) -> None:
     """Write `data` to `path` atomically; copy permission bits from `mode_from` when given.
@@ -87,12 +89,52 @@ def write_stated(out_dir: str, rel: str, data: bytes | None, source: str, st: os
         return  # (a folder not known yet is asked for the file first: on a re-run it is there)
     if made is None:
         _made_now(directory)
-    tmp = _port_temp(directory, data, st or stat_or_none(dst))  # the target's attributes when the source has gone
+    st = st or stat_or_none(dst)  # the target's attributes when the source has gone
+    if _CPORT is not None and _put_native(directory, dst, data, st):
+        return
+    tmp = _port_temp(directory, data, st)
     try:
         os.replace(tmp, dst)
     except BaseException:
         discard(tmp)
         raise
+
+
+def _attributes(st: os.stat_result | None) -> tuple[int, tuple[int, int] | None, int]:
+    """A port's mode and owner (`st`'s; the umask's mode and no owner when None) and the mode to
+    create it with: its final one only when the file is to be the caller's own (else 0600 until
+    its owner is set), so it is never readable by more than the finished file."""
+    umask = _run_umask()
+    if st is None:
+        mode, owner = 0o666 & ~umask, None
+    else:
+        mode, owner = stat.S_IMODE(st.st_mode), (st.st_uid, st.st_gid)
+    first = mode if (owner is None or owner == _ids()) and not mode & (~0o777 | umask) else 0o600
+    return mode, owner, first
+
+
+def _put_native(directory: str, dst: str, data: bytes, st: os.stat_result | None) -> bool:
+    """`_port_temp` and the rename by one call of the compiled `_cport.put`, which makes all
+    their system calls with the interpreter's lock given away once (the writer thread of a -j1
+    run otherwise wins it back from the migrating thread after each of them). False, having
+    made nothing, when the fixed temporary name is taken: the Python path makes a unique one."""
+    mode, owner, first = _attributes(st)
+    tmp = os.path.join(directory, _TEMP_NAME[0] if _TEMP_NAME else _temp_name())
+    uid, gid = owner if owner is not None else (-1, -1)
+    fd = _CPORT.put(tmp, dst, data, first, mode, uid, gid)
+    if fd == -2:
+        return False
+    if fd >= 0:  # written, but its mode or owner is not yet the port's: set them through it
+        try:
+            try:
+                _own(fd, mode, owner, st)
+            finally:
+                os.close(fd)
+            os.replace(tmp, dst)
+        except BaseException:
+            discard(tmp)
+            raise
+    return True
 
 
 def _port_temp(directory: str, data: bytes, st: os.stat_result | None) -> str:
@@ -103,12 +145,7 @@ def _port_temp(directory: str, data: bytes, st: os.stat_result | None) -> str:
     never over an existing file (O_EXCL); with its final mode only when the file is to be the
     caller's own (else 0600 until its owner is set), so it is never readable by more than the
     finished file."""
-    umask = _run_umask()
-    if st is None:
-        mode, owner = 0o666 & ~umask, None
-    else:
-        mode, owner = stat.S_IMODE(st.st_mode), (st.st_uid, st.st_gid)
-    first = mode if (owner is None or owner == _ids()) and not mode & (~0o777 | umask) else 0o600
+    mode, owner, first = _attributes(st)
     tmp = os.path.join(directory, _TEMP_NAME[0] if _TEMP_NAME else _temp_name())
     try:
         fd = os.open(tmp, _CREATE, first)
@@ -192,6 +229,8 @@ def own_like(path: str | int, st: os.stat_result) -> None:
 
 # the mode and owner of an open file can be set through its descriptor (no path lookups)
 _BY_FD = os.chmod in os.supports_fd and (not hasattr(os, "chown") or os.chown in os.supports_fd)
+# a port in one call that gives the interpreter's lock away once (musify/_cport.c), where built
+_CPORT = compiled.load("_cport", "musify") if _BY_FD and not os.environ.get("XNOCPORT") else None
 
 
 def discard(path: str) -> None:

@@ -41,13 +41,13 @@ def tree(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 def calls(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     """The files the runner actually migrates (the misses)."""
     seen: list[str] = []
-    real = pool.migrate_file
+    real = pool.migrate_file_stated
 
     def counting(job, *args):
         seen.append(job.rel)
         return real(job, *args)
 
-    monkeypatch.setattr(pool, "migrate_file", counting)
+    monkeypatch.setattr(pool, "migrate_file_stated", counting)
     return seen
 
 

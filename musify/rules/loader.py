@@ -17,7 +17,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from musify import resources
+from musify import collector, resources
 from musify.diagnostics import CATALOGUE
 from musify.rules import flowfile
 from musify.rules.files import (  # noqa: F401 -- re-exported: the loader's public surface
@@ -147,7 +147,7 @@ def _read_cache(digest: str) -> RuleSet | None:
     shipped = resources.packaged_file(compiled_name(digest))
     for path in ([shipped] if shipped else []) + [_cache_dir() / compiled_name(digest)]:
         try:
-            with open(path, "rb") as fh:
+            with open(path, "rb") as fh, collector.paused():  # 50,000 objects, no cycle to find
                 obj = pickle.load(fh)
         except (OSError, pickle.UnpicklingError, EOFError, AttributeError, ImportError):
             continue

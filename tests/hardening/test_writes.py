@@ -33,7 +33,7 @@ def _read(path):
 
 def _during(monkeypatch, when_rel, action):
     """Run `action` right after the file `when_rel` has been migrated (before any write)."""
-    real = pool.migrate_file
+    real = pool.migrate_file_stated
 
     def wrapped(job, *a):
         out = real(job, *a)
@@ -41,7 +41,7 @@ def _during(monkeypatch, when_rel, action):
             action()
         return out
 
-    monkeypatch.setattr(pool, "migrate_file", wrapped)
+    monkeypatch.setattr(pool, "migrate_file_stated", wrapped)
 
 
 def test_file_changed_during_the_run_is_not_overwritten(tmp_path, rules, monkeypatch):

@@ -1,0 +1,92 @@
+"""The cyclic collector during a run (musify/collector.py): the long-lived objects are frozen
+while files are migrated and given back afterwards; garbage made meanwhile is still collected;
+the rules unpickle without a collection; the program (not a test) freezes all as it exits."""
+
+from __future__ import annotations
+
+import gc
+import subprocess
+import sys
+import weakref
+from pathlib import Path
+
+from musify import collector, pool
+from musify.api import migrate
+from musify.options import Options
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+class _Node:
+    def __init__(self) -> None:
+        self.me = self  # a cycle: only the collector frees it
+
+
+def test_frozen_leaves_old_objects_out_and_gives_them_back():
+    old = _Node()
+    ref = weakref.ref(old)
+    with collector.frozen():
+        assert gc.get_freeze_count() > 0
+        del old
+        gc.collect()
+        assert ref() is not None  # frozen: no collection inside reaches it
+        young = _Node()
+        young_ref = weakref.ref(young)
+        del young
+        gc.collect()
+        assert young_ref() is None  # a cycle made inside is collected as before
+    assert gc.get_freeze_count() == 0
+    gc.collect()
+    assert ref() is None  # given back: collected once out
+
+
+def test_paused_restores_the_collector_state():
+    assert gc.isenabled()
+    with collector.paused():
+        assert not gc.isenabled()
+    assert gc.isenabled()
+    gc.disable()
+    try:
+        with collector.paused():
+            pass
+        assert not gc.isenabled()  # off stays off
+    finally:
+        gc.enable()
+
+
+def test_one_process_run_freezes_while_migrating_and_unfreezes(tmp_path, monkeypatch):
+    src = tmp_path / "src"
+    src.mkdir()
+    for n in range(3):
+        (src / f"k{n}.cu").write_text("cudaMalloc(&p, 4);\n")
+    seen = []
+    real = pool.migrate_file_stated
+
+    def counting(*args, **kwargs):
+        seen.append(gc.get_freeze_count())
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(pool, "migrate_file_stated", counting)
+    record, _ = migrate([str(src)], Options(jobs=1, cache=False), mode="out", out_dir=str(tmp_path / "out"))
+    assert [f.status for f in record.files] == ["migrated"] * 3
+    assert len(seen) == 3 and min(seen) > 0  # frozen for every file
+    assert gc.get_freeze_count() == 0  # and given back after the run
+    assert (tmp_path / "out" / "k0.mu").read_text() == "musaMalloc(&p, 4);\n"
+
+
+def _frozen_at_exit(call: str) -> bool:
+    # registered before main(): atexit runs the last registered first, so this runs after
+    # whatever main() registered
+    probe = ("import atexit, gc, sys\n"
+             "atexit.register(lambda: print('frozen', gc.get_freeze_count() > 0))\n"
+             "from musify.cli import main\n"
+             "sys.argv = ['musify', '--version']\n"
+             f"{call}\n")
+    done = subprocess.run([sys.executable, "-c", probe], check=False, cwd=REPO, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    return "frozen True" in done.stdout
+
+
+def test_the_program_freezes_everything_as_it_exits():
+    assert _frozen_at_exit("main()")
+    assert not _frozen_at_exit("main(['--version'], standalone_mode=False)")  # a caller goes on
