@@ -33,7 +33,7 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from bench_migrate import REPO, build_corpus
+from bench_migrate import REPO, build_corpus, with_bytecode
 
 # the CLI, with its own and its children's CPU time written at exit (the workers are reaped by then)
 WRAPPER = """
@@ -54,12 +54,7 @@ def run(corpus: Path, out: Path, jobs: int, repo: Path = REPO) -> tuple[float, f
     """Wall seconds, parent CPU seconds, workers' CPU seconds (musify from `repo`)."""
     shutil.rmtree(out, ignore_errors=True)
     cpu_file = out.with_suffix(".cpu")
-    env = dict(os.environ, BENCH_CPU=str(cpu_file), PYTHONPATH=str(repo))
-    # compiled bytecode, as an installed musify has: with PYTHONDONTWRITEBYTECODE set (as in some
-    # CI and agent shells) every run compiled its 100-odd modules again, 0.7 s of serial CPU;
-    # written under the work folder, never into the checkout
-    env.pop("PYTHONDONTWRITEBYTECODE", None)
-    env["PYTHONPYCACHEPREFIX"] = str(out.parent / "pycache")
+    env = with_bytecode(dict(os.environ, BENCH_CPU=str(cpu_file), PYTHONPATH=str(repo)), out.parent)
     cmd = [sys.executable, "-c", WRAPPER, "migrate", str(corpus), "-o", str(out), "-j", str(jobs),
            "--json", str(out.with_suffix(".json")), "-q", "--no-cache"]
     t0 = time.perf_counter()

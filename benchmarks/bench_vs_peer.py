@@ -39,7 +39,7 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from bench_migrate import build_corpus  # the same replicated corpus as bench_migrate
+from bench_migrate import build_corpus, with_bytecode  # the same replicated corpus as bench_migrate
 
 REPO = Path(__file__).resolve().parents[1]
 # ../shared beside the repository (a worktree one level deeper looks one level further up)
@@ -97,7 +97,7 @@ def musify_run(corpus: Path, out: Path, jobs: int, checkout: Path = REPO) -> tup
     cmd = [sys.executable, "-m", "musify", "migrate", str(corpus), "-o", str(out), "-j", str(jobs),
            "--json", str(out) + ".json", "-q", "--no-cache"]
     env = dict(os.environ, PYTHONPATH=str(checkout) + os.pathsep + os.environ.get("PYTHONPATH", ""))
-    wall, cpu, rc, err = timed(cmd, env)
+    wall, cpu, rc, err = timed(cmd, with_bytecode(env, out.parent))
     if rc not in (0, 1):
         sys.exit(f"musify failed ({rc}): {err}")
     return wall, cpu
@@ -124,7 +124,7 @@ def peer_run(files: list[str], corpus: Path, copy: Path, peer: Path, tables: Pat
     listing = copy.with_suffix(".files")
     listing.write_text("\n".join(str(copy / os.path.relpath(f, corpus)) for f in files), encoding="utf-8")
     cmd = [sys.executable, "-c", _PEER_LAUNCH, str(listing), str(peer), str(tables)]
-    wall, cpu, rc, err = timed(cmd)
+    wall, cpu, rc, err = timed(cmd, with_bytecode(os.environ, copy.parent))  # both tools with bytecode
     if rc != 0:
         sys.exit(f"peer failed ({rc}): {err}")
     return wall, cpu
