@@ -30,6 +30,7 @@ from musify.rules.status import is_converted
 from musify.textcodec import decode_wide, encode_wide, wide_codec
 
 if TYPE_CHECKING:
+    from musify.frontend.scanner import Scan
     from musify.options import Options
     from musify.rules.model import RuleSet
 
@@ -73,11 +74,8 @@ def edit_text(text: str, path: str, ruleset: RuleSet, options: Options,
     ctx = PassContext(path, text, sc, ruleset, options, project or ProjectInfo(), LineIndex(text),
                       display_path=display or path, abspath=abspath)
     ctx.found.current_pass = "scanner"
-    for problem in sc.problems:
-        if problem.what == "comment":
-            ctx.warn("MU0004", problem.offset)
-        else:
-            ctx.warn("MU0005", problem.offset, what=problem.what)
+    if sc.problems:
+        _report_problems(ctx, sc)
     edits = EditList()  # compact: a huge file has a million of them
     for name, run in language.passes:
         ctx.found.current_pass = name
@@ -88,6 +86,26 @@ def edit_text(text: str, path: str, ruleset: RuleSet, options: Options,
     ctx.found.scratch.clear()  # facts the passes shared (device functions...): read by nothing after them
     ctx = ctx.with_scan(Scan())
     return ctx, merge(edits)
+
+
+def _report_problems(ctx: PassContext, sc: Scan) -> None:
+    """MU0004/MU0005 for the scanner's unterminated comments and literals. A literal in a group
+    `#if 0` turns off is a warning: compilers only warn there, and headers keep prose or other
+    languages in such groups (an unterminated comment stays an error: compilers reject it anywhere)."""
+    from musify.frontend.skipped import inside, skipped_groups
+
+    groups = None
+    for problem in sc.problems:
+        if problem.what == "comment":
+            ctx.warn("MU0004", problem.offset)
+            continue
+        if groups is None:
+            groups = skipped_groups(ctx.text, sc.directives)
+        if inside(groups, problem.offset):
+            ctx.warn("MU0005", problem.offset, what=f"{problem.what} in a group '#if 0' turns off",
+                     severity="warning")
+        else:
+            ctx.warn("MU0005", problem.offset, what=problem.what)
 
 
 def drop_protected(edits: EditList, spans: list[tuple[int, int]]) -> EditList:

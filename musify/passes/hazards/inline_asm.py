@@ -1,8 +1,15 @@
-"""Inline assembly (`asm`, `asm volatile`, `__asm__`): an error at each use, never a change.
+"""Inline assembly (`asm`, `asm volatile`, `__asm__`): an error at each device-side use, never a change.
 
-The assembly is PTX, which does not assemble on MUSA. Disabling it (torchada's `if(0) asm volatile`)
+Device assembly is PTX, which does not assemble on MUSA. Disabling it (torchada's `if(0) asm volatile`)
 produced silent garbage in a real model (torchada PR #87), so the code is left exactly as written
 and the diagnostic carries the fix. Hopper-only instructions inside (wgmma, fp8 MMA) are named too.
+
+Host assembly is not PTX: the host compiler assembles it on a MUSA machine as before (PyTorch's
+headers hold POWER VSX and Arm NEON `__asm__` in CPU vector code, and calling those errors made a
+clean header tree fail). A use is host assembly when it is outside every `__device__`/`__global__`
+function and its template shows nothing of PTX (an instruction with a PTX type or state-space
+suffix, a PTX special register, `.reg`/`.pred`); either sign alone keeps the error, so a device
+function the analysis cannot see (qualified through a project macro) still reports its PTX.
 """
 
 from __future__ import annotations
@@ -12,6 +19,8 @@ from collections.abc import Iterator
 
 from musify.engine.edits import Edit
 from musify.passes._base import PassContext
+from musify.passes.hazards.common import enclosing, match_bracket
+from musify.passes.hazards.file_facts import device_functions_of
 
 _ASM = re.compile(r"(?<![\w.])(asm|__asm__|__asm)(\s+(?:volatile|__volatile__)|\s*(?:volatile|__volatile__)(?=\s*\())?\s*\(")
 # each with the literals one of which every match contains: the search (which opens with `\b`,
@@ -19,6 +28,15 @@ _ASM = re.compile(r"(?<![\w.])(asm|__asm__|__asm)(\s+(?:volatile|__volatile__)|\
 _HOPPER = ((re.compile(r"\bwgmma\."), "warpgroup MMA (wgmma)", ("wgmma.",)),
            (re.compile(r"\bmma\.\S*\.e[45]m[23]\b|\.e4m3\.e4m3|\.e5m2\.e5m2"), "fp8 MMA",
             ("mma.", ".e4m3.e4m3", ".e5m2.e5m2")))
+# what marks a template as PTX: a special register, a state space or PTX type suffix, rounding
+# and sync modifiers, the bare control instructions. x86, Arm64 and POWER assembly has none of
+# them (Arm32 NEON's `.f32`/`.u8` suffixes do match: such a use keeps its error, as before)
+_PTX = re.compile(
+    r"%%?(?:laneid|warpid|nwarpid|tid|ntid|ctaid|nctaid|smid|nsmid|gridid|clock(?:64|_hi)?|globaltimer(?:_lo|_hi)?"
+    r"|lanemask_(?:eq|le|lt|ge|gt)|dynamic_smem_size|total_smem_size|envreg\d+|pm\d+)\b"
+    r"|\.(?:reg|pred|shared|global|local|param|const|b8|b16|b32|b64|b128|u8|u16|u32|u64|s8|s16|s32|s64"
+    r"|f16|f16x2|bf16|bf16x2|f32|f64|tf32|e4m3|e5m2|sync|aligned|ftz|approx|rn|rz|rm|rp|rni|rzi|rmi|rpi|uni)\b"
+    r"|\b(?:trap|brkpt|exit|ret|pmevent)\s*;")
 
 
 def run(ctx: PassContext) -> list[Edit]:
@@ -29,10 +47,12 @@ def run(ctx: PassContext) -> list[Edit]:
     for m in asm_matches(text):
         if not codemap.is_code(m.start()):
             continue
+        close = match_bracket(text, m.end() - 1, codemap)
+        body = text[m.end():close if close >= 0 else _statement_end(text, m.end())]
+        if enclosing(device_functions_of(ctx), m.start()) is None and _PTX.search(body) is None:
+            continue  # host assembly: the host compiler's, unchanged on MUSA
         spelled = " ".join(text[m.start():m.end() - 1].split())
         ctx.warn("MU2040", m.start(), spelled)
-        body_end = _statement_end(text, m.end())
-        body = text[m.end():body_end]
         for pattern, feature, literals in _HOPPER:
             if any(literal in body for literal in literals) and pattern.search(body):
                 ctx.warn("MU2035", m.start(), spelled, what=f"'{spelled}' with {feature}", feature=feature)

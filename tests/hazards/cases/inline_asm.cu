@@ -14,3 +14,29 @@ __device__ unsigned lane_id() {
 const char* s = "asm volatile(\"nop\")";
 int plasma(int x) { return x; }
 int wasm(int x) { return plasma(x); }
+// Host assembly is the host compiler's (x86, Arm64, POWER): no error, since it is not PTX.
+unsigned long long host_ticks() {
+  unsigned lo, hi;
+  __asm__ __volatile__("rdtsc" : "=a"(lo), "=d"(hi));
+  return ((unsigned long long)hi << 32) | lo;
+}
+unsigned long long arm_ticks() {
+  unsigned long long val;
+  __asm__ __volatile__("mrs %0, cntvct_el0" : "=r"(val));
+  asm volatile("" : "+r"(val));
+  return val;
+}
+// PTX outside any function the analysis sees as device code (a project macro qualifies it):
+// the template alone keeps the error.
+#define DEVICE_INLINE __device__ inline
+DEVICE_INLINE unsigned warp_id() {
+  unsigned w;
+  // DIAG: MU2040
+  asm("mov.u32 %0, %%warpid;" : "=r"(w));
+  return w;
+}
+// Device assembly without PTX in it is still reported: MUSA's support for it is not known.
+__device__ void barrier_only() {
+  // DIAG: MU2040
+  asm volatile("" ::: "memory");
+}
