@@ -56,6 +56,27 @@ def test_unknown_vendor_name_pending_unless_declared(rules):
     assert [n for n, _, _ in ctx.pending_unknown] == ["cudaOther"]
 
 
+def test_names_declared_with_a_template_type_are_declared(rules):
+    # PyTorch's CUDAGuard.h and ProcessGroupNCCL.hpp: a parameter and a member of template types
+    src = ("std::vector<Stream> unwrap(ArrayRef<Stream> cudaStreams) { return cudaStreams; }\n"
+           "std::unordered_map<std::string, std::vector<int>>* cudaStreamMap_;\n"
+           "bool f(int n) { return n > cudaBound || n >> cudaShift; }\n")
+    _, ctx = run(src, rules)
+    assert {"cudaStreams", "cudaStreamMap_"} <= ctx.declared
+    # what MU1001 is raised for once the run's declarations are known (finalise)
+    assert sorted({n for n, _, _ in ctx.pending_unknown} - ctx.declared) == ["cudaBound", "cudaShift"]
+
+
+def test_enumerators_are_declared_and_braced_lists_are_not(rules):
+    # PyTorch's SDPBackend.h and kineto's ActivityType.h name their enumerators like CUDA's
+    src = ("enum class SDPBackend { error = -1, cuda_attention = 3 };\n"
+           "enum ActivityType : int {\n  CPU_OP,\n  cudaRuntimeX,\n};\n"
+           "int v[] = {1, cudaValue}; f(a, cudaArg);\n")
+    _, ctx = run(src, rules)
+    assert {"cuda_attention", "cudaRuntimeX"} <= ctx.declared
+    assert sorted({n for n, _, _ in ctx.pending_unknown} - ctx.declared) == ["cudaArg", "cudaValue"]
+
+
 def test_ordinary_words_never_touched(rules):
     src = "int CUSTOM = 1, CURRENT = 2; float Accumulate, ACCUMULATOR, Cubic;\n"
     new, ctx = run(src, rules)

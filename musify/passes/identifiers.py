@@ -242,7 +242,7 @@ def _unknown(ctx: PassContext, start: int, name: str, where: Ctx, position) -> N
         ctx.declared.add(name)
         return
     before = previous_token(ctx.text, start)
-    if _declares(ctx.text, before):
+    if _declares(ctx.text, before) or (before[0] in ("{", ",") and _enumerator(ctx.text, start, start + len(name))):
         ctx.declared.add(name)
         return
     if before[0] in (".", "->"):  # a member access
@@ -263,11 +263,74 @@ def _declares(text: str, before: tuple[str, int]) -> bool:
     """`is_declaration`, given the token before the name and where it starts."""
     tok, tok_start = before
     if tok in ("*", "&"):
-        before, _ = previous_token(text, tok_start)
-        return bool(before) and before[0] in _WORD and not before[0].isdigit() and before not in _USE_KEYWORDS
+        tok, tok_start = previous_token(text, tok_start)
+        if tok == ">":
+            return _closes_template_arguments(text, tok_start)
+        return bool(tok) and tok[0] in _WORD and not tok[0].isdigit() and tok not in _USE_KEYWORDS
     if tok and tok[0] in _WORD and not tok[0].isdigit():
         return tok not in _USE_KEYWORDS
+    if tok == ">":  # `std::vector<cudaStream_t> cudaStreams`, a parameter or a member
+        return _closes_template_arguments(text, tok_start)
     return tok == "~"  # a destructor
+
+
+_TEMPLATE_STOPS = frozenset(";{}?!|")  # a statement's edge, or a logical operator: not a type's
+_TEMPLATE_REACH = 512
+
+
+def _closes_template_arguments(text: str, close: int) -> bool:
+    """Does the `>` at `close` end a type's template arguments (`map<K, V>`), not a comparison or
+    a shift? It does when its `<` is found back in the same statement, with no logical operator
+    between, after a type's name. (`f(a < b, c > cudaX)` reads as a declaration: such code is rare,
+    and the cost is one MU1001 not raised.)"""
+    depth = 0
+    low = max(0, close - _TEMPLATE_REACH)
+    i = close
+    while i >= low:
+        ch = text[i]
+        if ch == ">":
+            depth += 1
+        elif ch == "<":
+            depth -= 1
+            if depth == 0:
+                if i > 0 and text[i - 1] == "<":
+                    return False  # a shift
+                name, _ = previous_token(text, i)
+                return bool(name) and name[0] in _WORD and not name[0].isdigit() and name not in _USE_KEYWORDS
+        elif ch in _TEMPLATE_STOPS or (ch == "&" and text[i - 1:i] == "&") or (ch == "=" and text[i - 1:i] == "="):
+            return False
+        i -= 1
+    return False
+
+
+_ENUM_HEAD = re.compile(r"\benum\b[^;{}]*$")
+_ENUM_REACH = 8192
+
+
+def _enumerator(text: str, start: int, end: int) -> bool:
+    """Is the name at start..end an enumerator being declared (`enum class Backend { CPU, CUDA_X = 2 }`)?
+    It is when a `=`, `,` or `}` follows it and the brace that opens the list around it, found back
+    over balanced brackets with no `;` between, comes after `enum ...`."""
+    j = end
+    while j < len(text) and text[j] in " \t\r\n":
+        j += 1
+    if j < len(text) and text[j] not in "=,}":
+        return False
+    depth = 0
+    i = start - 1
+    low = max(0, start - _ENUM_REACH)
+    while i >= low:
+        ch = text[i]
+        if ch in ")]}":
+            depth += 1
+        elif ch in "([{":
+            if depth == 0:
+                return ch == "{" and _ENUM_HEAD.search(text, max(0, i - 256), i) is not None
+            depth -= 1
+        elif ch == ";" and depth == 0:
+            return False
+        i -= 1
+    return False
 
 
 def previous_token_python(text: str, start: int) -> tuple[str, int]:
