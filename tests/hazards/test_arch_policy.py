@@ -30,3 +30,16 @@ def test_parse_arch_map() -> None:
         parse_arch_map("80:220")
     with pytest.raises(ValueError):
         parse_arch_map("eighty=220")
+
+
+def test_an_untranslatable_test_is_quoted_from_its_own_line_in_whole_tokens() -> None:
+    # PyTorch's CUDALoops.cuh: the excerpt reached back into the code line before the directive
+    from musify.options import Options
+    from musify.rules import load_ruleset
+    from musify.runner import migrate_text
+
+    text = ("__global__ void k() {\n  if constexpr (vec_size == 8) {\n"
+            "#if __CUDA_ARCH__ / 100 == 9 || __CUDA_ARCH__ / 100 == 10\n#endif\n  }\n}\n")
+    _, ctx, _ = migrate_text(text, "a.cu", load_ruleset(), Options())
+    quoted = [d.message.split("'")[1] for d in ctx.diagnostics if d.id == "MU2002"]
+    assert quoted == ["#if __CUDA_ARCH__ / 100 == 9", "100 == 9 || __CUDA_ARCH__ / 100 == 10"]

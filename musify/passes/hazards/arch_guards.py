@@ -49,8 +49,22 @@ def run(ctx: PassContext) -> list[Edit]:
             continue
         op = operator_next_to(text, ident.start, ident.end, limit)
         if op is not None:
-            expr = " ".join(text[max(0, ident.start - 12):min(limit, ident.end + 12)].split())
+            low = directive.start if directive is not None else text.rfind("\n", 0, ident.start) + 1
+            expr = " ".join(text[_word_edge(text, max(low, ident.start - 12), low, -1):
+                                 _word_edge(text, min(limit, ident.end + 12), limit, 1)].split())
             ctx.warn("MU2002", ident.start, name, expr=expr, why=f"operator '{op}' with a non-number")
         elif ident.ctx == Ctx.CODE:
             ctx.warn("MU2003", ident.start, name)
     return edits
+
+
+def _word_edge(text: str, pos: int, bound: int, step: int) -> int:
+    """`pos` moved outwards (step -1: left, 1: right) to the edge of the word it cuts, not past
+    `bound`: the excerpt of a MU2002 shows whole tokens of its own line only."""
+    if step < 0:
+        while pos > bound and (text[pos - 1].isalnum() or text[pos - 1] == "_"):
+            pos -= 1
+    else:
+        while pos < bound and (text[pos].isalnum() or text[pos] == "_"):
+            pos += 1
+    return pos
