@@ -143,6 +143,15 @@ def test_launch_tree_sitter_cannot_parse_is_reported(rules):
     assert ctx.facts["launches"] == 2 and ctx.facts["launches_parsed"] == 1
 
 
+def test_a_launch_with_an_extended_lambda_is_read(rules):
+    # PyTorch's DistributionTemplates.h passes `[=] __device__ (...) {...}` to its kernels
+    src = ("void f() {\n  k<T, 4><<<g, b, 0, s>>>(n, [=]__device__(int i, T r) { return r; });\n"
+           "  j<<<g, b>>>([&] __host__ __device__ (int i) { return i; });\n}\n")
+    new, ctx = run(src, rules)
+    assert new == src and ids(ctx) == []
+    assert ctx.facts["launches"] == 2 and ctx.facts["launches_parsed"] == 2
+
+
 def test_rule_diag_with_fields_the_use_site_lacks(rules):
     from musify.rules.model import Rule
 

@@ -7,10 +7,17 @@ counted blindly. No edits: launches keep their syntax on MUSA.
 
 from __future__ import annotations
 
+import re
+
 from musify.engine.edits import Edit
 from musify.frontend import syntax
 from musify.frontend.launches import count_kernel_defs, kernel_text, launch_spans
 from musify.passes._base import PassContext
+
+# an extended lambda's execution space (`[=] __device__ (int i) {...}`, common in launch arguments:
+# PyTorch's DistributionTemplates.h) is CUDA syntax tree-sitter-cuda does not read; it is blanked
+# (same length) in the copy that is parsed, which changes no offset and nothing written
+_LAMBDA_SPACE = re.compile(r"(?<=\])(?:\s*(?:__host__|__device__)\b)+")
 
 # launches parsed together: a file's worth at once made tree-sitter hold the whole file's tree
 # (hundreds of MB for a 50 MB file); a few hundred at a time costs no more parses on real code
@@ -42,7 +49,7 @@ def _parse(ctx: PassContext, launches: list[tuple]) -> int:
     cannot. One parse for the batch; only when that fails is each parsed on its own, to say which
     one it cannot read."""
     text = ctx.text
-    snippets = [text[start:close + 1] + ";" for start, _, _, _, close in launches]
+    snippets = [_parseable(text[start:close + 1]) + ";" for start, _, _, _, close in launches]
     together = syntax.parse_statement("\n".join(snippets))
     if together.ok and syntax.count_kernel_calls(together.root) == len(launches):
         return len(launches)
@@ -56,3 +63,10 @@ def _parse(ctx: PassContext, launches: list[tuple]) -> int:
             kernel = kernel_text(text, start, lt)
             ctx.warn("MU0007", start, kernel, construct=f"the launch of '{kernel}'")
     return parsed
+
+
+def _parseable(launch: str) -> str:
+    """The launch as tree-sitter-cuda can read it: extended lambdas' `__device__` blanked."""
+    if "__" not in launch:
+        return launch
+    return _LAMBDA_SPACE.sub(lambda m: " " * len(m.group()), launch)
