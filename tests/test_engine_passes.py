@@ -152,6 +152,14 @@ def test_a_launch_with_an_extended_lambda_is_read(rules):
     assert ctx.facts["launches"] == 2 and ctx.facts["launches_parsed"] == 2
 
 
+def test_a_launch_in_a_macro_body_is_read(rules):
+    # PyTorch's TORCH_DSA_KERNEL_LAUNCH: continuations, `#kernel` and `a ## b` in the launch
+    src = ("#define LAUNCH(kernel, g, b, s, ...) \\\n  do { \\\n    kernel<<<g, b, 0, s>>>( \\\n"
+           "        __VA_ARGS__, \\\n        reg.insert(__FILE__, #kernel, s.id(), x ## _ptr)); \\\n  } while (0)\n")
+    _, ctx = run(src, rules)
+    assert ids(ctx) == [] and ctx.facts["launches"] == 1 and ctx.facts["launches_parsed"] == 1
+
+
 def test_rule_diag_with_fields_the_use_site_lacks(rules):
     from musify.rules.model import Rule
 

@@ -13,11 +13,15 @@ from musify.engine.edits import Edit
 from musify.frontend import syntax
 from musify.frontend.launches import count_kernel_defs, kernel_text, launch_spans
 from musify.passes._base import PassContext
+from musify.passes.hazards.file_facts import directive_at
 
 # an extended lambda's execution space (`[=] __device__ (int i) {...}`, common in launch arguments:
 # PyTorch's DistributionTemplates.h) is CUDA syntax tree-sitter-cuda does not read; it is blanked
 # (same length) in the copy that is parsed, which changes no offset and nothing written
 _LAMBDA_SPACE = re.compile(r"(?<=\])(?:\s*(?:__host__|__device__)\b)+")
+
+_PASTE = re.compile(r"\s*##\s*")
+_STRINGIZE = re.compile(r"(?<![\w\"'])#\s*([A-Za-z_]\w*)")
 
 # launches parsed together: a file's worth at once made tree-sitter hold the whole file's tree
 # (hundreds of MB for a 50 MB file); a few hundred at a time costs no more parses on real code
@@ -49,7 +53,8 @@ def _parse(ctx: PassContext, launches: list[tuple]) -> int:
     cannot. One parse for the batch; only when that fails is each parsed on its own, to say which
     one it cannot read."""
     text = ctx.text
-    snippets = [_parseable(text[start:close + 1]) + ";" for start, _, _, _, close in launches]
+    snippets = [_parseable(text[start:close + 1], directive_at(ctx, start) is not None) + ";"
+                for start, _, _, _, close in launches]
     together = syntax.parse_statement("\n".join(snippets))
     if together.ok and syntax.count_kernel_calls(together.root) == len(launches):
         return len(launches)
@@ -65,8 +70,12 @@ def _parse(ctx: PassContext, launches: list[tuple]) -> int:
     return parsed
 
 
-def _parseable(launch: str) -> str:
-    """The launch as tree-sitter-cuda can read it: extended lambdas' `__device__` blanked."""
+def _parseable(launch: str, in_macro: bool) -> str:
+    """The launch as tree-sitter-cuda can read it: extended lambdas' `__device__` blanked; in a
+    macro's body (PyTorch's TORCH_DSA_KERNEL_LAUNCH), its line continuations blanked, `#x` read
+    as the string it makes and `a ## b` as one name."""
+    if in_macro:
+        launch = _STRINGIZE.sub(r'"\1"', _PASTE.sub("", launch.replace("\\\n", " \n")))
     if "__" not in launch:
         return launch
     return _LAMBDA_SPACE.sub(lambda m: " " * len(m.group()), launch)
