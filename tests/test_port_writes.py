@@ -8,6 +8,7 @@ from __future__ import annotations
 import os
 import stat
 import threading
+import time
 from pathlib import Path
 
 import pytest
@@ -213,12 +214,17 @@ def test_a_run_stopped_early_leaves_only_whole_files_and_no_thread(tmp_path, mon
 
     def progress(result, done, total):
         if done == 12:
+            # the interrupt comes once the thread has written something (under load it may not
+            # have had the GIL yet: then the test would prove nothing about whole files)
+            deadline = time.monotonic() + 10
+            while not any(p.suffix == ".mu" for p in out.glob("*")) and time.monotonic() < deadline:
+                time.sleep(0.01)
             raise KeyboardInterrupt
 
-    with pytest.raises(KeyboardInterrupt):
-        migrate([str(tree)], Options(cache=False, jobs=1), "out", str(tmp_path / "out"), progress=progress)
-    assert not [t for t in threading.enumerate() if t.name == "musify-port-writer"]
     out = tmp_path / "out"
+    with pytest.raises(KeyboardInterrupt):
+        migrate([str(tree)], Options(cache=False, jobs=1), "out", str(out), progress=progress)
+    assert not [t for t in threading.enumerate() if t.name == "musify-port-writer"]
     names = sorted(p.name for p in out.iterdir())
     assert names and all(n.endswith(".mu") for n in names)  # no temporary left, nothing else
     for n in names:

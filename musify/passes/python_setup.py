@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import ast
 import re
+from functools import lru_cache
 
 from musify.engine.edits import Edit
 from musify.frontend.python import PythonTree
@@ -46,8 +47,12 @@ def setup_edits(ctx: PassContext, tree: PythonTree, docstrings: set[int]) -> lis
                 elif k.arg == "libraries" and isinstance(k.value, (ast.List, ast.Tuple)):
                     flag_strings.update(id(e) for e in k.value.elts)
                     edits.extend(_libraries(ctx, tree, k.value))
-    # any other literal list of strings that holds an nvcc flag (`nvcc_args.extend(("-gencode", ...))`)
-    lists.extend(n for n in tree.nodes if isinstance(n, (ast.List, ast.Tuple)) and _holds_flag(ctx, n))
+    # any other literal list of strings that holds an nvcc flag (`nvcc_args.extend(("-gencode", ...))`),
+    # in a file that builds CUDA code: elsewhere a list like ["-lineinfo"] is some other tool's
+    # (Triton's compiler.py passes it to ptxas)
+    builds = _builds().search(ctx.text) is not None
+    if builds:
+        lists.extend(n for n in tree.nodes if isinstance(n, (ast.List, ast.Tuple)) and _holds_flag(ctx, n))
     seen_lists: set[int] = set()
     for lst in lists:
         if isinstance(lst, (ast.List, ast.Tuple)) and id(lst) not in seen_lists:
@@ -56,8 +61,20 @@ def setup_edits(ctx: PassContext, tree: PythonTree, docstrings: set[int]) -> lis
     for node in tree.nodes:
         if isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in flag_strings \
                 and id(node) not in docstrings:
-            edits.extend(_plain_string(ctx, tree, node))
+            edits.extend(_plain_string(ctx, tree, node, builds))
     return edits
+
+
+@lru_cache(maxsize=1)
+def _builds() -> re.Pattern[str]:
+    """What a Python file that builds CUDA code names: the compiler (the vocabulary's `nvcc` key),
+    a build system, the torch extension builders and their modules and keywords."""
+    v = python_vocab()
+    words = {v["compile_args"]["cuda"], *v["compile_args"]["keywords"], *v["compile_args"]["flag_lists"]}
+    words |= {n["cuda"] for n in v["name"] if n.get("module")} | {n["module"] for n in v["name"] if n.get("module")}
+    words |= {i["call"] for i in v["inline"]}
+    alternatives = "|".join(sorted(map(re.escape, words - {"load"})))  # `load` alone is any loader's name
+    return re.compile(rf"\b(?:{alternatives}|cpp_extension|setuptools|distutils|setup(?=\s*\())\b")
 
 
 def _holds_flag(ctx: PassContext, node: ast.List | ast.Tuple) -> bool:
@@ -183,10 +200,11 @@ def _libraries(ctx: PassContext, tree: PythonTree, lst: ast.List | ast.Tuple) ->
     return edits
 
 
-def _plain_string(ctx: PassContext, tree: PythonTree, node: ast.Constant) -> list[Edit]:
-    """Paths, variables and source-file names in any other string literal."""
+def _plain_string(ctx: PassContext, tree: PythonTree, node: ast.Constant, builds: bool) -> list[Edit]:
+    """Paths, variables and source-file names in any other string literal; flags only in a file
+    that builds CUDA code (`builds`)."""
     value = node.value
-    if not value or len(value) > 4096 or value.isspace():
+    if not value or len(value) > 4096 or value.isspace() or (not builds and value.startswith("-")):
         return []
     span = _inside(ctx, tree, node)
     if span is None or " " in value or "\t" in value:

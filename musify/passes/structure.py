@@ -8,17 +8,13 @@ counted blindly. No edits: launches keep their syntax on MUSA.
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 from musify.engine.edits import Edit
 from musify.frontend import syntax
 from musify.frontend.launches import count_kernel_defs, kernel_text, launch_spans
 from musify.passes._base import PassContext
 from musify.passes.hazards.file_facts import directive_at
-
-# an extended lambda's execution space (`[=] __device__ (int i) {...}`, common in launch arguments:
-# PyTorch's DistributionTemplates.h) is CUDA syntax tree-sitter-cuda does not read; it is blanked
-# (same length) in the copy that is parsed, which changes no offset and nothing written
-_LAMBDA_SPACE = re.compile(r"(?<=\])(?:\s*(?:__host__|__device__)\b)+")
 
 _PASTE = re.compile(r"\s*##\s*")
 _STRINGIZE = re.compile(r"(?<![\w\"'])#\s*([A-Za-z_]\w*)")
@@ -53,7 +49,7 @@ def _parse(ctx: PassContext, launches: list[tuple]) -> int:
     cannot. One parse for the batch; only when that fails is each parsed on its own, to say which
     one it cannot read."""
     text = ctx.text
-    snippets = [_parseable(text[start:close + 1], directive_at(ctx, start) is not None) + ";"
+    snippets = [_parseable(ctx, text[start:close + 1], directive_at(ctx, start) is not None) + ";"
                 for start, _, _, _, close in launches]
     together = syntax.parse_statement("\n".join(snippets))
     if together.ok and syntax.count_kernel_calls(together.root) == len(launches):
@@ -70,12 +66,21 @@ def _parse(ctx: PassContext, launches: list[tuple]) -> int:
     return parsed
 
 
-def _parseable(launch: str, in_macro: bool) -> str:
-    """The launch as tree-sitter-cuda can read it: extended lambdas' `__device__` blanked; in a
-    macro's body (PyTorch's TORCH_DSA_KERNEL_LAUNCH), its line continuations blanked, `#x` read
+def _parseable(ctx: PassContext, launch: str, in_macro: bool) -> str:
+    """The launch as tree-sitter-cuda can read it: extended lambdas' execution spaces blanked; in
+    a macro's body (PyTorch's TORCH_DSA_KERNEL_LAUNCH), its line continuations blanked, `#x` read
     as the string it makes and `a ## b` as one name."""
     if in_macro:
         launch = _STRINGIZE.sub(r'"\1"', _PASTE.sub("", launch.replace("\\\n", " \n")))
-    if "__" not in launch:
+    if "]" not in launch:
         return launch
-    return _LAMBDA_SPACE.sub(lambda m: " " * len(m.group()), launch)
+    return _lambda_spaces(ctx.ruleset.tagged("execution-space")).sub(lambda m: " " * len(m.group()), launch)
+
+
+@lru_cache(maxsize=4)
+def _lambda_spaces(words: frozenset[str]) -> re.Pattern[str]:
+    """An extended lambda's execution space (`[=] __device__ (int i) {...}`, common in launch
+    arguments: PyTorch's DistributionTemplates.h) is CUDA syntax tree-sitter-cuda does not read; it
+    is blanked (same length) in the copy that is parsed: no offset changes, nothing is written."""
+    alternatives = "|".join(sorted(map(re.escape, words))) or r"(?!)"
+    return re.compile(rf"(?<=\])(?:\s*(?:{alternatives})\b)+")

@@ -31,6 +31,7 @@ HAZARDS: dict[str, tuple[str, str]] = {
     "thread-index": ("warp_size", "a thread index or block size, from which lane and warp numbers are computed"),
     "kernel-qualifier": ("hazards", "marks a kernel definition (a function body device-side checks look into)"),
     "device-qualifier": ("hazards", "marks a device function definition (a body device-side checks look into)"),
+    "execution-space": ("structure", "an execution space an extended lambda can carry (`[=] __device__ (int i) {...}`)"),
     "device-sync": ("features", "a device-wide synchronisation; inside device code it is dynamic parallelism"),
     "template-only": ("identifiers", "a class template whose bare name is an ordinary word: only `NAME<` is this name"),
 }

@@ -127,13 +127,29 @@ def test_unknown_names_keep_the_import(rules):
 
 def test_flag_tuples_and_lists_outside_extra_compile_args(rules):
     """Real setup.py files build nvcc flags with .extend/.append: a one-element tuple keeps its comma."""
-    src = ("args = ['-gencode', 'arch=compute_70,code=sm_70']\n"
+    src = ("from setuptools import setup\n"
+           "args = ['-gencode', 'arch=compute_70,code=sm_70']\n"
            "args.extend(('-gencode', 'arch=compute_80,code=sm_80'))\n"
            "args.extend(('--expt-relaxed-constexpr', '-O3'))\n"
            "args.append('--extended-lambda')\n")
     new, diags = port(rules, src)
-    assert new == ("args = ['--offload-arch=mp_21']\n"
+    assert new == ("from setuptools import setup\n"
+                   "args = ['--offload-arch=mp_21']\n"
                    "args.extend(('--offload-arch=mp_22',))\n"
                    "args.extend(('-O3',))\n"
                    "args.append('--extended-lambda')\n")
     assert [d.id for d in diags] == ["MU6022", "MU6022", "MU6020", "MU6014"]
+
+
+def test_flag_lists_of_a_file_that_builds_nothing_are_left_alone(rules):
+    """Triton's compiler.py hands ["-lineinfo"] to ptxas: not an nvcc flag list, never rewritten."""
+    src = ("import torch\n"
+           "debug_info = ['-lineinfo', '-suppress-debug-info']\n"
+           "debug_info += ['-lineinfo']\n"
+           "opt = '--expt-relaxed-constexpr'\n"
+           "dev = torch.device('cuda')\n")
+    new, diags = port(rules, src)
+    assert "debug_info = ['-lineinfo', '-suppress-debug-info']\ndebug_info += ['-lineinfo']\n" \
+        "opt = '--expt-relaxed-constexpr'\n" in new
+    assert "torch.device('musa')" in new  # the file is still ported
+    assert not {"MU6014", "MU6020", "MU6022"} & set(ids(diags))

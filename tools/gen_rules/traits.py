@@ -36,6 +36,8 @@ TRAITS: tuple[tuple[re.Pattern[str], str | None, tuple[str, ...]], ...] = tuple(
         (r"threadIdx|blockDim", None, ("thread-index",)),
         (r"__global__", None, ("kernel-qualifier",)),
         (r"__device__", None, ("device-qualifier",)),
+        # what an extended lambda may carry (`[=] __device__ (int i) {...}`): blanked where a launch is parsed
+        (r"__host__|__device__", None, ("execution-space",)),
         # a device-wide synchronisation: in device code, dynamic parallelism (MU2032)
         (r"cudaDeviceSynchronize", None, ("device-sync",)),
     )

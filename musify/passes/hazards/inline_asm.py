@@ -29,14 +29,18 @@ _HOPPER = ((re.compile(r"\bwgmma\."), "warpgroup MMA (wgmma)", ("wgmma.",)),
            (re.compile(r"\bmma\.\S*\.e[45]m[23]\b|\.e4m3\.e4m3|\.e5m2\.e5m2"), "fp8 MMA",
             ("mma.", ".e4m3.e4m3", ".e5m2.e5m2")))
 # what marks a template as PTX: a special register, a state space or PTX type suffix, rounding
-# and sync modifiers, the bare control instructions. x86, Arm64 and POWER assembly has none of
+# and sync modifiers, the bare control instructions, a PTX opcode with its first modifier. x86, Arm64 and POWER assembly has none of
 # them (Arm32 NEON's `.f32`/`.u8` suffixes do match: such a use keeps its error, as before)
 _PTX = re.compile(
     r"%%?(?:laneid|warpid|nwarpid|tid|ntid|ctaid|nctaid|smid|nsmid|gridid|clock(?:64|_hi)?|globaltimer(?:_lo|_hi)?"
     r"|lanemask_(?:eq|le|lt|ge|gt)|dynamic_smem_size|total_smem_size|envreg\d+|pm\d+)\b"
     r"|\.(?:reg|pred|shared|global|local|param|const|b8|b16|b32|b64|b128|u8|u16|u32|u64|s8|s16|s32|s64"
     r"|f16|f16x2|bf16|bf16x2|f32|f64|tf32|e4m3|e5m2|sync|aligned|ftz|approx|rn|rz|rm|rp|rni|rzi|rmi|rpi|uni)\b"
-    r"|\b(?:trap|brkpt|exit|ret|pmevent)\s*;")
+    r"|\b(?:trap|brkpt|exit|ret|pmevent)\s*;"
+    r"|\b(?:mov|ld|ldu|st|cvt|cvta|membar|fence|bar|barrier|shfl|vote|atom|red|prmt|lop3|bfe|bfi|brev|popc|clz"
+    r"|setp|selp|mma|wmma|ldmatrix|stmatrix|cp|wgmma|mbarrier|griddepcontrol|elect|redux|match|activemask"
+    r"|nanosleep|isspacep|prefetch|discard|createpolicy|applypriority|tcgen05|tensormap|multimem|getctarank"
+    r"|mad|fma|rcp|rsqrt|ex2|lg2|dp4a|dp2a|testp|suld|sust|tld4|txq|bra)\.[a-z0-9]")
 
 
 def run(ctx: PassContext) -> list[Edit]:
