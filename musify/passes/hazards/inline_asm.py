@@ -7,9 +7,10 @@ and the diagnostic carries the fix. Hopper-only instructions inside (wgmma, fp8 
 Host assembly is not PTX: the host compiler assembles it on a MUSA machine as before (PyTorch's
 headers hold POWER VSX and Arm NEON `__asm__` in CPU vector code, and calling those errors made a
 clean header tree fail). A use is host assembly when it is outside every `__device__`/`__global__`
-function and its template shows nothing of PTX (an instruction with a PTX type or state-space
-suffix, a PTX special register, `.reg`/`.pred`); either sign alone keeps the error, so a device
-function the analysis cannot see (qualified through a project macro) still reports its PTX.
+function and outside every macro body (where it is expanded is not known), and its template shows
+nothing of PTX (a PTX opcode or type or state-space suffix, a PTX special register, `.reg`/`.pred`);
+any sign alone keeps the error, so a device function the analysis cannot see (qualified through a
+project macro) still reports its PTX.
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from collections.abc import Iterator
 from musify.engine.edits import Edit
 from musify.passes._base import PassContext
 from musify.passes.hazards.common import enclosing, match_bracket
-from musify.passes.hazards.file_facts import device_functions_of
+from musify.passes.hazards.file_facts import device_functions_of, directive_at
 
 _ASM = re.compile(r"(?<![\w.])(asm|__asm__|__asm)(\s+(?:volatile|__volatile__)|\s*(?:volatile|__volatile__)(?=\s*\())?\s*\(")
 # each with the literals one of which every match contains: the search (which opens with `\b`,
@@ -35,12 +36,15 @@ _PTX = re.compile(
     r"%%?(?:laneid|warpid|nwarpid|tid|ntid|ctaid|nctaid|smid|nsmid|gridid|clock(?:64|_hi)?|globaltimer(?:_lo|_hi)?"
     r"|lanemask_(?:eq|le|lt|ge|gt)|dynamic_smem_size|total_smem_size|envreg\d+|pm\d+)\b"
     r"|\.(?:reg|pred|shared|global|local|param|const|b8|b16|b32|b64|b128|u8|u16|u32|u64|s8|s16|s32|s64"
-    r"|f16|f16x2|bf16|bf16x2|f32|f64|tf32|e4m3|e5m2|sync|aligned|ftz|approx|rn|rz|rm|rp|rni|rzi|rmi|rpi|uni)\b"
+    r"|f16|f16x2|bf16|bf16x2|s16x2|u16x2|f32|f64|tf32|e4m3|e5m2|sync|aligned|ftz|approx|rn|rz|rm|rp|rni|rzi|rmi"
+    r"|rpi|uni|relu)\b"
     r"|\b(?:trap|brkpt|exit|ret|pmevent)\s*;"
     r"|\b(?:mov|ld|ldu|st|cvt|cvta|membar|fence|bar|barrier|shfl|vote|atom|red|prmt|lop3|bfe|bfi|brev|popc|clz"
     r"|setp|selp|mma|wmma|ldmatrix|stmatrix|cp|wgmma|mbarrier|griddepcontrol|elect|redux|match|activemask"
     r"|nanosleep|isspacep|prefetch|discard|createpolicy|applypriority|tcgen05|tensormap|multimem|getctarank"
-    r"|mad|fma|rcp|rsqrt|ex2|lg2|dp4a|dp2a|testp|suld|sust|tld4|txq|bra)\.[a-z0-9]")
+    r"|mad|fma|rcp|rsqrt|ex2|lg2|dp4a|dp2a|testp|suld|sust|tld4|txq|bra|add|sub|mul|div|rem|min|max|abs|neg"
+    r"|and|or|xor|not|shl|shr|sqrt|sin|cos|tanh|copysign|sad|slct|vabsdiff\d?|vadd\d?|vsub\d?|vmin\d?|vmax\d?)"
+    r"\.(?![wn]\b)[a-z0-9]")  # not Thumb-2's `.w`/`.n` width suffixes
 
 
 def run(ctx: PassContext) -> list[Edit]:
@@ -53,7 +57,8 @@ def run(ctx: PassContext) -> list[Edit]:
             continue
         close = match_bracket(text, m.end() - 1, codemap)
         body = text[m.end():close if close >= 0 else _statement_end(text, m.end())]
-        if enclosing(device_functions_of(ctx), m.start()) is None and _PTX.search(body) is None:
+        if enclosing(device_functions_of(ctx), m.start()) is None and _PTX.search(body) is None \
+                and directive_at(ctx, m.start()) is None:
             continue  # host assembly: the host compiler's, unchanged on MUSA
         spelled = " ".join(text[m.start():m.end() - 1].split())
         ctx.warn("MU2040", m.start(), spelled)

@@ -35,6 +35,17 @@ DEVICE_INLINE unsigned warp_id() {
   asm("mov.u32 %0, %%warpid;" : "=r"(w));
   return w;
 }
+// A macro body's assembly: where it is expanded is not known, so it keeps its error.
+// DIAG: MU2040
+#define SHUFFLE_MACRO(name) { asm volatile ("{" STRINGIFY(name) " %0,%1;\n}" : "=r"(r) : "r"(v)); }
+// PTX known by its opcode and packed type, in a function qualified through a macro.
+#define DEVICE_HOST_STATIC static __host__ __device__
+DEVICE_HOST_STATIC unsigned vimax(unsigned a, unsigned b) {
+  unsigned res;
+  // DIAG: MU2040
+  asm("{max.s16x2.relu %0, %1, %2;}" : "=r"(res) : "r"(a), "r"(b));
+  return res;
+}
 // Device assembly without PTX in it is still reported: MUSA's support for it is not known.
 __device__ void barrier_only() {
   // DIAG: MU2040
