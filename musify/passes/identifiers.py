@@ -7,6 +7,8 @@ comments and string literals only on request.
 
 from __future__ import annotations
 
+import bisect
+import math
 import re
 from array import array
 from functools import lru_cache
@@ -242,7 +244,7 @@ def _unknown(ctx: PassContext, start: int, name: str, where: Ctx, position) -> N
         ctx.declared.add(name)
         return
     before = previous_token(ctx.text, start)
-    if _declares(ctx.text, before) or (before[0] in ("{", ",") and _enumerator(ctx.text, start, start + len(name))):
+    if _declares(ctx.text, before) or (before[0] in ("{", ",") and _enumerator(ctx, start, start + len(name))):
         ctx.declared.add(name)
         return
     if before[0] in (".", "->"):  # a member access
@@ -303,34 +305,38 @@ def _closes_template_arguments(text: str, close: int) -> bool:
     return False
 
 
-_ENUM_HEAD = re.compile(r"\benum\b[^;{}]*$")
-_ENUM_REACH = 8192
+_ENUM_OPEN = re.compile(r"\benum\b[^;{}()]*\{")
+_BRACES = re.compile(r"[{}]")
+_ENUM_BODIES = "identifiers.enum_bodies"
 
 
-def _enumerator(text: str, start: int, end: int) -> bool:
+def _enumerator(ctx: PassContext, start: int, end: int) -> bool:
     """Is the name at start..end an enumerator being declared (`enum class Backend { CPU, CUDA_X = 2 }`)?
-    It is when a `=`, `,` or `}` follows it and the brace that opens the list around it, found back
-    over balanced brackets with no `;` between, comes after `enum ...`."""
+    It is when a `=`, `,` or `}` follows it and it lies in the braces of an `enum` (found once per
+    file: CUPTI's headers hold enums of a thousand CUDA-named enumerators)."""
+    text = ctx.text
     j = end
     while j < len(text) and text[j] in " \t\r\n":
         j += 1
     if j < len(text) and text[j] not in "=,}":
         return False
-    depth = 0
-    i = start - 1
-    low = max(0, start - _ENUM_REACH)
-    while i >= low:
-        ch = text[i]
-        if ch in ")]}":
-            depth += 1
-        elif ch in "([{":
-            if depth == 0:
-                return ch == "{" and _ENUM_HEAD.search(text, max(0, i - 256), i) is not None
-            depth -= 1
-        elif ch == ";" and depth == 0:
-            return False
-        i -= 1
-    return False
+    bodies = ctx.scratch.get(_ENUM_BODIES)
+    if bodies is None:
+        bodies = ctx.scratch[_ENUM_BODIES] = _enum_bodies(ctx)
+    i = bisect.bisect_right(bodies, (start, math.inf)) - 1
+    return i >= 0 and bodies[i][0] < start < bodies[i][1]
+
+
+def _enum_bodies(ctx: PassContext) -> list[tuple[int, int]]:
+    """(offset of `{`, offset of `}`) of each enum's list of enumerators in code, in order."""
+    text = ctx.text
+    codemap = ctx.scan.code_map()
+    out = []
+    for m in _ENUM_OPEN.finditer(text):
+        if codemap.is_code(m.start()) and codemap.is_code(m.end() - 1):
+            close = codemap.closing(_BRACES, text, m.end() - 1)
+            out.append((m.end() - 1, close if close >= 0 else len(text)))
+    return out
 
 
 def previous_token_python(text: str, start: int) -> tuple[str, int]:
