@@ -127,11 +127,17 @@ def read_regular(path: str) -> bytes:
     return read_regular_stated(path)[0]
 
 
+# how every source is opened for reading: never blocking (a FIFO that replaced a listed file is
+# refused, not waited on), never becoming a controlling terminal, not inherited by children
+READ_FLAGS = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0) | getattr(os, "O_CLOEXEC", 0) \
+    | getattr(os, "O_BINARY", 0)
+
+
 def read_regular_stated(path: str) -> tuple[bytes, os.stat_result]:
     """`read_regular`, and the file's stat as it was read (its mode and owner go to its port: no
     second look at the path). A read asks for a byte more than the stat's size, so one that gives
     exactly that size has met the file's end: no second read to find it out."""
-    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0))
+    fd = os.open(path, READ_FLAGS)
     try:
         st = os.fstat(fd)
         if not stat.S_ISREG(st.st_mode):

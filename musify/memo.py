@@ -47,7 +47,7 @@ from pathlib import Path
 
 from musify import cache, resources
 from musify.config import run_excludes
-from musify.discover import Discovery, Found, discover, link_stays_inside
+from musify.discover import READ_FLAGS, Discovery, Found, discover, link_stays_inside
 from musify.options import Options
 
 FORMAT = "1"  # bump when the stored value changes shape
@@ -246,7 +246,7 @@ def _key(request: Request, found: Discovery) -> str:
 
 
 def _hash_file(h, f: Found) -> None:
-    fd = os.open(f.abspath, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0))
+    fd = os.open(f.abspath, READ_FLAGS)
     try:
         st = os.fstat(fd)
         if not stat.S_ISREG(st.st_mode):

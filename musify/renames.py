@@ -15,12 +15,11 @@ import posixpath
 from dataclasses import replace
 
 from musify import diagnostics, inplace
-from musify.discover import Found, join_rel, printable
+from musify.discover import READ_FLAGS, Found, join_rel, printable
 from musify.records import FileResult
 from musify.textcodec import wide_codec
 
 SNIFF = 8192  # the same window the runner uses to call a file binary
-_SNIFF_FLAGS = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0) | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_BINARY", 0)
 
 
 def keeps_name(f: Found, abspath: str = "") -> bool:
@@ -29,7 +28,7 @@ def keeps_name(f: Found, abspath: str = "") -> bool:
     that replaced the file after it was listed is not waited on (the runner reports it).
     `abspath`: the file's path when the caller has it."""
     try:
-        fd = os.open(abspath or f.abspath, _SNIFF_FLAGS)
+        fd = os.open(abspath or f.abspath, READ_FLAGS)
         try:
             head = os.read(fd, SNIFF)
         finally:
