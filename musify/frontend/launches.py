@@ -57,7 +57,7 @@ def _skip_ws_back(text: str, i: int) -> int:
 _BACK_LIMIT = 4096  # template arguments of a launched kernel never run longer; keeps the scan linear
 
 
-def _match_angle_back(text: str, i: int) -> int:
+def match_angle_back(text: str, i: int) -> int:
     """text[i] == '>': index of the matching '<' (nesting counted), or -1."""
     depth = 0
     floor = max(-1, i - _BACK_LIMIT)
@@ -118,7 +118,7 @@ def _kernel_start_python(text: str, lt: int) -> int:
     start = -1
     while i >= 0:
         if text[i] == ">":
-            j = _match_angle_back(text, i)
+            j = match_angle_back(text, i)
             if j < 0:
                 return -1
             i = _skip_ws_back(text, j - 1)

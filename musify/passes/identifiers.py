@@ -14,6 +14,7 @@ from array import array
 from functools import lru_cache
 
 from musify.engine.edits import Edit, EditList
+from musify.frontend.launches import match_angle_back
 from musify.frontend.scanner import Ctx, Ident, IdentList, identifiers_in, native
 from musify.passes._base import PassContext
 from musify.rules.model import Rule, RuleSet
@@ -276,8 +277,7 @@ def _declares(text: str, before: tuple[str, int]) -> bool:
     return tok == "~"  # a destructor
 
 
-_TEMPLATE_STOPS = frozenset(";{}?!|")  # a statement's edge, or a logical operator: not a type's
-_TEMPLATE_REACH = 512
+_NOT_IN_A_TYPE = re.compile(r"&&|\|\||[?!]|==")  # logical operators: a comparison, not template arguments
 
 
 def _closes_template_arguments(text: str, close: int) -> bool:
@@ -285,24 +285,11 @@ def _closes_template_arguments(text: str, close: int) -> bool:
     a shift? It does when its `<` is found back in the same statement, with no logical operator
     between, after a type's name. (`f(a < b, c > cudaX)` reads as a declaration: such code is rare,
     and the cost is one MU1001 not raised.)"""
-    depth = 0
-    low = max(0, close - _TEMPLATE_REACH)
-    i = close
-    while i >= low:
-        ch = text[i]
-        if ch == ">":
-            depth += 1
-        elif ch == "<":
-            depth -= 1
-            if depth == 0:
-                if i > 0 and text[i - 1] == "<":
-                    return False  # a shift
-                name, _ = previous_token(text, i)
-                return bool(name) and name[0] in _WORD and not name[0].isdigit() and name not in _USE_KEYWORDS
-        elif ch in _TEMPLATE_STOPS or (ch == "&" and text[i - 1:i] == "&") or (ch == "=" and text[i - 1:i] == "="):
-            return False
-        i -= 1
-    return False
+    lt = match_angle_back(text, close)
+    if lt < 0 or (lt > 0 and text[lt - 1] == "<") or _NOT_IN_A_TYPE.search(text, lt, close):
+        return False  # no `<`, a shift, or a logical expression
+    name, _ = previous_token(text, lt)
+    return bool(name) and name[0] in _WORD and not name[0].isdigit() and name not in _USE_KEYWORDS
 
 
 _ENUM_OPEN = re.compile(r"\benum\b[^;{}()]*\{")
