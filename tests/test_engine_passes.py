@@ -1,5 +1,7 @@
 """The identifier, include and structure passes on small inputs, with a hand-built RuleSet."""
 
+import pytest
+
 from musify.options import Options
 from musify.passes.includes import build_project_info
 from musify.runner import migrate_text
@@ -56,25 +58,23 @@ def test_unknown_vendor_name_pending_unless_declared(rules):
     assert [n for n, _, _ in ctx.pending_unknown] == ["cudaOther"]
 
 
-def test_names_declared_with_a_template_type_are_declared(rules):
+@pytest.mark.parametrize("src, declared, unknown", [
     # PyTorch's CUDAGuard.h and ProcessGroupNCCL.hpp: a parameter and a member of template types
-    src = ("std::vector<Stream> unwrap(ArrayRef<Stream> cudaStreams) { return cudaStreams; }\n"
-           "std::unordered_map<std::string, std::vector<int>>* cudaStreamMap_;\n"
-           "bool f(int n) { return n > cudaBound || n >> cudaShift; }\n")
-    _, ctx = run(src, rules)
-    assert {"cudaStreams", "cudaStreamMap_"} <= ctx.declared
-    # what MU1001 is raised for once the run's declarations are known (finalise)
-    assert sorted({n for n, _, _ in ctx.pending_unknown} - ctx.declared) == ["cudaBound", "cudaShift"]
-
-
-def test_enumerators_are_declared_and_braced_lists_are_not(rules):
+    (("std::vector<Stream> unwrap(ArrayRef<Stream> cudaStreams) { return cudaStreams; }\n"
+      "std::unordered_map<std::string, std::vector<int>>* cudaStreamMap_;\n"
+      "bool f(int n) { return n > cudaBound || n >> cudaShift; }\n"),
+     {"cudaStreams", "cudaStreamMap_"}, ["cudaBound", "cudaShift"]),
     # PyTorch's SDPBackend.h and kineto's ActivityType.h name their enumerators like CUDA's
-    src = ("enum class SDPBackend { error = -1, cuda_attention = 3 };\n"
-           "enum ActivityType : int {\n  CPU_OP,\n  cudaRuntimeX,\n};\n"
-           "int v[] = {1, cudaValue}; f(a, cudaArg);\n")
+    (("enum class SDPBackend { error = -1, cuda_attention = 3 };\n"
+      "enum ActivityType : int {\n  CPU_OP,\n  cudaRuntimeX,\n};\n"
+      "int v[] = {1, cudaValue}; f(a, cudaArg);\n"),
+     {"cuda_attention", "cudaRuntimeX"}, ["cudaArg", "cudaValue"]),
+], ids=["template-types", "enumerators"])
+def test_declarations_read_from_template_types_and_enums(rules, src, declared, unknown):
     _, ctx = run(src, rules)
-    assert {"cuda_attention", "cudaRuntimeX"} <= ctx.declared
-    assert sorted({n for n, _, _ in ctx.pending_unknown} - ctx.declared) == ["cudaArg", "cudaValue"]
+    assert declared <= ctx.declared
+    # what MU1001 is raised for once the run's declarations are known (finalise)
+    assert sorted({n for n, _, _ in ctx.pending_unknown} - ctx.declared) == unknown
 
 
 def test_ordinary_words_never_touched(rules):
