@@ -14,7 +14,11 @@ Corpora: (a) the replicated corpus of `bench_migrate.py` (--mb, default 10) and 
 time over the peer's (below 1: musify is faster); each pair is timed back to back, so a noisy
 shared machine moves both sides alike; the median and the range over --repeat pairs are shown.
 
-    python benchmarks/bench_vs_peer.py --tree /usr/local/cuda/include --repeat 3
+    python benchmarks/bench_vs_peer.py --tree /usr/local/cuda/include --repeat 3 --work /dev/shm/bvp
+
+`--work` on tmpfs (`/dev/shm`) keeps the disk out of the ratio: both tools still read and write
+every file, but a disk file system's state after thousands of writes and deletes moved a run's
+system time by seconds from one run to the next on this machine (ext4), whatever the code.
 
 `--baseline CHECKOUT` times another musify checkout (for instance a worktree of main, with
 `python setup.py build_ext --inplace` run in it) in each round as well, so a change is measured
