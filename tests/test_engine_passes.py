@@ -65,7 +65,7 @@ def test_unknown_vendor_name_pending_unless_declared(rules):
       "bool f(int n) { return n > cudaBound || n >> cudaShift; }\n"),
      {"cudaStreams", "cudaStreamMap_"}, ["cudaBound", "cudaShift"]),
     # PyTorch's SDPBackend.h and kineto's ActivityType.h name their enumerators like CUDA's
-    (("enum class SDPBackend { error = -1, cuda_attention = 3 };\n"
+    (("// this enum names the backends\nenum class SDPBackend { error = -1, cuda_attention = 3 };\n"
       "enum ActivityType : int {\n  CPU_OP,\n  cudaRuntimeX,\n};\n"
       "int v[] = {1, cudaValue}; f(a, cudaArg);\n"),
      {"cuda_attention", "cudaRuntimeX"}, ["cudaArg", "cudaValue"]),

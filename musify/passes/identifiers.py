@@ -319,10 +319,13 @@ def _enum_bodies(ctx: PassContext) -> list[tuple[int, int]]:
     text = ctx.text
     codemap = ctx.scan.code_map()
     out = []
-    for m in _ENUM_OPEN.finditer(text):
+    m = _ENUM_OPEN.search(text)
+    while m is not None:
         if codemap.is_code(m.start()) and codemap.is_code(m.end() - 1):
             close = codemap.closing(_BRACES, text, m.end() - 1)
             out.append((m.end() - 1, close if close >= 0 else len(text)))
+        # the word in a comment ("this enum lists...") must not swallow the real `enum X {` after it
+        m = _ENUM_OPEN.search(text, m.start() + 4)
     return out
 
 
