@@ -165,3 +165,32 @@ kernel_texts = st.lists(st.one_of(st.sampled_from(KERNEL_FRAGMENTS), st.text(alp
 def test_compiled_and_python_kernel_counts_are_identical(text: str) -> None:
     codemap = CodeMap(scan_python(text).spans)
     assert launches.count_kernel_defs(text, codemap) == launches.count_kernel_defs_python(text, codemap)
+
+
+# --- bad arguments: raised, never a crash, a leak or an answer the Python would not give ----
+
+BAD_SPANS = [(i, i + 1, None) for i in range(0, 20000, 2)] + [("bad", 1, None)]  # 10,000 good, then one bad
+
+
+@needs_claunch
+@pytest.mark.parametrize("call", ["structure", "definitions", "count_kernels"])
+def test_bad_spans_raise_and_leak_nothing(call: str) -> None:
+    """`count_kernels` kept the two span arrays it had read (16 bytes a span) when a later span
+    was bad: 160 kB a call here."""
+    import tracemalloc
+
+    text = "__global__ void k() {}"
+    args = {"structure": (text, BAD_SPANS), "definitions": (text, BAD_SPANS, [(0, 10)]),
+            "count_kernels": (text, BAD_SPANS, "__global__", ())}[call]
+    fn = getattr(_claunch, call)
+    with pytest.raises(TypeError):
+        fn(*args)
+    tracemalloc.start()
+    try:
+        for _ in range(20):
+            with pytest.raises(TypeError):
+                fn(*args)
+        kept, _ = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert kept < 100_000, f"{call} kept {kept} bytes after 20 failed calls"

@@ -47,7 +47,8 @@ static int add_int(PyObject *set, Py_ssize_t key) {
     return r;
 }
 
-/* the spans' starts and ends as two arrays (each item a sequence whose first two are ints) */
+/* the spans' starts and ends as two arrays (each item a sequence whose first two are ints); on
+ * failure both are freed and NULL, so that no caller's error path can leak them */
 static Py_ssize_t read_spans(PyObject *spans, Py_ssize_t **starts, Py_ssize_t **ends) {
     PyObject *seq = PySequence_Fast(spans, "structure: spans must be a sequence");
     if (!seq) return -1;
@@ -55,9 +56,8 @@ static Py_ssize_t read_spans(PyObject *spans, Py_ssize_t **starts, Py_ssize_t **
     *starts = PyMem_Malloc((size_t)(n ? n : 1) * sizeof(Py_ssize_t));
     *ends = PyMem_Malloc((size_t)(n ? n : 1) * sizeof(Py_ssize_t));
     if (!*starts || !*ends) {
-        Py_DECREF(seq);
         PyErr_NoMemory();
-        return -1;
+        goto fail;
     }
     for (Py_ssize_t k = 0; k < n; k++) {
         PyObject *item = PySequence_Fast_GET_ITEM(seq, k);
@@ -73,13 +73,16 @@ static Py_ssize_t read_spans(PyObject *spans, Py_ssize_t **starts, Py_ssize_t **
         (*ends)[k] = e ? PyLong_AsSsize_t(e) : -1;
         Py_XDECREF(s);
         Py_XDECREF(e);
-        if (PyErr_Occurred()) {
-            Py_DECREF(seq);
-            return -1;
-        }
+        if (PyErr_Occurred()) goto fail;
     }
     Py_DECREF(seq);
     return n;
+fail:
+    Py_DECREF(seq);
+    PyMem_Free(*starts);
+    PyMem_Free(*ends);
+    *starts = *ends = NULL;
+    return -1;
 }
 
 static inline int blank(Py_UCS4 c) { return c == ' ' || c == '\t' || c == '\r' || c == '\n' || c == '\\'; }
