@@ -9,6 +9,8 @@ same structure, and launch detection the same launches.
 from __future__ import annotations
 
 import os
+import subprocess
+import sys
 
 import pytest
 from hypothesis import HealthCheck, example, given, settings
@@ -194,3 +196,35 @@ def test_bad_spans_raise_and_leak_nothing(call: str) -> None:
     finally:
         tracemalloc.stop()
     assert kept < 100_000, f"{call} kept {kept} bytes after 20 failed calls"
+
+
+@needs_claunch
+def test_kernel_start_outside_the_text_answers_as_the_python() -> None:
+    """Before the text the Python finds no kernel (-1); the compiled one raised IndexError."""
+    for lt in (-1, -5, -(1 << 62)):
+        assert _claunch.kernel_start("k<<<", lt) == launches._kernel_start_python("k<<<", lt) == -1
+    for lt in (5, 1 << 40):
+        with pytest.raises(IndexError):
+            launches._kernel_start_python("k<<<", lt)
+        with pytest.raises(IndexError):
+            _claunch.kernel_start("k<<<", lt)
+
+
+@needs_claunch
+@pytest.mark.parametrize("span", [(0, -3), (-1, 5), (5, 3), (0, 99)])
+def test_definitions_refuses_a_candidate_outside_the_text(span: tuple[int, int]) -> None:
+    """The text is read from a candidate's end on: an end before the text read memory before it
+    (here an answer made of that memory)."""
+    with pytest.raises(IndexError):
+        _claunch.definitions("x f() {}", [], [span], ())
+
+
+@needs_claunch
+def test_definitions_far_outside_the_text_does_not_crash() -> None:
+    """An end far below the text was a read of unmapped memory: the interpreter died (SIGSEGV)."""
+    code = ("from musify.frontend import _claunch\n"
+            "try:\n    _claunch.definitions('x f() {}', [], [(0, -(1 << 40))], ())\n"
+            "except IndexError:\n    print('refused')\n")
+    done = subprocess.run([sys.executable, "-c", code], check=False, capture_output=True, text=True, timeout=60,
+                          cwd=os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    assert done.returncode == 0 and done.stdout.strip() == "refused", (done.returncode, done.stderr[-500:])

@@ -365,10 +365,11 @@ static PyObject *claunch_kernel_start(PyObject *Py_UNUSED(self), PyObject *args)
     PyObject *text;
     Py_ssize_t lt;
     if (!PyArg_ParseTuple(args, "Un:kernel_start", &text, &lt)) return NULL;
-    if (lt < 0 || lt > PyUnicode_GET_LENGTH(text)) {
+    if (lt > PyUnicode_GET_LENGTH(text)) {  /* the Python reads text[lt - 1]: IndexError */
         PyErr_SetString(PyExc_IndexError, "kernel_start: offset outside the text");
         return NULL;
     }
+    if (lt < 0) return PyLong_FromLong(-1);  /* the Python finds nothing before the text */
     return PyLong_FromSsize_t(kernel_start(PyUnicode_KIND(text), PyUnicode_DATA(text), PyUnicode_GET_LENGTH(text), lt));
 }
 
@@ -479,6 +480,10 @@ static PyObject *claunch_definitions(PyObject *Py_UNUSED(self), PyObject *args) 
     for (Py_ssize_t k = 0; k < PySequence_Fast_GET_SIZE(seq); k++) {
         Py_ssize_t start, end;
         if (!PyArg_ParseTuple(PySequence_Fast_GET_ITEM(seq, k), "nn:definitions", &start, &end)) goto done;
+        if (start < 0 || end < start || end > n) {  /* the text is read from `end` on */
+            PyErr_SetString(PyExc_IndexError, "definitions: a candidate span outside the text");
+            goto done;
+        }
         if (span_at(sp_start, sp_end, nspans, start) >= 0 || start < last_end) continue;
         /* the last search's answer stands for any later start up to it (-1: nothing after it) */
         if (stop_from < 0 || end < stop_from || (stop_at >= 0 && end > stop_at)) {
