@@ -228,3 +228,24 @@ def test_definitions_far_outside_the_text_does_not_crash() -> None:
     done = subprocess.run([sys.executable, "-c", code], check=False, capture_output=True, text=True, timeout=60,
                           cwd=os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
     assert done.returncode == 0 and done.stdout.strip() == "refused", (done.returncode, done.stderr[-500:])
+
+
+@needs_claunch
+@pytest.mark.parametrize("nth", [3000, 5000, 7000])
+def test_definitions_out_of_memory_keeps_nothing(nth: int) -> None:
+    """The bracket pairing grows its closer array on every '(': when that realloc failed the old
+    array was dropped (`p->close = realloc(p->close, ...)`), 16 to 64 kB here."""
+    import tracemalloc
+
+    testcapi = pytest.importorskip("_testcapi")
+    text = "__device__ void f" + "(" * 10000 + ")"
+    tracemalloc.start()
+    testcapi.set_nomemory(nth, nth + 1)  # the nth allocation from here fails, the others succeed
+    try:
+        with pytest.raises(MemoryError):
+            _claunch.definitions(text, [], [(0, 10)])
+    finally:
+        testcapi.remove_mem_hooks()
+    kept, _ = tracemalloc.get_traced_memory()
+    tracemalloc.stop()
+    assert kept < 8000, f"{kept} bytes kept after a failed allocation"

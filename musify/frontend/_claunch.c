@@ -233,11 +233,12 @@ static int pair_brackets(int kind, const void *data, Py_ssize_t n, const Py_ssiz
         Pairs *p = &pairs[which];
         if (c == '(' || c == '{') {
             if (grow((void **)&p->open, &p->cap, p->n + 1, sizeof(Py_ssize_t)) < 0) goto done;
-            p->close = PyMem_Realloc(p->close, (size_t)p->cap * sizeof(Py_ssize_t));
-            if (!p->close) {
+            Py_ssize_t *closes = PyMem_Realloc(p->close, (size_t)p->cap * sizeof(Py_ssize_t));
+            if (!closes) {  /* p->close stays valid (and is freed by the caller) */
                 PyErr_NoMemory();
                 goto done;
             }
+            p->close = closes;
             if (grow((void **)&stack[which], &cap[which], depth[which] + 1, sizeof(Py_ssize_t)) < 0) goto done;
             p->open[p->n] = i;
             p->close[p->n] = -1;
