@@ -9,6 +9,8 @@ same structure, and launch detection the same launches.
 from __future__ import annotations
 
 import os
+import subprocess
+import sys
 
 import pytest
 from hypothesis import HealthCheck, example, given, settings
@@ -165,3 +167,85 @@ kernel_texts = st.lists(st.one_of(st.sampled_from(KERNEL_FRAGMENTS), st.text(alp
 def test_compiled_and_python_kernel_counts_are_identical(text: str) -> None:
     codemap = CodeMap(scan_python(text).spans)
     assert launches.count_kernel_defs(text, codemap) == launches.count_kernel_defs_python(text, codemap)
+
+
+# --- bad arguments: raised, never a crash, a leak or an answer the Python would not give ----
+
+BAD_SPANS = [(i, i + 1, None) for i in range(0, 20000, 2)] + [("bad", 1, None)]  # 10,000 good, then one bad
+
+
+@needs_claunch
+@pytest.mark.parametrize("call", ["structure", "definitions", "count_kernels"])
+def test_bad_spans_raise_and_leak_nothing(call: str) -> None:
+    """`count_kernels` kept the two span arrays it had read (16 bytes a span) when a later span
+    was bad: 160 kB a call here."""
+    import tracemalloc
+
+    text = "__global__ void k() {}"
+    args = {"structure": (text, BAD_SPANS), "definitions": (text, BAD_SPANS, [(0, 10)]),
+            "count_kernels": (text, BAD_SPANS, "__global__", ())}[call]
+    fn = getattr(_claunch, call)
+    with pytest.raises(TypeError):
+        fn(*args)
+    tracemalloc.start()
+    try:
+        for _ in range(20):
+            with pytest.raises(TypeError):
+                fn(*args)
+        kept, _ = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert kept < 100_000, f"{call} kept {kept} bytes after 20 failed calls"
+
+
+@needs_claunch
+def test_kernel_start_outside_the_text_answers_as_the_python() -> None:
+    """Before the text the Python finds no kernel (-1); the compiled one raised IndexError."""
+    for lt in (-1, -5, -(1 << 62)):
+        assert _claunch.kernel_start("k<<<", lt) == launches._kernel_start_python("k<<<", lt) == -1
+    for lt in (5, 1 << 40):
+        with pytest.raises(IndexError):
+            launches._kernel_start_python("k<<<", lt)
+        with pytest.raises(IndexError):
+            _claunch.kernel_start("k<<<", lt)
+
+
+@needs_claunch
+@pytest.mark.parametrize("span", [(0, -3), (-1, 5), (5, 3), (0, 99)])
+def test_definitions_refuses_a_candidate_outside_the_text(span: tuple[int, int]) -> None:
+    """The text is read from a candidate's end on: an end before the text read memory before it
+    (here an answer made of that memory)."""
+    with pytest.raises(IndexError):
+        _claunch.definitions("x f() {}", [], [span], ())
+
+
+@needs_claunch
+def test_definitions_far_outside_the_text_does_not_crash() -> None:
+    """An end far below the text was a read of unmapped memory: the interpreter died (SIGSEGV)."""
+    code = ("from musify.frontend import _claunch\n"
+            "try:\n    _claunch.definitions('x f() {}', [], [(0, -(1 << 40))], ())\n"
+            "except IndexError:\n    print('refused')\n")
+    done = subprocess.run([sys.executable, "-c", code], check=False, capture_output=True, text=True, timeout=60,
+                          cwd=os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    assert done.returncode == 0 and done.stdout.strip() == "refused", (done.returncode, done.stderr[-500:])
+
+
+@needs_claunch
+@pytest.mark.parametrize("nth", [3000, 5000, 7000])
+def test_definitions_out_of_memory_keeps_nothing(nth: int) -> None:
+    """The bracket pairing grows its closer array on every '(': when that realloc failed the old
+    array was dropped (`p->close = realloc(p->close, ...)`), 16 to 64 kB here."""
+    import tracemalloc
+
+    testcapi = pytest.importorskip("_testcapi")
+    text = "__device__ void f" + "(" * 10000 + ")"
+    tracemalloc.start()
+    testcapi.set_nomemory(nth, nth + 1)  # the nth allocation from here fails, the others succeed
+    try:
+        with pytest.raises(MemoryError):
+            _claunch.definitions(text, [], [(0, 10)])
+    finally:
+        testcapi.remove_mem_hooks()
+    kept, _ = tracemalloc.get_traced_memory()
+    tracemalloc.stop()
+    assert kept < 8000, f"{kept} bytes kept after a failed allocation"

@@ -149,3 +149,21 @@ def test_environment_variable_selects_the_python_scanner() -> None:
     env = dict(os.environ, MUSIFY_PURE_PYTHON="1")
     out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "python"
+
+
+@needs_cscan
+def test_renames_out_of_memory_raises_memory_error() -> None:
+    """Any allocation of `renames` failing gives MemoryError: when its per-name decision array
+    could not be had it returned NULL with no exception set (a SystemError)."""
+    testcapi = pytest.importorskip("_testcapi")
+    idents = scan_python("cudaMalloc(p); cuInit(0); cuda_x; cudaFree(p);", VENDOR_PREFIXES).idents
+    want = _cscan.renames(idents.data, idents.names, FAST, SKIP, 0xff)
+    for nth in range(40):
+        testcapi.set_nomemory(nth, nth + 1)  # the nth allocation from here fails, the others succeed
+        try:
+            got = _cscan.renames(idents.data, idents.names, FAST, SKIP, 0xff)
+        except MemoryError:
+            continue
+        finally:
+            testcapi.remove_mem_hooks()
+        assert got == want

@@ -47,7 +47,8 @@ static int add_int(PyObject *set, Py_ssize_t key) {
     return r;
 }
 
-/* the spans' starts and ends as two arrays (each item a sequence whose first two are ints) */
+/* the spans' starts and ends as two arrays (each item a sequence whose first two are ints); on
+ * failure both are freed and NULL, so that no caller's error path can leak them */
 static Py_ssize_t read_spans(PyObject *spans, Py_ssize_t **starts, Py_ssize_t **ends) {
     PyObject *seq = PySequence_Fast(spans, "structure: spans must be a sequence");
     if (!seq) return -1;
@@ -55,9 +56,8 @@ static Py_ssize_t read_spans(PyObject *spans, Py_ssize_t **starts, Py_ssize_t **
     *starts = PyMem_Malloc((size_t)(n ? n : 1) * sizeof(Py_ssize_t));
     *ends = PyMem_Malloc((size_t)(n ? n : 1) * sizeof(Py_ssize_t));
     if (!*starts || !*ends) {
-        Py_DECREF(seq);
         PyErr_NoMemory();
-        return -1;
+        goto fail;
     }
     for (Py_ssize_t k = 0; k < n; k++) {
         PyObject *item = PySequence_Fast_GET_ITEM(seq, k);
@@ -73,13 +73,16 @@ static Py_ssize_t read_spans(PyObject *spans, Py_ssize_t **starts, Py_ssize_t **
         (*ends)[k] = e ? PyLong_AsSsize_t(e) : -1;
         Py_XDECREF(s);
         Py_XDECREF(e);
-        if (PyErr_Occurred()) {
-            Py_DECREF(seq);
-            return -1;
-        }
+        if (PyErr_Occurred()) goto fail;
     }
     Py_DECREF(seq);
     return n;
+fail:
+    Py_DECREF(seq);
+    PyMem_Free(*starts);
+    PyMem_Free(*ends);
+    *starts = *ends = NULL;
+    return -1;
 }
 
 static inline int blank(Py_UCS4 c) { return c == ' ' || c == '\t' || c == '\r' || c == '\n' || c == '\\'; }
@@ -230,11 +233,12 @@ static int pair_brackets(int kind, const void *data, Py_ssize_t n, const Py_ssiz
         Pairs *p = &pairs[which];
         if (c == '(' || c == '{') {
             if (grow((void **)&p->open, &p->cap, p->n + 1, sizeof(Py_ssize_t)) < 0) goto done;
-            p->close = PyMem_Realloc(p->close, (size_t)p->cap * sizeof(Py_ssize_t));
-            if (!p->close) {
+            Py_ssize_t *closes = PyMem_Realloc(p->close, (size_t)p->cap * sizeof(Py_ssize_t));
+            if (!closes) {  /* p->close stays valid (and is freed by the caller) */
                 PyErr_NoMemory();
                 goto done;
             }
+            p->close = closes;
             if (grow((void **)&stack[which], &cap[which], depth[which] + 1, sizeof(Py_ssize_t)) < 0) goto done;
             p->open[p->n] = i;
             p->close[p->n] = -1;
@@ -362,10 +366,11 @@ static PyObject *claunch_kernel_start(PyObject *Py_UNUSED(self), PyObject *args)
     PyObject *text;
     Py_ssize_t lt;
     if (!PyArg_ParseTuple(args, "Un:kernel_start", &text, &lt)) return NULL;
-    if (lt < 0 || lt > PyUnicode_GET_LENGTH(text)) {
+    if (lt > PyUnicode_GET_LENGTH(text)) {  /* the Python reads text[lt - 1]: IndexError */
         PyErr_SetString(PyExc_IndexError, "kernel_start: offset outside the text");
         return NULL;
     }
+    if (lt < 0) return PyLong_FromLong(-1);  /* the Python finds nothing before the text */
     return PyLong_FromSsize_t(kernel_start(PyUnicode_KIND(text), PyUnicode_DATA(text), PyUnicode_GET_LENGTH(text), lt));
 }
 
@@ -476,6 +481,10 @@ static PyObject *claunch_definitions(PyObject *Py_UNUSED(self), PyObject *args) 
     for (Py_ssize_t k = 0; k < PySequence_Fast_GET_SIZE(seq); k++) {
         Py_ssize_t start, end;
         if (!PyArg_ParseTuple(PySequence_Fast_GET_ITEM(seq, k), "nn:definitions", &start, &end)) goto done;
+        if (start < 0 || end < start || end > n) {  /* the text is read from `end` on */
+            PyErr_SetString(PyExc_IndexError, "definitions: a candidate span outside the text");
+            goto done;
+        }
         if (span_at(sp_start, sp_end, nspans, start) >= 0 || start < last_end) continue;
         /* the last search's answer stands for any later start up to it (-1: nothing after it) */
         if (stop_from < 0 || end < stop_from || (stop_at >= 0 && end > stop_at)) {

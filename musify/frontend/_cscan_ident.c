@@ -22,6 +22,7 @@ PyObject *musify_cscan_renames(PyObject *Py_UNUSED(self), PyObject *args) {
     Py_ssize_t nnames = PyList_GET_SIZE(names);
     Py_ssize_t *decision = PyMem_Malloc(sizeof(Py_ssize_t) * (size_t)(nnames ? nnames : 1));
     Rows out = {NULL, 0, 0, (int)view.itemsize};
+    if (!decision) PyErr_NoMemory(); /* PyMem_Malloc sets no exception */
     if (!fields || !rest || !decision) goto done;
     if (view.itemsize != 4 && view.itemsize != 8) {
         PyErr_SetString(PyExc_TypeError, "renames: rows must hold 4- or 8-byte integers");
