@@ -301,7 +301,7 @@ static int name_before(int kind, const void *data, Py_ssize_t lo, Py_ssize_t hi,
 }
 
 /* launches.py `_kernel_start`: where the kernel expression ending before the '<<<' at `lt`
- * starts (-1: none), with `_skip_ws_back`, `_match_angle_back` and `ident_ending_at` inline */
+ * starts (-1: none), with `_skip_ws_back`, `match_angle_back` and `ident_ending_at` inline */
 static Py_ssize_t skip_back(int kind, const void *data, Py_ssize_t i) {
     while (i >= 0 && blank(READ(i))) i--;
     return i;
