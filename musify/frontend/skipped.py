@@ -56,6 +56,7 @@ def _outermost(groups: list[tuple[int, int]]) -> list[tuple[int, int]]:
 
 
 def inside(groups: list[tuple[int, int]], offset: int) -> bool:
-    """Is `offset` in one of `groups` (from `skipped_groups`)?"""
+    """Is `offset` in one of `groups`: sorted (start, end) spans that do not overlap, such as
+    `skipped_groups` gives (identifiers asks it of a file's enum bodies too)?"""
     i = bisect.bisect_right(groups, (offset, math.inf)) - 1
     return i >= 0 and groups[i][0] <= offset < groups[i][1]

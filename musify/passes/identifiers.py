@@ -7,8 +7,6 @@ comments and string literals only on request.
 
 from __future__ import annotations
 
-import bisect
-import math
 import re
 from array import array
 from functools import lru_cache
@@ -16,6 +14,7 @@ from functools import lru_cache
 from musify.engine.edits import Edit, EditList
 from musify.frontend.launches import match_angle_back
 from musify.frontend.scanner import Ctx, Ident, IdentList, identifiers_in, native
+from musify.frontend.skipped import inside
 from musify.passes._base import PassContext
 from musify.rules.model import Rule, RuleSet
 
@@ -269,12 +268,15 @@ def _declares(text: str, before: tuple[str, int]) -> bool:
         tok, tok_start = previous_token(text, tok_start)
         if tok == ">":
             return _closes_template_arguments(text, tok_start)
-        return bool(tok) and tok[0] in _WORD and not tok[0].isdigit() and tok not in _USE_KEYWORDS
-    if tok and tok[0] in _WORD and not tok[0].isdigit():
-        return tok not in _USE_KEYWORDS
+        return _type_word(tok)
     if tok == ">":  # `std::vector<cudaStream_t> cudaStreams`, a parameter or a member
         return _closes_template_arguments(text, tok_start)
-    return tok == "~"  # a destructor
+    return _type_word(tok) or tok == "~"  # a type's name (or a declaration keyword), or a destructor
+
+
+def _type_word(tok: str) -> bool:
+    """Can `tok`, just before a name, be the type (or keyword) that declares it?"""
+    return bool(tok) and tok[0] in _WORD and not tok[0].isdigit() and tok not in _USE_KEYWORDS
 
 
 _NOT_IN_A_TYPE = re.compile(r"&&|\|\||[?!]|==")  # logical operators: a comparison, not template arguments
@@ -288,8 +290,7 @@ def _closes_template_arguments(text: str, close: int) -> bool:
     lt = match_angle_back(text, close)
     if lt < 0 or (lt > 0 and text[lt - 1] == "<") or _NOT_IN_A_TYPE.search(text, lt, close):
         return False  # no `<`, a shift, or a logical expression
-    name, _ = previous_token(text, lt)
-    return bool(name) and name[0] in _WORD and not name[0].isdigit() and name not in _USE_KEYWORDS
+    return _type_word(previous_token(text, lt)[0])
 
 
 _ENUM_OPEN = re.compile(r"\benum\b[^;{}()]*\{")
@@ -310,8 +311,7 @@ def _enumerator(ctx: PassContext, start: int, end: int) -> bool:
     bodies = ctx.scratch.get(_ENUM_BODIES)
     if bodies is None:
         bodies = ctx.scratch[_ENUM_BODIES] = _enum_bodies(ctx)
-    i = bisect.bisect_right(bodies, (start, math.inf)) - 1
-    return i >= 0 and bodies[i][0] < start < bodies[i][1]
+    return inside(bodies, start)
 
 
 def _enum_bodies(ctx: PassContext) -> list[tuple[int, int]]:

@@ -30,8 +30,9 @@ _HOPPER = ((re.compile(r"\bwgmma\."), "warpgroup MMA (wgmma)", ("wgmma.",)),
            (re.compile(r"\bmma\.\S*\.e[45]m[23]\b|\.e4m3\.e4m3|\.e5m2\.e5m2"), "fp8 MMA",
             ("mma.", ".e4m3.e4m3", ".e5m2.e5m2")))
 # what marks a template as PTX: a special register, a state space or PTX type suffix, rounding
-# and sync modifiers, the bare control instructions, a PTX opcode with its first modifier. x86, Arm64 and POWER assembly has none of
-# them (Arm32 NEON's `.f32`/`.u8` suffixes do match: such a use keeps its error, as before)
+# and sync modifiers, the bare control instructions, a PTX opcode with its first modifier. x86,
+# Arm64 and POWER assembly has none of them (Arm32 NEON's `.f32`/`.u8` suffixes do match: such a
+# use keeps its error, as before)
 _PTX = re.compile(
     r"%%?(?:laneid|warpid|nwarpid|tid|ntid|ctaid|nctaid|smid|nsmid|gridid|clock(?:64|_hi)?|globaltimer(?:_lo|_hi)?"
     r"|lanemask_(?:eq|le|lt|ge|gt)|dynamic_smem_size|total_smem_size|envreg\d+|pm\d+)\b"
@@ -57,8 +58,9 @@ def run(ctx: PassContext) -> list[Edit]:
             continue
         close = match_bracket(text, m.end() - 1, codemap)
         body = text[m.end():close if close >= 0 else _statement_end(text, m.end())]
-        if enclosing(device_functions_of(ctx), m.start()) is None and _PTX.search(body) is None \
-                and directive_at(ctx, m.start()) is None:
+        # cheapest first: most device assembly shows PTX, and the function walk is the dearest
+        if _PTX.search(body) is None and directive_at(ctx, m.start()) is None \
+                and enclosing(device_functions_of(ctx), m.start()) is None:
             continue  # host assembly: the host compiler's, unchanged on MUSA
         spelled = " ".join(text[m.start():m.end() - 1].split())
         ctx.warn("MU2040", m.start(), spelled)
