@@ -29,6 +29,10 @@ if TYPE_CHECKING:
 
 MAX_BYTES = 32 << 20  # what the thread may hold unwritten (one bigger file is taken alone)
 MAX_FILES = 4096
+# the thread is woken when this many ports (or bytes) wait, and takes them all at once: woken
+# for each port, it would take the interpreter's lock from the migrating thread once a port
+BATCH = 256
+BATCH_BYTES = 4 << 20
 
 
 class PortWriter:
@@ -43,6 +47,7 @@ class PortWriter:
         self._cond = threading.Condition()
         self._closed = False  # no more files will come
         self._stop = False  # drop what is queued (the run is stopping early)
+        self._full = False  # `put` waits for room
         self._error: BaseException | None = None
         writers.prepare_threads()
         self._thread = threading.Thread(target=self._run, name="musify-port-writer", daemon=True)
@@ -61,12 +66,16 @@ class PortWriter:
         with self._cond:
             while self._queue and (self._held + size > self.max_bytes or len(self._queue) >= self.max_files) \
                     and self._error is None:
+                self._full = True  # the thread takes what is queued, batch or not
+                self._cond.notify_all()
                 self._cond.wait()
+            self._full = False
             self._raise_error()
             self.writes.done[i] = None  # claimed: nobody else writes it
             self._queue.append((i, rel, data, source, st))
             self._held += size
-            self._cond.notify_all()
+            if len(self._queue) >= BATCH or self._held >= BATCH_BYTES:  # a batch is ready: wake the thread
+                self._cond.notify_all()
 
     def close(self, drop: bool = False) -> None:
         """No more ports: wait until the thread has written the queue (or, with `drop`, only the
@@ -85,23 +94,27 @@ class PortWriter:
             raise error
 
     def _run(self) -> None:
+        """Take everything queued at once and write it as one batch (`writers.write_stated_many`:
+        their system calls with the interpreter's lock given away once, where the compiled writer
+        is built), so the thread asks the migrating thread for the lock about once a batch, not
+        once a system call."""
         done = self.writes.done
         out_dir = self.writes.out_dir
         try:
             while True:
                 with self._cond:
-                    while not self._queue and not self._closed:
+                    while len(self._queue) < BATCH and self._held < BATCH_BYTES and not (self._closed or self._full):
                         self._cond.wait()
                     if self._stop or not self._queue:
                         self._queue.clear()
                         return
-                    i, rel, data, source, st = self._queue.popleft()
-                    self._held -= len(data) if data is not None else 0
+                    batch = [self._queue.popleft() for _ in range(min(len(self._queue), BATCH))]
+                    self._held -= sum(len(data) for _, _, data, _, _ in batch if data is not None)
                     self._cond.notify_all()
-                try:
-                    writers.write_stated(out_dir, rel, data, source, st)
-                except OSError as exc:
-                    done[i] = exc.strerror or str(exc)
+                causes = writers.write_stated_many(out_dir, [(rel, data, source, st) for _, rel, data, source, st in batch])
+                for (i, *_), cause in zip(batch, causes):
+                    if cause is not None:
+                        done[i] = cause
         except BaseException as exc:  # noqa: BLE001 -- handed to the main thread, which raises it
             with self._cond:
                 self._error = exc
