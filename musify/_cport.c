@@ -113,31 +113,9 @@ static PyObject *put(PyObject *self, PyObject *args) {
     return answer;
 }
 
-/* One folder of an output tree, made with its missing parents (as `writers._made_now`): 1 when
- * this call made it, 0 when it was there (a folder), -1 with errno set. Each folder it makes
- * is appended to `made` (parents first) so the caller remembers them too. */
-static int make_folder(char *path, char **made, int *n_made, int max_made) {
-    if (mkdir(path, 0777) == 0) {
-        char *copy = *n_made < max_made ? strdup(path) : NULL;
-        if (copy) made[(*n_made)++] = copy; /* (a folder not remembered is only asked about again) */
-        return 1;
-    }
-    if (errno == EEXIST) {
-        struct stat st;
-        if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) return 0;
-        errno = EEXIST;
-        return -1;
-    }
-    if (errno != ENOENT) return -1;
-    char *slash = strrchr(path, '/');
-    if (!slash || slash == path) {
-        errno = ENOENT;
-        return -1;
-    }
-    *slash = '\0';
-    int parent = make_folder(path, made, n_made, max_made);
-    *slash = '/';
-    if (parent < 0) return -1;
+/* mkdir, remembering the folder in `made` when it made it: 1 made, 0 a folder was there, -1
+ * with errno set (ENOENT: a parent is missing). */
+static int make_one(const char *path, char **made, int *n_made, int max_made) {
     if (mkdir(path, 0777) == 0) {
         char *copy = *n_made < max_made ? strdup(path) : NULL;
         if (copy) made[(*n_made)++] = copy; /* (a folder not remembered is only asked about again) */
@@ -149,6 +127,23 @@ static int make_folder(char *path, char **made, int *n_made, int max_made) {
         errno = EEXIST;
     }
     return -1;
+}
+
+/* One folder of an output tree, made with its missing parents (as `writers._made_now`): 1 when
+ * this call made it, 0 when it was there (a folder), -1 with errno set. Each folder it makes
+ * is appended to `made` (parents first) so the caller remembers them too. */
+static int make_folder(char *path, char **made, int *n_made, int max_made) {
+    int got = make_one(path, made, n_made, max_made);
+    if (got >= 0 || errno != ENOENT) return got;
+    char *slash = strrchr(path, '/');
+    if (!slash || slash == path) {
+        errno = ENOENT;
+        return -1;
+    }
+    *slash = '\0';
+    int parent = make_folder(path, made, n_made, max_made);
+    *slash = '/';
+    return parent < 0 ? -1 : make_one(path, made, n_made, max_made);
 }
 
 enum { FOLDER_MADE = 1, FOLDER_THERE = 2, FOLDER_FAILED = 3 };

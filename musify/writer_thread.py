@@ -93,6 +93,13 @@ class PortWriter:
             error, self._error = self._error, None
             raise error
 
+    def _ready(self) -> bool:
+        """Whether the thread has something to do: stop, finish the queue, or write a batch (a
+        full one, or what is queued when `put` waits for room)."""
+        if self._stop or self._closed:
+            return True
+        return bool(self._queue) and (self._full or len(self._queue) >= BATCH or self._held >= BATCH_BYTES)
+
     def _run(self) -> None:
         """Take everything queued at once and write it as one batch (`writers.write_stated_many`:
         their system calls with the interpreter's lock given away once, where the compiled writer
@@ -103,7 +110,7 @@ class PortWriter:
         try:
             while True:
                 with self._cond:
-                    while len(self._queue) < BATCH and self._held < BATCH_BYTES and not (self._closed or self._full):
+                    while not self._ready():
                         self._cond.wait()
                     if self._stop or not self._queue:
                         self._queue.clear()
