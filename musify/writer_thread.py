@@ -2,14 +2,17 @@
 
 Creating thousands of files is mostly system time (making folders, creating, renaming), and a
 system call releases the GIL: done by a second thread it runs on the other core while the main
-thread migrates the next files. What the thread is given is bounded (by bytes and by count), so
-a big tree's ports are never all in memory; when it falls behind, the migration waits for it.
+thread migrates the next files. It is woken once a batch waits (256 ports or 4 MB) and writes
+the batch by one call that gives the GIL away once (`writers.write_stated_many`): a thread woken
+for every port takes the GIL from the migrating thread at each of that thread's own system calls.
+What the thread is given is bounded (by bytes and by count), so a big tree's ports are never all
+in memory; when it falls behind, the migration waits for it.
 
 What a run reports does not change: each write's outcome lands in `Writes.done` under the file's
 index (None, or the cause of the failure), read only once the thread has been joined, so the
 record says which write failed and why, in plan order, as when the main thread writes. A failure
 that is not a write's own (a bug) is raised in the main thread, never lost. When the run stops
-early (an exception, Ctrl-C), the thread finishes the file it is writing and drops the rest: every
+early (an exception, Ctrl-C), the thread finishes the batch it is writing and drops the rest: every
 file is written as a temporary renamed into place, so none is ever seen half written.
 """
 
