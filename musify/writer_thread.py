@@ -2,14 +2,17 @@
 
 Creating thousands of files is mostly system time (making folders, creating, renaming), and a
 system call releases the GIL: done by a second thread it runs on the other core while the main
-thread migrates the next files. What the thread is given is bounded (by bytes and by count), so
-a big tree's ports are never all in memory; when it falls behind, the migration waits for it.
+thread migrates the next files. It is woken once a batch waits (256 ports or 4 MB) and writes
+the batch by one call that gives the GIL away once (`writers.write_stated_many`): a thread woken
+for every port takes the GIL from the migrating thread at each of that thread's own system calls.
+What the thread is given is bounded (by bytes and by count), so a big tree's ports are never all
+in memory; when it falls behind, the migration waits for it.
 
 What a run reports does not change: each write's outcome lands in `Writes.done` under the file's
 index (None, or the cause of the failure), read only once the thread has been joined, so the
 record says which write failed and why, in plan order, as when the main thread writes. A failure
 that is not a write's own (a bug) is raised in the main thread, never lost. When the run stops
-early (an exception, Ctrl-C), the thread finishes the file it is writing and drops the rest: every
+early (an exception, Ctrl-C), the thread finishes the batch it is writing and drops the rest: every
 file is written as a temporary renamed into place, so none is ever seen half written.
 """
 
@@ -29,6 +32,10 @@ if TYPE_CHECKING:
 
 MAX_BYTES = 32 << 20  # what the thread may hold unwritten (one bigger file is taken alone)
 MAX_FILES = 4096
+# the thread is woken when this many ports (or bytes) wait, and takes them all at once: woken
+# for each port, it would take the interpreter's lock from the migrating thread once a port
+BATCH = 256
+BATCH_BYTES = 4 << 20
 
 
 class PortWriter:
@@ -43,6 +50,7 @@ class PortWriter:
         self._cond = threading.Condition()
         self._closed = False  # no more files will come
         self._stop = False  # drop what is queued (the run is stopping early)
+        self._full = False  # `put` waits for room
         self._error: BaseException | None = None
         writers.prepare_threads()
         self._thread = threading.Thread(target=self._run, name="musify-port-writer", daemon=True)
@@ -61,12 +69,16 @@ class PortWriter:
         with self._cond:
             while self._queue and (self._held + size > self.max_bytes or len(self._queue) >= self.max_files) \
                     and self._error is None:
+                self._full = True  # the thread takes what is queued, batch or not
+                self._cond.notify_all()
                 self._cond.wait()
+            self._full = False
             self._raise_error()
             self.writes.done[i] = None  # claimed: nobody else writes it
             self._queue.append((i, rel, data, source, st))
             self._held += size
-            self._cond.notify_all()
+            if len(self._queue) >= BATCH or self._held >= BATCH_BYTES:  # a batch is ready: wake the thread
+                self._cond.notify_all()
 
     def close(self, drop: bool = False) -> None:
         """No more ports: wait until the thread has written the queue (or, with `drop`, only the
@@ -84,24 +96,35 @@ class PortWriter:
             error, self._error = self._error, None
             raise error
 
+    def _ready(self) -> bool:
+        """Whether the thread has something to do: stop, finish the queue, or write a batch (a
+        full one, or what is queued when `put` waits for room)."""
+        if self._stop or self._closed:
+            return True
+        return bool(self._queue) and (self._full or len(self._queue) >= BATCH or self._held >= BATCH_BYTES)
+
     def _run(self) -> None:
+        """Take everything queued at once and write it as one batch (`writers.write_stated_many`:
+        their system calls with the interpreter's lock given away once, where the compiled writer
+        is built), so the thread asks the migrating thread for the lock about once a batch, not
+        once a system call."""
         done = self.writes.done
         out_dir = self.writes.out_dir
         try:
             while True:
                 with self._cond:
-                    while not self._queue and not self._closed:
+                    while not self._ready():
                         self._cond.wait()
                     if self._stop or not self._queue:
                         self._queue.clear()
                         return
-                    i, rel, data, source, st = self._queue.popleft()
-                    self._held -= len(data) if data is not None else 0
+                    batch = [self._queue.popleft() for _ in range(min(len(self._queue), BATCH))]
+                    self._held -= sum(len(data) for _, _, data, _, _ in batch if data is not None)
                     self._cond.notify_all()
-                try:
-                    writers.write_stated(out_dir, rel, data, source, st)
-                except OSError as exc:
-                    done[i] = exc.strerror or str(exc)
+                causes = writers.write_stated_many(out_dir, [(rel, data, source, st) for _, rel, data, source, st in batch])
+                for (i, *_), cause in zip(batch, causes):
+                    if cause is not None:
+                        done[i] = cause
         except BaseException as exc:  # noqa: BLE001 -- handed to the main thread, which raises it
             with self._cond:
                 self._error = exc

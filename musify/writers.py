@@ -100,6 +100,75 @@ def write_stated(out_dir: str, rel: str, data: bytes | None, source: str, st: os
         raise
 
 
+def write_stated_many(out_dir: str, ports: list[tuple[str, bytes | None, str, os.stat_result | None]]) -> list[str | None]:
+    """`write_stated` for each (rel, data, source, st) of `ports`, in order; the cause of each
+    failed write (None: written). What the compiled `_cport.put_batch` can write (new bytes, into
+    a folder this run made or has not met yet) is written by one call that gives the interpreter's
+    lock away once for all of them: the -j1 writer thread then seldom takes the lock from the
+    migrating thread. The rest, and whatever that call hands back (a folder that was there
+    before, whose files must be looked at first; a taken temporary name; a mode or owner to set
+    through the open file), goes through `write_stated` itself, so the tree is the same."""
+    causes: list[str | None] = [None] * len(ports)
+    batch: list[tuple] = []
+    where: list[tuple[int, str, str]] = []  # per batched port: its index, folder, target
+    for k, (rel, data, source, st) in enumerate(ports):
+        head, _, name = rel.rpartition("/")
+        directory = os.path.join(out_dir, *head.split("/")) if head else (out_dir or ".")
+        made = _MADE.get(directory)
+        if _CPORT is None or data is None or made is False:
+            _flush_batch(batch, where, ports, out_dir, causes)
+            causes[k] = _write_one(out_dir, rel, data, source, st)
+            continue
+        mode, owner, first = _attributes(st)
+        uid, gid = owner if owner is not None else (-1, -1)
+        dst = os.path.join(directory, name)
+        tmp = os.path.join(directory, _TEMP_NAME[0] if _TEMP_NAME else _temp_name())
+        batch.append((directory, made is None, tmp, dst, data, first, mode, uid, gid))
+        where.append((k, directory, dst))
+    _flush_batch(batch, where, ports, out_dir, causes)
+    return causes
+
+
+def _write_one(out_dir: str, rel: str, data: bytes | None, source: str, st: os.stat_result | None) -> str | None:
+    try:
+        write_stated(out_dir, rel, data, source, st)
+    except OSError as exc:
+        return exc.strerror or str(exc)
+    return None
+
+
+def _flush_batch(batch: list[tuple], where: list[tuple[int, str, str]],
+                 ports: list[tuple[str, bytes | None, str, os.stat_result | None]], out_dir: str,
+                 causes: list[str | None]) -> None:
+    """Write the gathered ports by one `_cport.put_batch` call, then finish what it handed back."""
+    if not batch:
+        return
+    answers, made = _CPORT.put_batch(batch)
+    for folder in made:
+        _MADE[os.fsdecode(folder)] = True
+    for (k, directory, dst), answer, item in zip(where, answers, batch):
+        if answer == -1:
+            continue
+        rel, data, source, st = ports[k]
+        if isinstance(answer, tuple):  # (errno, path): failed, nothing left behind
+            causes[k] = os.strerror(answer[0])
+        elif answer >= 0:  # written, but its mode or owner is not yet the port's: set through it
+            causes[k] = _finish_open(answer, item[2], dst, st)
+        else:  # -2: a taken temporary name; -3: a folder that was there (or could not be made)
+            causes[k] = _write_one(out_dir, rel, data, source, st)
+    batch.clear()
+    where.clear()
+
+
+def _finish_open(fd: int, tmp: str, dst: str, st: os.stat_result | None) -> str | None:
+    mode, owner, _ = _attributes(st)
+    try:
+        _own_and_rename(fd, tmp, dst, mode, owner, st)
+    except OSError as exc:
+        return exc.strerror or str(exc)
+    return None
+
+
 def _attributes(st: os.stat_result | None) -> tuple[int, tuple[int, int] | None, int]:
     """A port's mode and owner (`st`'s; the umask's mode and no owner when None) and the mode to
     create it with: its final one only when the file is to be the caller's own (else 0600 until
@@ -125,16 +194,23 @@ def _put_native(directory: str, dst: str, data: bytes, st: os.stat_result | None
     if fd == -2:
         return False
     if fd >= 0:  # written, but its mode or owner is not yet the port's: set them through it
-        try:
-            try:
-                _own(fd, mode, owner, st)
-            finally:
-                os.close(fd)
-            os.replace(tmp, dst)
-        except BaseException:
-            discard(tmp)
-            raise
+        _own_and_rename(fd, tmp, dst, mode, owner, st)
     return True
+
+
+def _own_and_rename(fd: int, tmp: str, dst: str, mode: int, owner: tuple[int, int] | None,
+                    st: os.stat_result | None) -> None:
+    """Set a written temporary's mode and owner through its descriptor, close it, rename it over
+    `dst` (removed again when any of that fails)."""
+    try:
+        try:
+            _own(fd, mode, owner, st)
+        finally:
+            os.close(fd)
+        os.replace(tmp, dst)
+    except BaseException:
+        discard(tmp)
+        raise
 
 
 def _port_temp(directory: str, data: bytes, st: os.stat_result | None) -> str:

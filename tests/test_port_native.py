@@ -4,6 +4,7 @@ the temporary, writes it and renames it into place, and must leave exactly what 
 
 from __future__ import annotations
 
+import errno
 import os
 import stat
 import subprocess
@@ -100,3 +101,95 @@ def test_the_pure_python_switch_turns_the_native_writer_off():
     done = subprocess.run([sys.executable, "-c", probe], check=False, cwd=REPO, env=env,
                           capture_output=True, text=True, timeout=60)
     assert done.stdout.strip() == "True"
+
+
+def _ports(src: Path) -> list[tuple[str, bytes | None, str, os.stat_result | None]]:
+    """Ports of every shape a batch meets: new nested folders (parents made on the way), a folder
+    met again, a file at the top, an empty port, a copy (no new bytes), no source stat."""
+    st = os.stat(src)
+    return [("a/b/c/one.mu", b"one\n", str(src), st), ("a/b/c/two.muh", b"two" * 5000, str(src), st),
+            ("a/top.mu", b"", str(src), st), ("top.mu", b"\xff\x00", str(src), st),
+            ("a/b/copy.txt", None, str(src), st), ("d/nostat.mu", b"n", str(src), None),
+            ("a/b/c/three.mu", b"three", str(src), st)]
+
+
+@needs_native
+@pytest.mark.parametrize("mode", [0o644, 0o755, 0o600])
+@pytest.mark.parametrize("before", ["empty", "rerun", "other"])
+def test_a_batch_writes_the_tree_one_by_one_writes_write(tmp_path, monkeypatch, mode, before):
+    """`write_stated_many` (one `put_batch` call for what it can write) leaves the tree, and the
+    causes, that `write_stated` file by file leaves: into a fresh tree, into the tree of an
+    earlier run (identical ports left alone), and into a tree holding other files."""
+    src = tmp_path / "src.cu"
+    src.write_bytes(b"source\n")
+    os.chmod(src, mode)
+    trees, stamps = [], []
+    for batched in (True, False):
+        writers.forget_dirs()
+        out = tmp_path / ("batched" if batched else "single")
+        if before == "rerun":
+            for rel, data, source, st in _ports(src):
+                writers.write_stated(str(out), rel, data, source, st)
+            writers.forget_dirs()
+        elif before == "other":
+            (out / "a" / "b" / "c").mkdir(parents=True)
+            (out / "a" / "b" / "c" / "one.mu").write_bytes(b"old")
+        for p in out.rglob("*"):  # dated back: a file written again gets another time, whatever the clock's grain
+            if p.is_file():
+                os.utime(p, ns=(10**18, 10**18))
+        first = {p: p.stat().st_mtime_ns for p in out.rglob("*") if p.is_file()}
+        ports = _ports(src)
+        if batched:
+            causes = writers.write_stated_many(str(out), ports)
+        else:
+            causes = [writers._write_one(str(out), *port) for port in ports]
+        assert causes == [None] * len(ports)
+        trees.append(_tree(out))
+        stamps.append({p.relative_to(out): p.stat().st_mtime_ns == t for p, t in first.items()})
+    assert trees[0] == trees[1]
+    assert stamps[0] == stamps[1]  # the same files left alone
+    assert trees[0]["a/b/c/one.mu"] == (b"one\n", mode)
+    assert not [n for n in trees[0] if ".musify-" in n]
+
+
+@needs_native
+def test_a_batch_answers_each_port(tmp_path):
+    """put_batch: -1 written, -2 a taken temporary (nothing made), -3 a folder that was there
+    (and every later port of it), (errno, path) a failure with nothing left behind; the folders
+    it made, parents first."""
+    there = tmp_path / "there"
+    there.mkdir()
+    (tmp_path / "taken").mkdir()
+    (tmp_path / "taken" / ".t").write_bytes(b"someone else's")
+    (tmp_path / "busy.mu").mkdir()
+    (tmp_path / "busy.mu" / "inside").write_text("x")  # a non-empty folder where a port should go
+    new = tmp_path / "new" / "deep"
+
+    def port(folder, name, ensure=True, tmp=".t"):
+        return (str(folder), ensure, str(folder / tmp), str(folder / name), b"data", 0o644, 0o644, -1, -1)
+
+    answers, made = cport.put_batch([port(new, "a.mu"), port(there, "b.mu"), port(new, "c.mu"),
+                                     port(there, "d.mu"), port(tmp_path / "taken", "e.mu", False),
+                                     port(tmp_path, "busy.mu", False)])
+    assert answers[:5] == [-1, -3, -1, -3, -2]
+    assert isinstance(answers[5], tuple) and answers[5][0] in (errno.EISDIR, errno.ENOTEMPTY)
+    assert [os.fsdecode(m) for m in made] == [str(tmp_path / "new"), str(new)]
+    assert (new / "a.mu").read_bytes() == b"data" and (new / "c.mu").read_bytes() == b"data"
+    assert sorted(p.name for p in there.iterdir()) == [] and not (tmp_path / "taken" / "e.mu").exists()
+    assert not (tmp_path / ".t").exists() and (tmp_path / "taken" / ".t").read_bytes() == b"someone else's"
+
+
+@needs_native
+def test_a_failed_port_in_a_batch_says_what_the_single_write_says(tmp_path):
+    src = tmp_path / "src.cu"
+    src.write_bytes(b"x")
+    (tmp_path / "out").mkdir()
+    (tmp_path / "out" / "a.mu").mkdir()
+    (tmp_path / "out" / "a.mu" / "inside").write_text("x")
+    ports = [("a.mu", b"port", str(src), os.stat(src)), ("b.mu", b"port", str(src), os.stat(src))]
+    writers.forget_dirs()
+    writers._MADE[str(tmp_path / "out")] = True  # as if this run made it: the batch writes directly
+    causes = writers.write_stated_many(str(tmp_path / "out"), ports)
+    writers.forget_dirs()
+    single = writers._write_one(str(tmp_path / "out"), *ports[0])
+    assert causes[0] == single and single and causes[1] is None

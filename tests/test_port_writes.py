@@ -168,21 +168,21 @@ def test_the_writer_thread_gives_the_same_tree_and_record_as_inline_writes(tmp_p
 def test_the_thread_holds_a_bounded_number_of_bytes(tmp_path, monkeypatch):
     src = _src(tmp_path, "a.cu", b"x", 0o644)
     writes = Writes(str(tmp_path / "out"))
-    held = []
-    real = writers.write_stated
+    held = []  # bytes queued or being written when each batch is written
+    real = writers.write_stated_many
 
-    def slow(*a):
-        held.append(w._held)
-        real(*a)
+    def slow(out_dir, ports):
+        held.append(w._held + sum(len(data) for _, data, _, _ in ports))
+        return real(out_dir, ports)
 
-    monkeypatch.setattr(writers, "write_stated", slow)
+    monkeypatch.setattr(writers, "write_stated_many", slow)
     w = writer_thread.PortWriter(writes, max_bytes=3000, max_files=50)
     for i in range(40):
         w.put(i, f"d{i % 4}/f{i}.mu", bytes([65 + i % 26]) * 1000, src)
     w.put(40, "big.mu", b"B" * 10_000, src)  # bigger than the bound: taken alone
     w.close()
     assert writes.done == {i: None for i in range(41)}
-    assert max(held) <= 10_000 and max(held[:40]) <= 3000
+    assert len(held) > 1 and max(held) <= 10_000 and max(held[:-1]) <= 3000
     assert (tmp_path / "out" / "d3" / "f39.mu").read_bytes() == b"N" * 1000
 
 
@@ -191,14 +191,14 @@ def test_a_bug_in_the_thread_is_raised_in_the_run_not_lost(tmp_path, monkeypatch
     tree.mkdir()
     for i in range(6):
         (tree / f"k{i}.cu").write_text(f"void f{i}() {{ cudaFree(0); }}\n")
-    real = writers.write_stated
+    real = writers.write_stated_many
 
-    def broken(out_dir, rel, *a):
-        if rel == "k2.mu":
+    def broken(out_dir, ports):
+        if any(rel == "k2.mu" for rel, *_ in ports):
             raise RuntimeError("a bug in the writer")
-        real(out_dir, rel, *a)
+        return real(out_dir, ports)
 
-    monkeypatch.setattr(writers, "write_stated", broken)
+    monkeypatch.setattr(writers, "write_stated_many", broken)
     monkeypatch.setattr(pool, "THREAD", True)
     with pytest.raises(RuntimeError, match="a bug in the writer"):
         migrate([str(tree)], Options(cache=False, jobs=1), "out", str(tmp_path / "out"))
@@ -211,6 +211,7 @@ def test_a_run_stopped_early_leaves_only_whole_files_and_no_thread(tmp_path, mon
     for i in range(30):
         (tree / f"k{i:02}.cu").write_text(f"void f{i}() {{ cudaFree(0); }}\n" * 200)
     monkeypatch.setattr(pool, "THREAD", True)
+    monkeypatch.setattr(writer_thread, "BATCH", 2)  # written two by two: some before the interrupt
 
     def progress(result, done, total):
         if done == 12:
