@@ -7,8 +7,8 @@ table is found at start-up rather than as a silently missing rename.
 from __future__ import annotations
 
 import json
+import mmap
 import os
-import pickle
 import re
 import sys
 import threading
@@ -17,9 +17,8 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from musify import collector, resources
-from musify.diagnostics import CATALOGUE
-from musify.rules import flowfile
+from musify import resources
+from musify.rules import compact, derived
 from musify.rules.files import (  # noqa: F401 -- re-exported: the loader's public surface
     LOADER_VERSION,
     RuleFileError,
@@ -47,8 +46,9 @@ def _cache_dir() -> Path:
 
 
 def compiled_name(digest: str) -> str:
-    """The file name of a compiled RuleSet (the per-user cache and the copy a wheel ships)."""
-    return f"ruleset-{digest}.pickle"
+    """The file name of a compiled RuleSet (the per-user cache and the copy a wheel ships): the
+    rules' digest, and the fingerprint of the code that made its derived tables."""
+    return f"ruleset-{digest}-{derived.fingerprint()}.rules"
 
 
 def load_ruleset(rules_dir: Path | None = None, extra: list[Path] | None = None,
@@ -143,26 +143,40 @@ def resolve_duplicates(rules: list[Rule], overridden: dict) -> list[Rule]:
 
 
 def _read_cache(digest: str) -> RuleSet | None:
-    """The compiled RuleSet for `digest`: the copy shipped in the package, else the user cache."""
-    shipped = resources.packaged_file(compiled_name(digest))
-    for path in ([shipped] if shipped else []) + [_cache_dir() / compiled_name(digest)]:
+    """The compiled RuleSet for `digest`: the copy shipped in the package, else the user cache.
+    A file that is not a whole compiled RuleSet of this format is passed over (and, in the user
+    cache, replaced by the compilation that follows)."""
+    name = compiled_name(digest)
+    shipped = resources.packaged_file(name)
+    for path in ([shipped] if shipped else []) + [_cache_dir() / name]:
         try:
-            with open(path, "rb") as fh, collector.paused():  # 50,000 objects, no cycle to find
-                obj = pickle.load(fh)
-        except (OSError, pickle.UnpicklingError, EOFError, AttributeError, ImportError):
+            with open(path, "rb") as fh:
+                # mapped, not read: a record is read from the page cache when its name is first
+                # looked up (the file is only ever replaced whole, never rewritten in place)
+                ruleset = compact.load(mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ))
+        except (OSError, ValueError, EOFError, TypeError):  # marshal's errors for a damaged head
             continue
-        if isinstance(obj, RuleSet):
-            return obj
+        if ruleset is not None and ruleset.digest == digest:
+            return ruleset
     return None
 
 
 def save_compiled(ruleset: RuleSet, path: Path) -> None:
-    """Write a compiled RuleSet atomically (a concurrent reader sees the old file or the new)."""
+    """Write a compiled RuleSet, with the tables runs derive from it, atomically (a concurrent
+    reader sees the old file or the new)."""
+    data = compact.dump(ruleset, derived.compute(ruleset))
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.parent / f".{path.name}.{os.getpid()}.tmp"
-    with open(tmp, "wb") as fh:
-        pickle.dump(ruleset, fh, protocol=pickle.HIGHEST_PROTOCOL)
-    os.replace(tmp, path)
+    try:
+        with open(tmp, "wb") as fh:
+            fh.write(data)
+        os.replace(tmp, path)
+    except OSError:
+        try:
+            tmp.unlink()
+        except OSError:
+            pass
+        raise
 
 
 def _write_cache(digest: str, ruleset: RuleSet) -> None:
@@ -178,6 +192,8 @@ def parse_rule_file(path: Path, data: bytes | None = None, rel_to: Path | None =
     text = (data if data is not None else path.read_bytes()).decode("utf-8")
     shown = str(path.relative_to(rel_to)) if rel_to and path.is_relative_to(rel_to) else str(path)
     import yaml  # here, not at the top: a run with compiled rules never parses YAML
+
+    from musify.rules import flowfile
 
     try:
         fast = flowfile.read(text)  # one-line records without PyYAML's constructor (same values)
@@ -252,7 +268,7 @@ def _make_rule(rec: object, defaults: dict, where: str) -> Rule:
     if status == "unsupported" and musa is not None:
         raise RuleFileError(f"{where}: {cuda}: an unsupported record has no 'musa' name")
     diag = merged.get("diag")
-    if diag is not None and diag not in CATALOGUE:
+    if diag is not None and diag not in _catalogue():
         raise RuleFileError(f"{where}: {cuda}: diag {diag!r} is not in the diagnostic catalogue")
     if status == "shim" and not merged.get("header"):
         raise RuleFileError(f"{where}: {cuda}: a shim record needs its 'header'")
@@ -283,6 +299,12 @@ def _make_rule(rec: object, defaults: dict, where: str) -> Rule:
         hazard=tuple(hazard),
         overrides=overrides,
     )
+
+
+def _catalogue() -> dict:
+    from musify.diagnostics import CATALOGUE  # imported when a record is validated, not to load compiled rules
+
+    return CATALOGUE
 
 
 def _looks_like_header(name: str) -> bool:
