@@ -1,197 +1,177 @@
-"""The compiled rule database on disk: read in a few milliseconds, each record decoded when used.
+"""The compiled rule database on disk: mapped, not read, and each record decoded when it is used.
 
 Every run starts by loading the compiled rules. Pickled, the RuleSet took 0.08 s to load (35,000
-`Rule` objects and the dicts around them), most of a one-file run's own cost, although such a run
-looks up a few dozen names. This format keeps what a run needs at once cheap to read, and the
-rest for later:
+`Rule` objects and the dicts around them) and the tables the passes derive from it another 0.04,
+most of a one-file run's own cost, although such a run looks up a few dozen names. In this file
+what a run needs at once is small, and the rest is read a name at a time:
 
-  * the names (plain and header) as one string each, split at NUL: the tables of `LazyRules`;
-  * each record as its own marshal string, back to back in one buffer, with their offsets: a
-    record becomes a `Rule` at its name's first look-up (`musify/rules/lazy.py`);
-  * the small parts (qualified names, hazard tags, overridden records, the vendor pattern) as
-    they are;
-  * the tables every run derives from the rules (the scanner's prefixes, the identifier pass's
-    plain renames; `musify/rules/derived.py`), stored column by column: a column of strings as
-    one string, a column of a few values as one byte each, a column equal to the keys as nothing.
+  * the head (one marshal object): the digest, the vendor pattern, the qualified names, hazard tags
+    and overridden records as they are (a few dozen records), the small derived tables (the
+    scanner's prefixes, the shim names), and where each section of the body lies;
+  * the body, 8-byte aligned sections: the records, each its own marshal string, with their
+    offsets (a native `I` array); a hash index of the names and one of the headers
+    (`musify.rules.packing`); the names and headers in record order, read when a table is needed
+    whole; for each derived table kept partial (`musify/rules/derived.py`), its index and its
+    whole, packed form.
 
-A file is `MAGIC`, the length of the head, the head (one marshal object) and the records. A file
-of another format, or one cut short, reads as None: the caller compiles the rules again.
+A file is `MAGIC`, the lengths of the head and the body, the head and the body. One of another
+format, another byte order, or a length that does not add up reads as None: the caller compiles
+the rules again. The file is mapped (`mmap`): a run touches the pages of the names it asks for.
 """
 
 from __future__ import annotations
 
 import marshal
 import struct
+import sys
 from array import array
-from itertools import repeat
 
-from musify.rules.lazy import LazyRules
+from musify.rules.lazy import LazyRules, PartialTable, Records
 from musify.rules.model import Rule, RuleSet, rule_record
+from musify.rules.packing import Buckets, pack, pack_strings, unpack, unpack_strings, write_buckets
 
-MAGIC = b"musify-rules 1\n"
-_HEAD = struct.Struct("<QQ")  # the head's length, the records' length
-_SEP = "\0"  # between packed strings (a list is kept when some string holds one)
-_FEW = 256  # at most this many distinct values: a column is stored as one byte per value
+MAGIC = b"musify-rules 2\n"
+_LENGTHS = struct.Struct("<QQ")  # the head's length, the body's length
+_ALIGN = 8
 
 
-def dump(ruleset: RuleSet, derived: dict[str, object]) -> bytes:
-    """The file's bytes for `ruleset` (plain dicts, as compiled) and its derived tables."""
+def dump(ruleset: RuleSet, derived: dict[str, object], partial: frozenset[str] = frozenset()) -> bytes:
+    """The file's bytes for `ruleset` (plain dicts, as compiled) and its derived tables; those
+    named in `partial` (a dict, or a tuple of dicts and sets, keyed by names) are indexed by name."""
     names, headers = list(ruleset.names), list(ruleset.headers)
+    numbers = {name: i for i, name in enumerate(names)}
+    body = _Body(len(MAGIC) + _LENGTHS.size)
     records = [marshal.dumps(rule_record(rule)) for rule in (*ruleset.names.values(), *ruleset.headers.values())]
-    starts = array("q", [0])
+    starts = array("I", [0])
     for data in records:
         starts.append(starts[-1] + len(data))
-    if starts[-1] < 2**32:
-        starts = array("I", starts)
-    numbers = {name: i for i, name in enumerate(names)}
-    head = (
-        ruleset.digest, ruleset.vendor_pattern, pack_strings(names), pack_strings(headers),
-        starts.typecode, starts.tobytes(),
-        {last: [(parts, rule_record(rule)) for parts, rule in entries] for last, entries in ruleset.qualified.items()},
-        {tag: tuple(sorted(found)) for tag, found in ruleset.by_hazard.items()},
-        [(key, [rule_record(rule) for rule in replaced]) for key, replaced in ruleset.overridden.items()],
-        {attr: pack(value, numbers) for attr, value in derived.items()},
-    )
-    head_bytes = marshal.dumps(head)
-    body = b"".join(records)
-    return MAGIC + _HEAD.pack(len(head_bytes), len(body)) + head_bytes + body
+    body.add("records", b"".join(records))
+    body.add("record starts", starts.tobytes())
+    for key, table, first in (("names", names, 0), ("headers", headers, len(names))):
+        body.add(key, marshal.dumps(pack_strings(table)))
+        index, index_starts = write_buckets([(name, first + i) for i, name in enumerate(table)])  # record numbers
+        body.add(key + " index", index)
+        body.add(key + " index starts", index_starts)
+    eager, kinds = {}, {}
+    for attr, value in derived.items():
+        if attr not in partial:
+            eager[attr] = pack(value)  # small: its strings as they are (numbers would need the names read)
+            continue
+        parts = value if isinstance(value, tuple) else (value,)
+        kinds[attr] = (isinstance(value, tuple), tuple(type(part).__name__ for part in parts))
+        if not all(type(part) in (dict, set) for part in parts):
+            raise TypeError(f"{attr}: a partial table is a dict, a set or a tuple of them")
+        index, index_starts = write_buckets(_entries(parts))
+        body.add(attr + " index", index)
+        body.add(attr + " index starts", index_starts)
+        body.add(attr + " whole", marshal.dumps(tuple(pack(part, numbers) for part in parts)))
+    head = marshal.dumps({
+        "byte order": sys.byteorder, "digest": ruleset.digest, "vendor": ruleset.vendor_pattern,
+        "counts": (len(names), len(headers)),
+        "qualified": {last: [(parts, rule_record(rule)) for parts, rule in entries]
+                      for last, entries in ruleset.qualified.items()},
+        "tags": {tag: tuple(sorted(found)) for tag, found in ruleset.by_hazard.items()},
+        "overridden": [(key, [rule_record(rule) for rule in replaced]) for key, replaced in ruleset.overridden.items()],
+        "eager": eager, "partial": kinds,
+        "sections": body.where,
+    })
+    data = body.join(head)
+    return MAGIC + _LENGTHS.pack(len(head), len(data) - len(head)) + data
+
+
+class _Body:
+    """Sections laid out after the head, each at a multiple of `_ALIGN` from the file's start
+    (the head's length is only known at the end, so offsets are counted from the body's start)."""
+
+    def __init__(self, prefix: int) -> None:
+        self.prefix = prefix
+        self.parts: list[bytes] = []
+        self.size = 0
+        self.where: dict[str, tuple[int, int]] = {}
+
+    def add(self, name: str, data: bytes) -> None:
+        self.where[name] = (self.size, len(data))
+        self.parts.append(data)
+        self.size += len(data)
+        pad = -self.size % _ALIGN
+        self.parts.append(b"\0" * pad)
+        self.size += pad
+
+    def join(self, head: bytes) -> bytes:
+        """The head, padding to align the body, the body."""
+        return head + b"\0" * (-(self.prefix + len(head)) % _ALIGN) + b"".join(self.parts)
+
+
+def _entries(parts: tuple) -> list[tuple[str, tuple]]:
+    """name -> (its value in each dict part or None, True or False for each set part)."""
+    names = dict.fromkeys(name for part in parts for name in part)
+    return [(name, tuple(part.get(name) if isinstance(part, dict) else name in part for part in parts))
+            for name in names]
 
 
 def load(data) -> RuleSet | None:
-    """The RuleSet in `data` (bytes, or a read-only mmap of the file: its records are then read
-    from the page cache when their names are first looked up), or None when `data` is not a whole
-    file of this format. Its names and headers are `LazyRules`; its derived tables are set as the
-    passes cache them."""
-    at = len(MAGIC) + _HEAD.size
+    """The RuleSet in `data` (a read-only mmap of the file, or its bytes), or None when `data` is
+    not a whole file of this format for this machine. Its names and headers are `LazyRules`; its
+    derived tables are set as the passes cache them, the partial ones with a `PartialTable` each
+    in `RuleSet._partial`."""
+    at = len(MAGIC) + _LENGTHS.size
     if len(data) < at or data[:len(MAGIC)] != MAGIC:
         return None
-    head_size, body_size = _HEAD.unpack_from(data, len(MAGIC))
+    head_size, body_size = _LENGTHS.unpack_from(data, len(MAGIC))
     if len(data) != at + head_size + body_size:
-        return None  # cut short (or grown): never decoded
+        return None  # cut short (or grown)
     view = memoryview(data)
-    digest, vendor, names, headers, typecode, starts_bytes, qualified, tags, overridden, derived = marshal.loads(
-        view[at:at + head_size])
-    starts = array(typecode)
-    starts.frombytes(starts_bytes)
-    names, headers = unpack_strings(names), unpack_strings(headers)
-    if len(starts) != len(names) + len(headers) + 1 or starts[-1] != body_size:
+    head = marshal.loads(view[at:at + head_size])
+    body_at = at + head_size + (-(at + head_size) % _ALIGN)
+    if head["byte order"] != sys.byteorder or array("I").itemsize != 4:
         return None
-    body = view[at + head_size:]
-    ruleset = RuleSet(digest=digest, vendor_pattern=vendor)
-    ruleset.names = LazyRules(names, range(len(names)), body, starts, Rule)
-    ruleset.headers = LazyRules(headers, range(len(names), len(starts) - 1), body, starts, Rule)
+    sections = {name: (body_at + start, length) for name, (start, length) in head["sections"].items()}
+    if any(start + length > len(data) for start, length in sections.values()):
+        return None
+
+    def section(name: str) -> memoryview:
+        start, length = sections[name]
+        return view[start:start + length]
+
+    def ints(name: str) -> memoryview:
+        return section(name).cast("I")
+
+    count, header_count = head["counts"]
+    records = Records(section("records"), ints("record starts"), Rule)
+    names = _once(lambda: unpack_strings(marshal.loads(section("names"))))
+    ruleset = RuleSet(digest=head["digest"], vendor_pattern=head["vendor"])
+    ruleset.names = LazyRules(Buckets(section("names index"), ints("names index starts")), names,
+                              range(count), records)
+    ruleset.headers = LazyRules(Buckets(section("headers index"), ints("headers index starts")),
+                                lambda: unpack_strings(marshal.loads(section("headers"))),
+                                range(count, count + header_count), records)
     ruleset.qualified = {last: [(parts, Rule(*record)) for parts, record in entries]
-                         for last, entries in qualified.items()}
-    ruleset.by_hazard = {tag: frozenset(found) for tag, found in tags.items()}
-    ruleset.overridden = {key: [Rule(*record) for record in replaced] for key, replaced in overridden}
-    for attr, value in derived.items():
-        setattr(ruleset, attr, unpack(value, names))
+                         for last, entries in head["qualified"].items()}
+    ruleset.by_hazard = {tag: frozenset(found) for tag, found in head["tags"].items()}
+    ruleset.overridden = {key: [Rule(*record) for record in replaced] for key, replaced in head["overridden"]}
+    for attr, value in head["eager"].items():
+        setattr(ruleset, attr, unpack(value))
+    partial = {}
+    for attr, (is_tuple, kinds) in head["partial"].items():
+        parts = tuple({"dict": dict, "set": set}[kind]() for kind in kinds)
+
+        def whole(attr: str = attr) -> tuple:
+            return tuple(unpack(part, names()) for part in marshal.loads(section(attr + " whole")))
+
+        partial[attr] = PartialTable(parts, Buckets(section(attr + " index"), ints(attr + " index starts")), whole)
+        setattr(ruleset, attr, parts if is_tuple else parts[0])
+    if partial:
+        ruleset._partial = partial  # type: ignore[attr-defined]
     return ruleset
 
 
-# --- values, packed by shape -----------------------------------------------------------------
+def _once(read):
+    """`read`, called at most once (the names list serves the names table and the derived ones)."""
+    done: list = []
 
-def pack_strings(strings: list[str]) -> tuple[int, str | list[str]]:
-    """(count, the strings joined by NUL), or (count, the list) when one of them holds a NUL."""
-    joined = _SEP.join(strings)
-    return len(strings), (joined if joined.count(_SEP) == len(strings) - 1 or not strings else list(strings))
+    def once():
+        if not done:
+            done.append(read())
+        return done[0]
 
-
-def unpack_strings(packed: tuple[int, str | list[str]]) -> list[str]:
-    count, strings = packed
-    if isinstance(strings, list):
-        return strings
-    return strings.split(_SEP) if count else []
-
-
-def pack(value: object, numbers: dict[str, int] | None = None) -> tuple:
-    """A derived table as marshal can hold it, smaller and faster to read back than marshal's own
-    form of it: dicts of name -> tuple by column, collections of strings as one string, or, when
-    they are all rule names (`numbers`: name -> its place in the names list), as their places."""
-    numbers = numbers or {}
-    kind = type(value)
-    if kind in _COLLECTIONS and _all_str(value):
-        return "strings", kind.__name__, _pack_names(sorted(value) if kind in (set, frozenset) else list(value), numbers)
-    if kind is tuple:
-        return "tuple", tuple(pack(item, numbers) for item in value)
-    if kind is dict and value and _all_str(value) and _rows(value.values()):
-        keys = list(value)
-        return "table", _pack_names(keys, numbers), tuple(_pack_column(list(col), keys) for col in zip(*value.values()))
-    marshal.dumps(value)  # raises ValueError for what marshal cannot hold: a table to store differently
-    return "value", value
-
-
-def unpack(packed: tuple, names: list[str] | None = None) -> object:
-    """`pack`'s value back: equal, and of the same types (a set is a set, for the run to add to);
-    `names` is the names list the `numbers` of `pack` numbered."""
-    how = packed[0]
-    if how == "strings":
-        return _KINDS[packed[1]](_unpack_names(packed[2], names))
-    if how == "tuple":
-        return tuple(unpack(item, names) for item in packed[1])
-    if how == "table":
-        keys = _unpack_names(packed[1], names)
-        if not packed[2]:  # rows of no columns
-            return dict.fromkeys(keys, ())
-        return dict(zip(keys, zip(*[_unpack_column(column, keys) for column in packed[2]])))
-    return packed[1]
-
-
-def _pack_names(strings: list[str], numbers: dict[str, int]) -> tuple:
-    """Strings that are all rule names as their numbers (the loaded names list's own string
-    objects are used again, not copies), else as strings."""
-    if strings and all(s in numbers for s in strings):
-        places = array("I" if len(numbers) < 2**32 else "Q", [numbers[s] for s in strings])
-        return "numbers", places.typecode, places.tobytes()
-    return "strings", pack_strings(strings)
-
-
-def _unpack_names(packed: tuple, names: list[str] | None) -> list[str]:
-    if packed[0] == "numbers":
-        places = array(packed[1])
-        places.frombytes(packed[2])
-        return list(map(names.__getitem__, places))  # type: ignore[union-attr]
-    return unpack_strings(packed[1])
-
-
-_COLLECTIONS = {set: set, frozenset: frozenset, list: list, tuple: tuple}
-_KINDS = {kind.__name__: kind for kind in _COLLECTIONS}
-_SIMPLE = (str, bool, int, type(None))  # equal values of one of these types are interchangeable
-
-
-def _all_str(items) -> bool:
-    return all(type(item) is str for item in items)
-
-
-def _rows(values) -> bool:
-    """Whether `values` are tuples of one length (the rows of a table)."""
-    return len({len(v) if type(v) is tuple else -1 for v in values}) == 1 and type(next(iter(values))) is tuple
-
-
-def _pack_column(values: list, keys: list[str]) -> tuple:
-    if values == keys:
-        return ("keys",)
-    kind = type(values[0])
-    if kind in _SIMPLE and all(type(v) is kind for v in values):
-        few = list(dict.fromkeys(values))
-        if len(few) == 1:
-            return "same", few[0]
-        if len(few) <= _FEW:
-            codes = {v: i for i, v in enumerate(few)}
-            return "few", tuple(few), bytes(codes[v] for v in values)
-    if _all_str(values):
-        return "strings", pack_strings(values)
-    return "values", values
-
-
-def _unpack_column(column: tuple, keys: list[str]):
-    how = column[0]
-    if how == "keys":
-        return keys
-    if how == "same":
-        return repeat(column[1], len(keys))
-    if how == "few":
-        return map(column[1].__getitem__, column[2])
-    if how == "strings":
-        return unpack_strings(column[1])
-    return column[1]
+    return once

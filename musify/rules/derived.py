@@ -6,6 +6,10 @@ over all 34,000 names (0.02 s apiece, a quarter of a one-file run): they are com
 rules are compiled, by the passes' own functions, and stored in the compiled file
 (`musify/rules/compact.py`), which sets them on the loaded RuleSet as the passes would have.
 
+The identifier pass's tables (22,000 plain renames and 2,000 names to skip) are kept partial
+(`musify.rules.lazy.PartialTable`): the pass says which names a file has (`fill`) and the tables
+get those names' entries, until the run has asked about so many that they are read whole.
+
 Because they are the output of code, not of the rule files alone, the compiled file's name
 carries a `fingerprint` of the source of that code (and of the file format): an edit to one of
 those modules makes the next run compile the rules afresh rather than read stale tables.
@@ -14,6 +18,7 @@ those modules makes the next run compile the rules afresh rather than read stale
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Iterable
 from importlib import import_module
 
 from musify import resources
@@ -24,9 +29,11 @@ TABLES: dict[str, str] = {
     "_fast_renames": "musify.passes.identifiers:fast_renames",  # plain renames, and names to skip
     "_shim_names": "musify.passes.hazards.shims:_shim_names",  # names whose MUSA form needs a shim
 }
+PARTIAL = frozenset({"_fast_renames"})  # filled a name at a time: its pass calls `fill` first
 # the source the tables (and the file's layout) depend on, relative to the package
 SOURCES = ("passes/languages.py", "passes/identifiers.py", "passes/hazards/shims.py", "frontend/scanner.py",
-           "engine/edits.py", "rules/model.py", "rules/compact.py", "rules/lazy.py", "rules/derived.py")
+           "engine/edits.py", "rules/model.py", "rules/compact.py", "rules/packing.py", "rules/lazy.py",
+           "rules/derived.py")
 _fingerprint: list[str] = []
 
 
@@ -51,3 +58,13 @@ def compute(ruleset) -> dict[str, object]:
         getattr(import_module(module), function)(ruleset)
         out[attr] = getattr(ruleset, attr)
     return out
+
+
+def fill(ruleset, attr: str, names: Iterable[str] | None) -> None:
+    """Make the derived table `attr` of `ruleset` answer for `names` (every name: None) when it was
+    loaded partial; nothing otherwise (a table computed in this process is whole)."""
+    partial = getattr(ruleset, "_partial", None)
+    if partial is not None:
+        table = partial.get(attr)
+        if table is not None and table.fill(names):
+            del partial[attr]

@@ -164,7 +164,7 @@ def _read_cache(digest: str) -> RuleSet | None:
 def save_compiled(ruleset: RuleSet, path: Path) -> None:
     """Write a compiled RuleSet, with the tables runs derive from it, atomically (a concurrent
     reader sees the old file or the new)."""
-    data = compact.dump(ruleset, derived.compute(ruleset))
+    data = compact.dump(ruleset, derived.compute(ruleset), derived.PARTIAL)
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.parent / f".{path.name}.{os.getpid()}.tmp"
     try:
@@ -302,7 +302,9 @@ def _make_rule(rec: object, defaults: dict, where: str) -> Rule:
 
 
 def _catalogue() -> dict:
-    from musify.diagnostics import CATALOGUE  # imported when a record is validated, not to load compiled rules
+    from musify.diagnostics import (
+        CATALOGUE,  # imported when a record is validated, not to load compiled rules
+    )
 
     return CATALOGUE
 
