@@ -1,10 +1,10 @@
 """The cyclic garbage collector during a run: kept off the objects that live the whole run.
 
-A run's long-lived objects (the modules, the RuleSet: about 50,000 objects; the discovery and
+A run's long-lived objects (the modules, the rules a run has looked up, the discovery and
 the plan) are made before the first file is migrated and are never garbage. Each full
 collection walks them all again: on a run of 5,000 small files the collector's passes over them
-were about 5% of the run's CPU time (measured with `gc.callbacks`). So the rules are unpickled
-with the collector paused (an unpickler makes nothing cyclic worth collecting), and the files
+were about 5% of the run's CPU time (measured with `gc.callbacks`). So the rules are loaded
+with the collector paused (loading makes nothing cyclic worth collecting), and the files
 are migrated with what exists by then frozen (`gc.freeze`: moved to a generation no collection
 walks), as the `-j` workers already were. Garbage cycles made while migrating are collected as
 before; frozen objects are given back to the collector when the files are done. And the program
