@@ -107,3 +107,17 @@ def test_a_file_changed_just_now_is_hashed_not_memoised(tmp_path: Path, monkeypa
     assert digests.memoised("t", tmp_path, [f], compute) == "d1"
     assert len(calls) == 2  # racy: no memo for a file this fresh
     assert not (tmp_path / "cache" / "digests").exists()
+
+
+def test_the_rule_files_are_what_rglob_finds(tmp_path: Path) -> None:
+    """`rule_files` walks with `os.scandir` (every run lists the database): the files `rglob`
+    finds, links to files included, a linked folder not followed, a folder named `*.yaml` entered."""
+    (tmp_path / "a" / "b").mkdir(parents=True)
+    for rel in ("a/x.yaml", "a/b/y.yaml", ".hidden.yaml", "n.txt", "dir.yaml/z.yaml"):
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / rel).write_text("")
+    os.symlink(tmp_path / "a" / "x.yaml", tmp_path / "link.yaml")
+    os.symlink(tmp_path / "a", tmp_path / "linked")
+    os.symlink(tmp_path / "nowhere", tmp_path / "broken.yaml")
+    expected = sorted(p for p in tmp_path.rglob("*.yaml") if p.is_file())
+    assert rule_files.rule_files(tmp_path) == expected and len(expected) == 5
