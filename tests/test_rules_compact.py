@@ -45,8 +45,7 @@ def rules_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 
 def _compiled(rules_dir: Path) -> Path:
-    (path,) = (rules_dir.parent / "cache" / "rules").glob("ruleset-*.rules")
-    return path
+    return rules_dir.parent / "cache" / "rules" / _compiled_name(rules_dir)
 
 
 def _same(lazy_set: RuleSet, eager: RuleSet) -> None:
@@ -108,13 +107,22 @@ def test_a_user_table_on_a_loaded_ruleset_drops_the_stored_tables(rules_dir: Pat
     _same(ruleset, eager)
 
 
-@pytest.mark.parametrize("damage", ["truncate", "garbage", "empty", "magic", "grown"])
+def _other_head() -> bytes:
+    """The right magic and lengths around a head of another shape."""
+    import marshal
+
+    head = marshal.dumps({"byte order": "little"})
+    return compact.MAGIC + compact._LENGTHS.pack(len(head), 0) + head
+
+
+@pytest.mark.parametrize("damage", ["truncate", "garbage", "empty", "magic", "grown", "head"])
 def test_a_damaged_file_is_compiled_again(rules_dir: Path, monkeypatch: pytest.MonkeyPatch, damage: str) -> None:
     loader.load_ruleset(rules_dir)
     path = _compiled(rules_dir)
     data = path.read_bytes()
     path.write_bytes({"truncate": data[:len(data) // 2], "garbage": b"\x00garbage" * 100, "empty": b"",
-                      "magic": b"musify-rules 0\n" + data[len(compact.MAGIC):], "grown": data + b"\0"}[damage])
+                      "magic": b"musify-rules 0\n" + data[len(compact.MAGIC):], "grown": data + b"\0",
+                      "head": _other_head()}[damage])
     compiled = []
     monkeypatch.setattr(loader, "compile_rules", lambda *a, _c=loader.compile_rules: compiled.append(1) or _c(*a))
     ruleset = loader.load_ruleset(rules_dir)
@@ -131,6 +139,28 @@ def test_a_file_from_other_code_is_not_read(rules_dir: Path, monkeypatch: pytest
     monkeypatch.setattr(loader, "compile_rules", lambda *a, _c=loader.compile_rules: compiled.append(1) or _c(*a))
     assert loader.load_ruleset(rules_dir).digest == first.digest and compiled
     assert len(list((rules_dir.parent / "cache" / "rules").glob("ruleset-*.rules"))) == 2
+
+
+def test_the_cache_keeps_the_newest_compiled_files(rules_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import os
+
+    folder = rules_dir.parent / "cache" / "rules"
+    folder.mkdir(parents=True)
+    for n in range(6):
+        old = folder / f"ruleset-{n:020d}-{n:012d}.rules"
+        old.write_bytes(b"old")
+        os.utime(old, ns=(n * 10**9, n * 10**9))
+    (folder / "ruleset-0-0.pickle").write_bytes(b"an older musify's")
+    loader.load_ruleset(rules_dir)
+    kept = {p.name for p in folder.iterdir()}
+    newest = {f"ruleset-{n:020d}-{n:012d}.rules" for n in range(6 - (loader.KEEP - 1), 6)}
+    assert kept == {"ruleset-0-0.pickle", _compiled_name(rules_dir), *newest}  # another format: left alone
+
+
+def _compiled_name(rules_dir: Path) -> str:
+    from musify.rules.files import builtin_digest
+
+    return loader.compiled_name(builtin_digest(rules_dir))
 
 
 def test_mapped_and_read_bytes_load_alike(rules_dir: Path) -> None:

@@ -114,6 +114,13 @@ def load(data) -> RuleSet | None:
     not a whole file of this format for this machine. Its names and headers are `LazyRules`; its
     derived tables are set as the passes cache them, the partial ones with a `PartialTable` each
     in `RuleSet._partial`."""
+    try:
+        return _load(data)
+    except (ValueError, EOFError, TypeError, KeyError, IndexError):  # a head marshal cannot read, or of another shape
+        return None
+
+
+def _load(data) -> RuleSet | None:
     at = len(MAGIC) + _LENGTHS.size
     if len(data) < at or data[:len(MAGIC)] != MAGIC:
         return None

@@ -154,7 +154,7 @@ def _read_cache(digest: str) -> RuleSet | None:
                 # mapped, not read: a record is read from the page cache when its name is first
                 # looked up (the file is only ever replaced whole, never rewritten in place)
                 ruleset = compact.load(mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ))
-        except (OSError, ValueError, EOFError, TypeError):  # marshal's errors for a damaged head
+        except (OSError, ValueError):  # missing, unreadable, or empty (nothing to map)
             continue
         if ruleset is not None and ruleset.digest == digest:
             return ruleset
@@ -180,10 +180,31 @@ def save_compiled(ruleset: RuleSet, path: Path) -> None:
 
 
 def _write_cache(digest: str, ruleset: RuleSet) -> None:
+    path = _cache_dir() / compiled_name(digest)
     try:
-        save_compiled(ruleset, _cache_dir() / compiled_name(digest))
+        save_compiled(ruleset, path)
     except OSError:
-        pass  # a read-only home still works, just without the cache
+        return  # a read-only home still works, just without the cache
+    _prune(path)
+
+
+KEEP = 4  # compiled files kept in the cache (others: older rules, or older code: see `compiled_name`)
+
+
+def _prune(written: Path) -> None:
+    """Remove all but the `KEEP` newest compiled files beside `written` (which stays): each edit
+    of the code behind the derived tables names a new file, and a checkout being worked on would
+    otherwise gather one per edit. Two installations sharing the cache keep a file each."""
+    try:
+        found = [(entry.stat().st_mtime_ns, entry.path) for entry in os.scandir(written.parent)
+                 if entry.name.startswith("ruleset-") and entry.name.endswith(".rules") and entry.path != str(written)]
+    except OSError:
+        return
+    for _, path in sorted(found, reverse=True)[KEEP - 1:]:
+        try:
+            os.unlink(path)  # a run that has it mapped keeps its pages
+        except OSError:
+            pass
 
 
 def parse_rule_file(path: Path, data: bytes | None = None, rel_to: Path | None = None,
