@@ -163,6 +163,18 @@ def _compiled_name(rules_dir: Path) -> str:
     return loader.compiled_name(builtin_digest(rules_dir))
 
 
+def test_a_loaded_ruleset_pickles_as_a_plain_one(rules_dir: Path) -> None:
+    import pickle
+
+    loader.load_ruleset(rules_dir)
+    ruleset = loader.load_ruleset(rules_dir)
+    fast_renames(ruleset, ["cudaMalloc"])
+    again = pickle.loads(pickle.dumps(ruleset))
+    assert type(again.names) is dict and not hasattr(again, "_fast_renames")
+    _same(again, loader.load_ruleset(rules_dir, use_cache=False))
+    assert fast_renames(again) == fast_renames_reference(again)
+
+
 def test_mapped_and_read_bytes_load_alike(rules_dir: Path) -> None:
     loader.load_ruleset(rules_dir)
     path = _compiled(rules_dir)

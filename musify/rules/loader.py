@@ -323,9 +323,8 @@ def _make_rule(rec: object, defaults: dict, where: str) -> Rule:
 
 
 def _catalogue() -> dict:
-    from musify.diagnostics import (
-        CATALOGUE,  # imported when a record is validated, not to load compiled rules
-    )
+    """The diagnostic catalogue, imported to validate a record (loading compiled rules needs none)."""
+    from musify.diagnostics import CATALOGUE
 
     return CATALOGUE
 

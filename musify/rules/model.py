@@ -104,6 +104,11 @@ class RuleSet:
             self.by_hazard[tag] = self.by_hazard.get(tag, frozenset()) | {rule.cuda}
         self._store(rule)
 
+    def __getstate__(self) -> dict:
+        """Pickled without what passes derived (caches, remade on use): a RuleSet loaded from the
+        compiled file pickles as a plain one (its tables of names pickle as dicts)."""
+        return {k: v for k, v in vars(self).items() if not k.startswith("_")}
+
     def forget_derived(self) -> None:
         """Drop what passes derived from the records (attributes named `_...`): a record added
         makes it stale."""
