@@ -14,7 +14,7 @@ from dataclasses import dataclass, replace
 from datetime import datetime, timezone
 from typing import TYPE_CHECKING
 
-from musify import __version__, cache, diagnostics, inplace, renames, writers
+from musify import __version__, cache, diagnostics, renames, writers
 from musify.config import run_excludes
 from musify.discover import SOURCE_KINDS, Discovery, Found, discover, link_stays_inside, printable
 from musify.finalise import finalise
@@ -63,10 +63,13 @@ def migrate(inputs: list[str], options: Options | None = None, mode: str = "none
     options = options or Options()
     if mode not in MODES:
         raise UsageError(f"unknown output mode {mode!r}")
-    if mode == "in-place" and inplace.active() is None:  # hold the tree's lock for the whole run
-        with inplace.session(inputs, options.lock_wait):
-            return migrate(inputs, options, mode, out_dir, ruleset, command, collect, fail_on, fail_on_change,
-                           progress, found, spool)
+    if mode == "in-place":
+        from musify import inplace  # only --in-place needs it (and the journal and swap it imports)
+
+        if inplace.active() is None:  # hold the tree's lock for the whole run
+            with inplace.session(inputs, options.lock_wait):
+                return migrate(inputs, options, mode, out_dir, ruleset, command, collect, fail_on, fail_on_change,
+                               progress, found, spool)
     t0 = time.perf_counter()
     started = datetime.now(timezone.utc).isoformat(timespec="seconds")
 
@@ -225,6 +228,8 @@ def _write(plan, files: list[FileResult], new_bytes: list[bytes | None], mode: s
     diff_parts = []
     written = []
     if mode == "in-place":
+        from musify import inplace
+
         files = inplace.write(plan, files, new_bytes)
     # what a link in the port must now name: resolved only when the output tree gets links
     links = mode == "out" and any(f.symlink is not None for f, _ in plan)

@@ -3,7 +3,7 @@
 A file's entry is keyed by everything its migration depends on:
   * its bytes, its path as shown, its kind and its output path (renames);
   * the rules digest (built-in files and user tables, direction), computed from the rule files
-    without loading them, so a fully cached run never unpickles the rule database, and a digest
+    without loading them, so a fully cached run never loads the rule database, and a digest
     of the front ends' vocabulary tables (`rules/**/*.toml`, `musify.rules.vocab`);
   * the options that change output (all of `Options` except `jobs`, `cache`, `lock_wait`);
   * the project facts the file sees: each include it writes, the project file that include
@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import hashlib
 import os
-import pickle
 import posixpath
 import re
 import struct
@@ -63,7 +62,7 @@ class Rules:
             from musify import collector
             from musify.rules.reverse import load_for
 
-            with collector.paused():  # unpickling the rule database makes 100,000s of objects and no garbage
+            with collector.paused():  # loading the rule database makes many objects and no garbage
                 self._ruleset = load_for(self._options)
             self._digest = self._ruleset.digest
         return self._ruleset
@@ -178,6 +177,8 @@ class Store:
         at = self._index.get(key)
         if at is None or self._src is None:
             return None
+        import pickle  # here: a run without the cache never imports it
+
         try:
             raw = os.pread(self._src.fileno(), at[1], at[0])
             (size,) = _SIZE.unpack_from(raw)
@@ -192,6 +193,8 @@ class Store:
     def put(self, key: str, result, data: bytes | None) -> None:
         """Store (result, new bytes): the result pickled, the bytes after it as they are (a big
         file's bytes are not copied into the pickle, nor the pickle into one entry buffer)."""
+        import pickle
+
         pickled = pickle.dumps((result, data is not None), protocol=pickle.HIGHEST_PROTOCOL)
         self._keep(key, (_SIZE.pack(len(pickled)), pickled, data or b""), new=True)
 

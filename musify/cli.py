@@ -207,10 +207,14 @@ def _replay(name: str, paths, options, mode: str, out_dir, json_path, command: s
             quiet: bool, not_memoised: bool, fail_on_change: bool = False):
     """Exit here when the run memo (musify/memo.py) holds this very run; else the memo to fill
     after the normal run (None when this run is not memoised)."""
+    from musify.cache import usable
+
+    if not_memoised or not usable(options):  # the memo's first test, made before it is imported
+        return None
     from musify import memo as run_memo
 
     request = run_memo.Request(name, list(paths), options, mode, out_dir, json_path, command, fail_on, fail_on_change)
-    if not_memoised or not run_memo.eligible(request):
+    if not run_memo.eligible(request):
         return None
     memo = run_memo.open_memo(request)
     if memo is not None:

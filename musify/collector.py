@@ -1,20 +1,23 @@
 """The cyclic garbage collector during a run: kept off the objects that live the whole run.
 
-A run's long-lived objects (the modules, the RuleSet: about 50,000 objects; the discovery and
+A run's long-lived objects (the modules, the rules a run has looked up, the discovery and
 the plan) are made before the first file is migrated and are never garbage. Each full
 collection walks them all again: on a run of 5,000 small files the collector's passes over them
-were about 5% of the run's CPU time (measured with `gc.callbacks`). So the rules are unpickled
-with the collector paused (an unpickler makes nothing cyclic worth collecting), and the files
+were about 5% of the run's CPU time (measured with `gc.callbacks`). So the rules are loaded
+with the collector paused (loading makes nothing cyclic worth collecting), and the files
 are migrated with what exists by then frozen (`gc.freeze`: moved to a generation no collection
 walks), as the `-j` workers already were. Garbage cycles made while migrating are collected as
 before; frozen objects are given back to the collector when the files are done. And the program
-freezes everything as it exits (`skip_last_collection`).
+freezes everything as it exits (`skip_last_collection`), or, where nothing can need them, ends
+without freeing its objects at all (`exit_now`).
 """
 
 from __future__ import annotations
 
 import atexit
 import gc
+import os
+import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 
@@ -46,3 +49,35 @@ def skip_last_collection() -> None:
     shutting down walks none of them (a tenth of a second on a big run, for memory the process
     is about to give back whole). Only for the program itself: a test process goes on."""
     atexit.register(gc.freeze)
+
+
+def is_program() -> bool:
+    """Whether this process is the `musify` program (`python -m musify`, or the console script),
+    so that nothing of its own runs after the command: not a test, nor code that called `main`."""
+    main = sys.modules.get("__main__")
+    spec = getattr(main, "__spec__", None)
+    if spec is not None:
+        return spec.name == "musify.__main__"
+    return os.path.basename(getattr(main, "__file__", None) or "") in ("musify", "musify-script.py")
+
+
+def exit_now(code: object) -> None:
+    """End the program with exit status `code` without the interpreter's teardown: once the
+    standard streams are flushed and the `atexit` functions have run, freeing every module and
+    object one by one (about a tenth of a one-file run's CPU time) has no effect a user could
+    see, since every file musify writes is closed when its step ends. Returns (and the caller
+    exits normally) where that is not sure: another thread still running, a stream that cannot
+    be flushed, an exit code that is not a number."""
+    import threading
+
+    run, clear = getattr(atexit, "_run_exitfuncs", None), getattr(atexit, "_clear", None)
+    if not (code is None or type(code) is int) or threading.active_count() > 1 or run is None or clear is None:
+        return
+    run()
+    clear()  # run once: a normal exit after this runs none again
+    try:
+        sys.stdout.flush()
+        sys.stderr.flush()
+    except (OSError, ValueError):  # a closed pipe, a closed stream: Python's own exit reports it
+        return
+    os._exit(code or 0)

@@ -51,12 +51,16 @@ def memoised(name: str, root: Path, files: list[Path], compute: Callable[[], str
 
 
 def _write(path: Path, text: str) -> None:
-    """Atomically, and silently not at all where the cache cannot be written (a read-only home
-    costs the next run its speed, nothing else)."""
+    write_atomically(path, text.encode("ascii"))
+
+
+def write_atomically(path: Path, data: bytes) -> None:
+    """Write a cache file atomically, and silently not at all where the cache cannot be written
+    (a read-only home costs the next run its speed, nothing else)."""
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         tmp = path.parent / f".{path.name}.{os.getpid()}.tmp"
-        tmp.write_text(text, encoding="ascii")
+        tmp.write_bytes(data)
         os.replace(tmp, path)
     except OSError:
         pass

@@ -48,6 +48,14 @@ class GuardedGroup(click.Group):
     def main(self, args=None, prog_name=None, complete_var=None, standalone_mode=True, **extra):
         if args is None and standalone_mode:  # the program itself (not a test calling it)
             collector.skip_last_collection()
+        try:
+            return self._guarded(args, prog_name, complete_var, standalone_mode, **extra)
+        except SystemExit as done:  # how click ends every command
+            if args is None and standalone_mode and collector.is_program():  # and nothing runs after it
+                collector.exit_now(done.code)  # returns when a normal exit is the safe one
+            raise
+
+    def _guarded(self, args, prog_name, complete_var, standalone_mode, **extra):
         args = list(sys.argv[1:] if args is None else args)
         cut = args.index("--") if "--" in args else len(args)
         debug = "--debug" in args[:cut] or os.environ.get("MUSIFY_DEBUG") == "1"

@@ -12,9 +12,10 @@ from __future__ import annotations
 
 import os
 import posixpath
+import sys
 from dataclasses import replace
 
-from musify import diagnostics, inplace
+from musify import diagnostics
 from musify.discover import READ_FLAGS, Found, join_rel, printable
 from musify.records import FileResult
 from musify.textcodec import wide_codec
@@ -40,7 +41,8 @@ def keeps_name(f: Found, abspath: str = "") -> bool:
 
 def target_taken(f: Found, target: str, existing: set[tuple[str, str]]) -> bool:
     """Is the new name already someone else's file?"""
-    sess = inplace.active()
+    inplace = sys.modules.get("musify.inplace")  # no in-place session without it (not imported otherwise)
+    sess = inplace.active() if inplace is not None else None
     if sess is not None and sess.own(f.root, f.rel, target):
         return False
     return (f.root, target) in existing or os.path.lexists(join_rel(f.root, target))

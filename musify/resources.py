@@ -45,5 +45,5 @@ def cache_root() -> Path:
 
 
 def cache_dir(name: str) -> Path:
-    """One cache's folder under the root ("rules", "emu", "files", "digests"); not created here."""
+    """One cache's folder under the root ("rules", "vocab", "emu", "files", "digests"); not created here."""
     return cache_root() / name

@@ -22,7 +22,6 @@ import os
 import shutil
 import stat
 import sys
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
 from musify import writers
@@ -337,6 +336,8 @@ def take_apart(s: str, old: str, originals: dict[str, list[int]], links: dict[st
     doomed: list[str] = []
     dirs: list[str] = []
     _take_dir(s, old, "", originals, links, out, doomed, dirs)
+    from concurrent.futures import ThreadPoolExecutor  # here: imported (with logging) only when a swap runs
+
     with ThreadPoolExecutor(8) as pool:
         for _ in pool.map(_unlink_all, [doomed[i::8] for i in range(8)]):
             pass

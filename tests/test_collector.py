@@ -5,6 +5,7 @@ the rules unpickle without a collection; the program (not a test) freezes all as
 from __future__ import annotations
 
 import gc
+import os
 import subprocess
 import sys
 import weakref
@@ -90,3 +91,34 @@ def _frozen_at_exit(call: str) -> bool:
 def test_the_program_freezes_everything_as_it_exits():
     assert _frozen_at_exit("main()")
     assert not _frozen_at_exit("main(['--version'], standalone_mode=False)")  # a caller goes on
+
+
+def _ended(body: str) -> subprocess.CompletedProcess:
+    probe = ("import atexit, sys\nfrom musify import collector\n"
+             "atexit.register(lambda: print('atexit ran'))\n"
+             "print('before', end='; ')\n" + body + "\nprint('went on')\n")
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONUNBUFFERED"}  # stdout a buffered pipe
+    return subprocess.run([sys.executable, "-c", probe], check=False, cwd=REPO, capture_output=True, text=True,
+                          timeout=60, env=env)
+
+
+def test_exit_now_ends_with_the_code_after_the_atexit_functions_and_flushed_output():
+    done = _ended("collector.exit_now(3)")
+    assert done.returncode == 3 and done.stdout == "before; atexit ran\n"
+    assert _ended("collector.exit_now(None)").returncode == 0
+
+
+def test_exit_now_leaves_the_exit_to_python_where_that_is_safer():
+    thread = "import threading, time\nthreading.Thread(target=time.sleep, args=(0.2,)).start()\n"
+    for body in (thread + "collector.exit_now(3)", "collector.exit_now('a message')"):
+        done = _ended(body)
+        assert done.returncode == 0 and done.stdout == "before; went on\natexit ran\n"  # returned: a normal exit
+
+
+def test_only_the_program_itself_counts_as_the_program():
+    probe = "from musify import collector\nprint(collector.is_program())\n"
+    as_c = subprocess.run([sys.executable, "-c", probe], check=False, cwd=REPO, capture_output=True, text=True)
+    assert as_c.stdout.strip() == "False"
+    version = subprocess.run([sys.executable, "-m", "musify", "--version"], check=False, cwd=REPO, capture_output=True,
+                             text=True, env={k: v for k, v in os.environ.items() if k != "PYTHONUNBUFFERED"})
+    assert version.returncode == 0 and version.stdout.startswith("musify, version")

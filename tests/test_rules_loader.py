@@ -72,7 +72,7 @@ def test_the_overriding_record_wins(rules_dir: Path) -> None:
 def test_cache_is_used_then_invalidated_when_a_file_changes(rules_dir: Path, monkeypatch) -> None:
     path = write(rules_dir / "runtime" / "a.yaml", "  - {cuda: cudaFoo, musa: musaFoo}\n")
     first = load_ruleset()
-    assert list((rules_dir.parent / "cache").rglob(f"ruleset-{first.digest}.pickle"))
+    assert list((rules_dir.parent / "cache").rglob(f"ruleset-{first.digest}-*.rules"))
 
     def no_parsing(*args, **kwargs):
         raise AssertionError("the cached RuleSet should have been used")

@@ -56,6 +56,26 @@ def test_a_cached_check_loads_no_pass_front_end_or_optional_library(tmp_path: Pa
     assert sorted(second & set(HEAVY)) == []
 
 
+# what a plain `migrate -o` of a C-family file does not need: in-place machinery, the run memo and
+# the incremental cache's pickles (--no-cache), the rule parsers (compiled rules, kept vocabularies)
+NOT_FOR_A_PLAIN_RUN = ("musify.inplace", "musify.swap", "musify.journal", "musify.memo", "concurrent.futures",
+                       "logging", "pickle", "tomllib", "yaml", "musify.rules.flowfile")
+
+
+def test_a_plain_run_imports_only_what_it_uses(tmp_path: Path, monkeypatch) -> None:
+    install_rules(tmp_path, monkeypatch, RULES)
+    (tmp_path / "small.cu").write_text("#include <cuda_runtime.h>\n"
+                                       "int main() { float *d; cudaMalloc(&d, 4); return 0; }\n")
+    env = dict(os.environ, MUSIFY_CACHE_DIR=str(tmp_path / "cache"), PYTHONPATH=str(REPO))
+    args = [sys.executable, "-c", PROBE, "migrate", "small.cu", "-o", "out", "-q", "--no-cache"]
+    for _ in range(2):  # the first compiles the rules and keeps the vocabularies parsed
+        proc = subprocess.run(args, cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300, check=False)
+    assert (tmp_path / "out" / "small.mu").read_text().count("musaMalloc") == 1, proc.stderr
+    loaded = set(json.loads(proc.stdout.splitlines()[-1]))
+    assert "musify.passes.identifiers" in loaded
+    assert sorted(loaded & set(NOT_FOR_A_PLAIN_RUN)) == []
+
+
 def test_a_digest_memo_never_outlives_a_change(tmp_path: Path, monkeypatch) -> None:
     rules = install_rules(tmp_path, monkeypatch, RULES)
     table = rules / "rt" / "r.yaml"
@@ -87,3 +107,17 @@ def test_a_file_changed_just_now_is_hashed_not_memoised(tmp_path: Path, monkeypa
     assert digests.memoised("t", tmp_path, [f], compute) == "d1"
     assert len(calls) == 2  # racy: no memo for a file this fresh
     assert not (tmp_path / "cache" / "digests").exists()
+
+
+def test_the_rule_files_are_what_rglob_finds(tmp_path: Path) -> None:
+    """`rule_files` walks with `os.scandir` (every run lists the database): the files `rglob`
+    finds, links to files included, a linked folder not followed, a folder named `*.yaml` entered."""
+    (tmp_path / "a" / "b").mkdir(parents=True)
+    for rel in ("a/x.yaml", "a/b/y.yaml", ".hidden.yaml", "n.txt", "dir.yaml/z.yaml"):
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / rel).write_text("")
+    os.symlink(tmp_path / "a" / "x.yaml", tmp_path / "link.yaml")
+    os.symlink(tmp_path / "a", tmp_path / "linked")
+    os.symlink(tmp_path / "nowhere", tmp_path / "broken.yaml")
+    expected = sorted(p for p in tmp_path.rglob("*.yaml") if p.is_file())
+    assert rule_files.rule_files(tmp_path) == expected and len(expected) == 5

@@ -16,6 +16,7 @@ from musify.frontend.launches import match_angle_back
 from musify.frontend.scanner import Ctx, Ident, IdentList, identifiers_in, native
 from musify.frontend.skipped import inside
 from musify.passes._base import PassContext
+from musify.rules.derived import fill
 from musify.rules.model import Rule, RuleSet
 
 _MIGRATED = frozenset({Ctx.CODE, Ctx.DIRECTIVE, Ctx.MACRO, Ctx.MACRO_NAME})
@@ -47,7 +48,7 @@ def run(ctx: PassContext) -> list[Edit]:
     vendor = vendor_name(ctx.ruleset.vendor_pattern)
     # plain renames (most identifiers) in one loop, compiled where available; the rest here
     compiled = native()
-    fast, skip = fast_renames(ctx.ruleset)
+    fast, skip = fast_renames(ctx.ruleset, ctx.scan.idents.names)
     edits, rest = renames(ctx.scan.idents, fast, skip, compiled)
     text_position = ctx.lines.position
     unknown = _unknown_names(ctx.ruleset)
@@ -76,12 +77,15 @@ def run(ctx: PassContext) -> list[Edit]:
     return edits
 
 
-def fast_renames(ruleset: RuleSet) -> tuple[dict[str, tuple], set[str]]:
+def fast_renames(ruleset: RuleSet, names: list[str] | None = None) -> tuple[dict[str, tuple], set[str]]:
     """What the hot loop decides without Python: names whose every use is the same plain edit (no
     qualifier to check, no template-only tag, no diagnostic, not inferred), as name -> the Edit's
     fields after its span (so the compiled loop knows no field names); and names the pass does
     nothing with (kept by MUSA without a diagnostic; the run adds names that no rule knows and
-    that do not look like vendor names as it meets them). Cached on the RuleSet."""
+    that do not look like vendor names as it meets them). Cached on the RuleSet; one read from
+    the compiled rules is complete for `names` (a file's identifiers; None: every name) at least
+    (`musify.rules.derived.fill`)."""
+    fill(ruleset, "_fast_renames", names)
     cached = getattr(ruleset, "_fast_renames", None)
     if cached is None:
         cached = ruleset._fast_renames = _fast_renames(ruleset)  # type: ignore[attr-defined]

@@ -7,8 +7,8 @@ table is found at start-up rather than as a silently missing rename.
 from __future__ import annotations
 
 import json
+import mmap
 import os
-import pickle
 import re
 import sys
 import threading
@@ -17,9 +17,8 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from musify import collector, resources
-from musify.diagnostics import CATALOGUE
-from musify.rules import flowfile
+from musify import resources
+from musify.rules import compact, derived
 from musify.rules.files import (  # noqa: F401 -- re-exported: the loader's public surface
     LOADER_VERSION,
     RuleFileError,
@@ -47,8 +46,9 @@ def _cache_dir() -> Path:
 
 
 def compiled_name(digest: str) -> str:
-    """The file name of a compiled RuleSet (the per-user cache and the copy a wheel ships)."""
-    return f"ruleset-{digest}.pickle"
+    """The file name of a compiled RuleSet (the per-user cache and the copy a wheel ships): the
+    rules' digest, and the fingerprint of the code that made its derived tables."""
+    return f"ruleset-{digest}-{derived.fingerprint()}.rules"
 
 
 def load_ruleset(rules_dir: Path | None = None, extra: list[Path] | None = None,
@@ -143,33 +143,68 @@ def resolve_duplicates(rules: list[Rule], overridden: dict) -> list[Rule]:
 
 
 def _read_cache(digest: str) -> RuleSet | None:
-    """The compiled RuleSet for `digest`: the copy shipped in the package, else the user cache."""
-    shipped = resources.packaged_file(compiled_name(digest))
-    for path in ([shipped] if shipped else []) + [_cache_dir() / compiled_name(digest)]:
+    """The compiled RuleSet for `digest`: the copy shipped in the package, else the user cache.
+    A file that is not a whole compiled RuleSet of this format is passed over (and, in the user
+    cache, replaced by the compilation that follows)."""
+    name = compiled_name(digest)
+    shipped = resources.packaged_file(name)
+    for path in ([shipped] if shipped else []) + [_cache_dir() / name]:
         try:
-            with open(path, "rb") as fh, collector.paused():  # 50,000 objects, no cycle to find
-                obj = pickle.load(fh)
-        except (OSError, pickle.UnpicklingError, EOFError, AttributeError, ImportError):
+            with open(path, "rb") as fh:
+                # mapped, not read: a record is read from the page cache when its name is first
+                # looked up (the file is only ever replaced whole, never rewritten in place)
+                ruleset = compact.load(mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ))
+        except (OSError, ValueError):  # missing, unreadable, or empty (nothing to map)
             continue
-        if isinstance(obj, RuleSet):
-            return obj
+        if ruleset is not None and ruleset.digest == digest:
+            return ruleset
     return None
 
 
 def save_compiled(ruleset: RuleSet, path: Path) -> None:
-    """Write a compiled RuleSet atomically (a concurrent reader sees the old file or the new)."""
+    """Write a compiled RuleSet, with the tables runs derive from it, atomically (a concurrent
+    reader sees the old file or the new)."""
+    data = compact.dump(ruleset, derived.compute(ruleset), derived.PARTIAL)
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.parent / f".{path.name}.{os.getpid()}.tmp"
-    with open(tmp, "wb") as fh:
-        pickle.dump(ruleset, fh, protocol=pickle.HIGHEST_PROTOCOL)
-    os.replace(tmp, path)
+    try:
+        with open(tmp, "wb") as fh:
+            fh.write(data)
+        os.replace(tmp, path)
+    except OSError:
+        try:
+            tmp.unlink()
+        except OSError:
+            pass
+        raise
 
 
 def _write_cache(digest: str, ruleset: RuleSet) -> None:
+    path = _cache_dir() / compiled_name(digest)
     try:
-        save_compiled(ruleset, _cache_dir() / compiled_name(digest))
+        save_compiled(ruleset, path)
     except OSError:
-        pass  # a read-only home still works, just without the cache
+        return  # a read-only home still works, just without the cache
+    _prune(path)
+
+
+KEEP = 4  # compiled files kept in the cache (others: older rules, or older code: see `compiled_name`)
+
+
+def _prune(written: Path) -> None:
+    """Remove all but the `KEEP` newest compiled files beside `written` (which stays): each edit
+    of the code behind the derived tables names a new file, and a checkout being worked on would
+    otherwise gather one per edit. Two installations sharing the cache keep a file each."""
+    try:
+        found = [(entry.stat().st_mtime_ns, entry.path) for entry in os.scandir(written.parent)
+                 if entry.name.startswith("ruleset-") and entry.name.endswith(".rules") and entry.path != str(written)]
+    except OSError:
+        return
+    for _, path in sorted(found, reverse=True)[KEEP - 1:]:
+        try:
+            os.unlink(path)  # a run that has it mapped keeps its pages
+        except OSError:
+            pass
 
 
 def parse_rule_file(path: Path, data: bytes | None = None, rel_to: Path | None = None,
@@ -178,6 +213,8 @@ def parse_rule_file(path: Path, data: bytes | None = None, rel_to: Path | None =
     text = (data if data is not None else path.read_bytes()).decode("utf-8")
     shown = str(path.relative_to(rel_to)) if rel_to and path.is_relative_to(rel_to) else str(path)
     import yaml  # here, not at the top: a run with compiled rules never parses YAML
+
+    from musify.rules import flowfile
 
     try:
         fast = flowfile.read(text)  # one-line records without PyYAML's constructor (same values)
@@ -252,7 +289,7 @@ def _make_rule(rec: object, defaults: dict, where: str) -> Rule:
     if status == "unsupported" and musa is not None:
         raise RuleFileError(f"{where}: {cuda}: an unsupported record has no 'musa' name")
     diag = merged.get("diag")
-    if diag is not None and diag not in CATALOGUE:
+    if diag is not None and diag not in _catalogue():
         raise RuleFileError(f"{where}: {cuda}: diag {diag!r} is not in the diagnostic catalogue")
     if status == "shim" and not merged.get("header"):
         raise RuleFileError(f"{where}: {cuda}: a shim record needs its 'header'")
@@ -283,6 +320,13 @@ def _make_rule(rec: object, defaults: dict, where: str) -> Rule:
         hazard=tuple(hazard),
         overrides=overrides,
     )
+
+
+def _catalogue() -> dict:
+    """The diagnostic catalogue, imported to validate a record (loading compiled rules needs none)."""
+    from musify.diagnostics import CATALOGUE
+
+    return CATALOGUE
 
 
 def _looks_like_header(name: str) -> bool:

@@ -6,7 +6,9 @@ load time, with the file and line of the record.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from collections.abc import Callable, MutableMapping
+from dataclasses import dataclass, field, fields
+from operator import attrgetter
 
 KINDS = frozenset(
     {"function", "type", "enum", "enumerator", "macro", "variable", "namespace", "header", "keyword"}
@@ -62,6 +64,10 @@ class Rule:  # no __slots__: slotted dataclasses unpickle ~10x slower, and the c
         return None
 
 
+# a Rule's fields in order, `Rule(*rule_record(rule)) == rule`: a record of the compiled file
+rule_record: Callable[[Rule], tuple] = attrgetter(*(f.name for f in fields(Rule)))
+
+
 def rule_key(rule: Rule) -> tuple[bool, str]:
     """What two records must share to define the same name: headers apart, `a :: b` as `a::b`."""
     cuda = "::".join(p.strip() for p in rule.cuda.split("::")) if "::" in rule.cuda else rule.cuda
@@ -70,10 +76,13 @@ def rule_key(rule: Rule) -> tuple[bool, str]:
 
 @dataclass
 class RuleSet:
-    """All records compiled for lookup: plain dicts, so the hot path is one dict probe per name."""
+    """All records compiled for lookup: plain dicts, so the hot path is one dict probe per name
+    (loaded from the compiled file, `names` and `headers` are `LazyRules`: the same mapping, each
+    Rule made at its first look-up). Passes cache what they derive from the records as attributes
+    named `_...` on the RuleSet; the compiled file carries some of them (`musify/rules/derived.py`)."""
 
-    names: dict[str, Rule] = field(default_factory=dict)
-    headers: dict[str, Rule] = field(default_factory=dict)
+    names: MutableMapping[str, Rule] = field(default_factory=dict)
+    headers: MutableMapping[str, Rule] = field(default_factory=dict)
     # last component of a qualified name -> [(qualifier parts, rule)]
     qualified: dict[str, list[tuple[tuple[str, ...], Rule]]] = field(default_factory=dict)
     digest: str = ""
@@ -85,6 +94,8 @@ class RuleSet:
     vendor_pattern: str = ""
 
     def add(self, rule: Rule) -> None:
+        if len(self.__dict__) > _RULESET_FIELDS:  # something derived (or set by a caller) to forget
+            self.forget_derived()
         old = self.find(rule)
         if old is not None:
             for tag in old.hazard:
@@ -92,6 +103,17 @@ class RuleSet:
         for tag in rule.hazard:
             self.by_hazard[tag] = self.by_hazard.get(tag, frozenset()) | {rule.cuda}
         self._store(rule)
+
+    def __getstate__(self) -> dict:
+        """Pickled without what passes derived (caches, remade on use): a RuleSet loaded from the
+        compiled file pickles as a plain one (its tables of names pickle as dicts)."""
+        return {k: v for k, v in vars(self).items() if not k.startswith("_")}
+
+    def forget_derived(self) -> None:
+        """Drop what passes derived from the records (attributes named `_...`): a record added
+        makes it stale."""
+        for attr in [a for a in vars(self) if a.startswith("_")]:
+            delattr(self, attr)
 
     def find(self, rule: Rule) -> Rule | None:
         """The record now stored under `rule`'s spelling (header, qualified or plain name)."""
@@ -128,3 +150,6 @@ class RuleSet:
 
     def __contains__(self, name: str) -> bool:
         return name in self.names or name in self.headers
+
+
+_RULESET_FIELDS = len(fields(RuleSet))
