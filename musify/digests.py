@@ -7,7 +7,8 @@ ctime in nanoseconds) under the cache root, in `digests/`, and reused while the 
 matches. Any write to a file moves its ctime, which no user-space tool can set back, so a changed
 file always misses. Like git's "racy clean" rule, a memo is not written while some file changed
 in the last few seconds, where a coarse file-system clock could hide a second write.
-Deleting the folder is always safe.
+The same memo keeps a file's whole-content check (`checked`: the compiled rules' CRC) from being
+made again while the file's stat data stays the same. Deleting the folder is always safe.
 """
 
 from __future__ import annotations
@@ -50,6 +51,37 @@ def memoised(name: str, root: Path, files: list[Path], compute: Callable[[], str
     return digest
 
 
+def checked(path: str | os.PathLike, st: os.stat_result, check: Callable[[], bool]) -> bool:
+    """`check()` (a check of the whole content of the file at `path`, whose stat data is `st`),
+    or True without it where an earlier check of the same file with the same stat data held: a
+    file checked once (the compiled rules, 10 MB) is not read whole by every run. Replacing the
+    file (a new inode) or writing to it (a new ctime) makes the next call check again."""
+    signature = f"{st.st_dev}\0{st.st_ino}\0{st.st_size}\0{st.st_mtime_ns}\0{st.st_ctime_ns}\n"
+    memo = _checked_memo(path)
+    try:
+        if memo.read_text(encoding="ascii") == signature:
+            return True
+    except (OSError, UnicodeDecodeError):
+        pass
+    if not check():
+        return False
+    if time.time_ns() - max(st.st_mtime_ns, st.st_ctime_ns) > RACY_NS:
+        _write(memo, signature)
+    return True
+
+
+def forget_checked(path: str | os.PathLike) -> None:
+    """Drop the memo of `checked` for a file that is removed."""
+    try:
+        _checked_memo(path).unlink(missing_ok=True)
+    except OSError:
+        pass
+
+
+def _checked_memo(path: str | os.PathLike) -> Path:
+    return resources.cache_dir("digests") / f"checked-{hashlib.sha256(os.fsencode(path)).hexdigest()[:16]}"
+
+
 def _write(path: Path, text: str) -> None:
     write_atomically(path, text.encode("ascii"))
 
@@ -57,10 +89,13 @@ def _write(path: Path, text: str) -> None:
 def write_atomically(path: Path, data: bytes) -> None:
     """Write a cache file atomically, and silently not at all where the cache cannot be written
     (a read-only home costs the next run its speed, nothing else)."""
+    tmp = path.parent / f".{path.name}.{os.getpid()}.tmp"
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.parent / f".{path.name}.{os.getpid()}.tmp"
         tmp.write_bytes(data)
         os.replace(tmp, path)
     except OSError:
-        pass
+        try:
+            tmp.unlink(missing_ok=True)  # a part written before the disk filled
+        except OSError:
+            pass

@@ -108,11 +108,12 @@ def test_a_user_table_on_a_loaded_ruleset_drops_the_stored_tables(rules_dir: Pat
 
 
 def _other_head() -> bytes:
-    """The right magic and lengths around a head of another shape."""
+    """The right magic, lengths and CRC around a head of another shape."""
     import marshal
+    from zlib import crc32
 
     head = marshal.dumps({"byte order": "little"})
-    return compact.MAGIC + compact._LENGTHS.pack(len(head), 0) + head
+    return compact.MAGIC + compact._LENGTHS.pack(len(head), 0, crc32(head)) + head
 
 
 @pytest.mark.parametrize("damage", ["truncate", "garbage", "empty", "magic", "grown", "head"])

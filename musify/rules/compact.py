@@ -14,9 +14,13 @@ what a run needs at once is small, and the rest is read a name at a time:
     whole; for each derived table kept partial (`musify/rules/derived.py`), its index and its
     whole, packed form.
 
-A file is `MAGIC`, the lengths of the head and the body, the head and the body. One of another
-format, another byte order, or a length that does not add up reads as None: the caller compiles
-the rules again. The file is mapped (`mmap`): a run touches the pages of the names it asks for.
+A file is `MAGIC`, the lengths of the head and the body, the CRC-32 of the two, the head and the
+body. One of another format, another byte order, or a length that does not add up reads as None:
+the caller compiles the rules again. The file is mapped (`mmap`): a run touches the pages of the
+names it asks for. Since a run reads only those pages, damage elsewhere (a flipped byte in a
+record or an index) could not be seen as it loads, and a damaged record is a wrong rename, not
+an error: `intact` checks the CRC over the whole file, which the loader does once per file (it
+remembers a file found intact by its stat data, `musify.digests.checked`).
 """
 
 from __future__ import annotations
@@ -25,13 +29,14 @@ import marshal
 import struct
 import sys
 from array import array
+from zlib import crc32
 
 from musify.rules.lazy import LazyRules, PartialTable, Records
 from musify.rules.model import Rule, RuleSet, rule_record
 from musify.rules.packing import Buckets, pack, pack_strings, unpack, unpack_strings, write_buckets
 
-MAGIC = b"musify-rules 2\n"
-_LENGTHS = struct.Struct("<QQ")  # the head's length, the body's length
+MAGIC = b"musify-rules 3\n"
+_LENGTHS = struct.Struct("<QQI")  # the head's length, the body's length, the CRC-32 of both
 _ALIGN = 8
 
 
@@ -76,7 +81,7 @@ def dump(ruleset: RuleSet, derived: dict[str, object], partial: frozenset[str] =
         "sections": body.where,
     })
     data = body.join(head)
-    return MAGIC + _LENGTHS.pack(len(head), len(data) - len(head)) + data
+    return MAGIC + _LENGTHS.pack(len(head), len(data) - len(head), crc32(data)) + data
 
 
 class _Body:
@@ -103,10 +108,21 @@ class _Body:
 
 
 def _entries(parts: tuple) -> list[tuple[str, tuple]]:
-    """name -> (its value in each dict part or None, True or False for each set part)."""
-    names = dict.fromkeys(name for part in parts for name in part)
+    """name -> (its value in each dict part or None, True or False for each set part); a set's
+    names sorted, so that the file's bytes do not depend on the string hash seed."""
+    names = dict.fromkeys(name for part in parts for name in (part if isinstance(part, dict) else sorted(part)))
     return [(name, tuple(part.get(name) if isinstance(part, dict) else name in part for part in parts))
             for name in names]
+
+
+def intact(data) -> bool:
+    """Whether `data` (the file's bytes, or its mapping) is a whole file of this format whose
+    CRC-32 holds: every byte as written (a few milliseconds: the loader asks once per file)."""
+    at = len(MAGIC) + _LENGTHS.size
+    if len(data) < at or data[:len(MAGIC)] != MAGIC:
+        return False
+    head_size, body_size, crc = _LENGTHS.unpack_from(data, len(MAGIC))
+    return len(data) == at + head_size + body_size and crc32(memoryview(data)[at:]) == crc
 
 
 def load(data) -> RuleSet | None:
@@ -116,7 +132,7 @@ def load(data) -> RuleSet | None:
     in `RuleSet._partial`."""
     try:
         return _load(data)
-    except (ValueError, EOFError, TypeError, KeyError, IndexError):  # a head marshal cannot read, or of another shape
+    except (ValueError, EOFError, TypeError, KeyError, IndexError, AttributeError):  # a head marshal cannot read, or of another shape
         return None
 
 
@@ -124,7 +140,7 @@ def _load(data) -> RuleSet | None:
     at = len(MAGIC) + _LENGTHS.size
     if len(data) < at or data[:len(MAGIC)] != MAGIC:
         return None
-    head_size, body_size = _LENGTHS.unpack_from(data, len(MAGIC))
+    head_size, body_size, _crc = _LENGTHS.unpack_from(data, len(MAGIC))
     if len(data) != at + head_size + body_size:
         return None  # cut short (or grown)
     view = memoryview(data)

@@ -17,7 +17,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from musify import resources
+from musify import digests, resources
 from musify.rules import compact, derived
 from musify.rules.files import (  # noqa: F401 -- re-exported: the loader's public surface
     LOADER_VERSION,
@@ -153,9 +153,14 @@ def _read_cache(digest: str) -> RuleSet | None:
             with open(path, "rb") as fh:
                 # mapped, not read: a record is read from the page cache when its name is first
                 # looked up (the file is only ever replaced whole, never rewritten in place)
-                ruleset = compact.load(mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ))
+                data = mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ)
+                st = os.fstat(fh.fileno())
         except (OSError, ValueError):  # missing, unreadable, or empty (nothing to map)
             continue
+        # every byte checked before any is used (once per file: see `compact.intact`)
+        if not digests.checked(path, st, lambda data=data: compact.intact(data)):
+            continue
+        ruleset = compact.load(data)
         if ruleset is not None and ruleset.digest == digest:
             return ruleset
     return None
@@ -171,7 +176,7 @@ def save_compiled(ruleset: RuleSet, path: Path) -> None:
         with open(tmp, "wb") as fh:
             fh.write(data)
         os.replace(tmp, path)
-    except OSError:
+    except BaseException:  # a full disk, or Ctrl-C while writing: no part left behind
         try:
             tmp.unlink()
         except OSError:
@@ -202,9 +207,10 @@ def _prune(written: Path) -> None:
         return
     for _, path in sorted(found, reverse=True)[KEEP - 1:]:
         try:
-            os.unlink(path)  # a run that has it mapped keeps its pages
+            os.unlink(path)  # a run that has it mapped keeps its pages (never truncated)
         except OSError:
-            pass
+            continue
+        digests.forget_checked(path)
 
 
 def parse_rule_file(path: Path, data: bytes | None = None, rel_to: Path | None = None,

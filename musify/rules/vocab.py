@@ -13,6 +13,7 @@ import marshal
 import sys
 from functools import cache
 from pathlib import Path
+from zlib import crc32
 
 from musify import digests, resources
 from musify.rules.files import RuleFileError, default_rules_dir
@@ -57,15 +58,18 @@ def _load(path: Path) -> dict:
 
 
 def _parsed(path: Path, data: bytes) -> dict:
-    """The table's TOML parsed; kept, by a hash of its bytes, as a marshal file in the cache root,
+    """The table's TOML parsed; kept, by a hash of its bytes, as a marshal file in the cache root
+    (behind its CRC-32, so that a damaged file is parsed again rather than read as other words),
     so that a run reads it back (a tenth of a millisecond) instead of importing the TOML parser and
     parsing (a few milliseconds, every run over C-family files: the C++ pass reads its table)."""
-    key = hashlib.sha256(b"%d.%d\0" % sys.version_info[:2] + data).hexdigest()[:24]
+    key = hashlib.sha256(b"%d.%d\0crc\0" % sys.version_info[:2] + data).hexdigest()[:24]
     kept = resources.cache_dir("vocab") / f"{key}.marshal"
     try:
-        doc = marshal.loads(kept.read_bytes())
-        if isinstance(doc, dict):
-            return doc
+        raw = kept.read_bytes()  # the CRC-32 of the marshal string, then the string
+        if crc32(raw[4:]) == int.from_bytes(raw[:4], "little"):  # intact (else parsed again)
+            doc = marshal.loads(raw[4:])
+            if isinstance(doc, dict):
+                return doc
     except (OSError, ValueError, EOFError, TypeError):
         pass
     import tomllib  # here: a run with the table kept never parses one
@@ -76,7 +80,8 @@ def _parsed(path: Path, data: bytes) -> dict:
     except tomllib.TOMLDecodeError as exc:
         raise RuleFileError(f"{path}:1: not valid TOML: {exc}") from None
     try:
-        digests.write_atomically(kept, marshal.dumps(doc))
+        kept_data = marshal.dumps(doc)
+        digests.write_atomically(kept, crc32(kept_data).to_bytes(4, "little") + kept_data)
     except ValueError:  # a value marshal cannot hold (a TOML date): parsed again next time
         pass
     return doc
