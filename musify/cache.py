@@ -259,6 +259,17 @@ class Store:
                 self._src = None
 
 
+    def abandon(self) -> None:
+        """Remove the new pack if it was not saved (nothing after `save`)."""
+        if self._out is not None:
+            self._out.close()
+            self._out = None
+            _discard(self._tmp)
+        if self._src is not None:
+            self._src.close()
+            self._src = None
+
+
 _MAGIC = f"musify-pack {FORMAT}\n".encode()
 _LENGTHS = struct.Struct("<II")
 _SIZE = struct.Struct("<I")  # a value: the pickle's length, the pickle (result, has bytes), the bytes
@@ -307,14 +318,17 @@ def run_cached(todo: list, rules: Rules, options, project,
             misses.append((i, job))
         else:
             yield i, hit[0], hit[1]
-    if misses:
-        for i, result, data in run(misses, rules.get(), options, project):
-            key, stamp, path = keys.get(i, (None, None, ""))
-            # stored only when the file did not change while it was migrated (else the key is stale)
-            if key and result.status != "failed" and _stamp_of(path) == stamp:
-                store.put(key, result, data)
-            yield i, result, data
-    store.save()
+    try:
+        if misses:
+            for i, result, data in run(misses, rules.get(), options, project):
+                key, stamp, path = keys.get(i, (None, None, ""))
+                # stored only when the file did not change while it was migrated (else the key is stale)
+                if key and result.status != "failed" and _stamp_of(path) == stamp:
+                    store.put(key, result, data)
+                yield i, result, data
+        store.save()
+    finally:
+        store.abandon()  # a run interrupted (Ctrl-C, an error): its part-written pack removed
 
 
 def _stamp(fd: int) -> tuple[int, int]:

@@ -153,3 +153,26 @@ def test_musify_source_change_and_no_cache(tree: Path, tmp_path: Path, calls: li
     calls.clear()
     _run(tree, tmp_path / "o3", cache=False)
     assert len(calls) == 3
+
+
+def test_an_interrupted_run_leaves_no_part_written_pack(tree: Path, tmp_path: Path,
+                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    """Ctrl-C in the middle of a run: the pack it had started is removed, the old one is kept."""
+    _run(tree, tmp_path / "o1")
+    (tree / "main.cu").write_text("int main() { cudaFree(0); }\n")
+    (tree / "other.cu").write_text("void g(void *p) { cudaMalloc(&p, 1); }\n")
+    real = pool.migrate_file_stated
+    migrated = []
+
+    def interrupted(job, *args):
+        if migrated:
+            raise KeyboardInterrupt
+        migrated.append(job.rel)
+        return real(job, *args)
+
+    monkeypatch.setattr(pool, "migrate_file_stated", interrupted)
+    packs = tmp_path / "cache" / "files"
+    before = {p.name: p.read_bytes() for p in packs.iterdir()}
+    with pytest.raises(KeyboardInterrupt):
+        _run(tree, tmp_path / "o2")
+    assert migrated and {p.name: p.read_bytes() for p in packs.iterdir()} == before
