@@ -75,9 +75,11 @@ def exit_now(code: object) -> None:
         return
     run()
     clear()  # run once: a normal exit after this runs none again
-    try:
-        sys.stdout.flush()
-        sys.stderr.flush()
-    except (OSError, ValueError):  # a closed pipe, a closed stream: Python's own exit reports it
-        return
+    for stream in (sys.stdout, sys.stderr):
+        if stream is None:  # started with the descriptor closed (`>&-`): nothing to flush
+            continue
+        try:
+            stream.flush()
+        except (OSError, ValueError):  # a closed pipe, a closed stream: Python's own exit reports it
+            return
     os._exit(code or 0)

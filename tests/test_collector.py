@@ -5,6 +5,7 @@ the rules unpickle without a collection; the program (not a test) freezes all as
 from __future__ import annotations
 
 import gc
+import json
 import os
 import subprocess
 import sys
@@ -122,3 +123,36 @@ def test_only_the_program_itself_counts_as_the_program():
     version = subprocess.run([sys.executable, "-m", "musify", "--version"], check=False, cwd=REPO, capture_output=True,
                              text=True, env={k: v for k, v in os.environ.items() if k != "PYTHONUNBUFFERED"})
     assert version.returncode == 0 and version.stdout.startswith("musify, version")
+
+
+def test_the_program_ended_by_exit_now_leaves_its_output_whole(tmp_path):
+    """A big `--stdout` through a pipe and into a file, and the record: all there when the program
+    ends without the interpreter's teardown (the same bytes as the command run in-process)."""
+    from click.testing import CliRunner
+
+    from musify.cli import main
+
+    args = ["migrate", str(REPO / "corpora"), "--stdout", "-q", "--no-cache"]
+    expected = CliRunner().invoke(main, [*args, "--json", str(tmp_path / "in.json")])
+    assert expected.exit_code == 0 and len(expected.stdout_bytes) > 100_000
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONUNBUFFERED"}
+    piped = subprocess.run([sys.executable, "-m", "musify", *args, "--json", str(tmp_path / "p.json")], check=False,
+                           cwd=REPO,
+                           capture_output=True, env=env, timeout=300)
+    with open(tmp_path / "out", "wb") as out:
+        to_file = subprocess.run([sys.executable, "-m", "musify", *args, "--json", str(tmp_path / "f.json")],
+                                 check=False, cwd=REPO,
+                                 stdout=out, stderr=subprocess.DEVNULL, env=env, timeout=300)
+    assert piped.returncode == to_file.returncode == 0
+    assert piped.stdout == (tmp_path / "out").read_bytes() == expected.stdout_bytes
+    files = [[{k: v for k, v in f.items() if k != "seconds"} for f in json.loads((tmp_path / name).read_text())["files"]]
+             for name in ("in.json", "p.json", "f.json")]
+    assert files[0] and files[1] == files[0] and files[2] == files[0]
+
+
+def test_the_program_started_with_stdout_closed_ends_as_python_would():
+    """`musify ... >&-` (a daemon, a job runner): sys.stdout is None; the quick exit skips it."""
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONUNBUFFERED"}
+    done = subprocess.run([sys.executable, "-m", "musify", "--version"], check=False, cwd=REPO, stderr=subprocess.PIPE,
+                          text=True, env=env, preexec_fn=lambda: os.close(1), timeout=60)
+    assert done.returncode == 0 and done.stderr == ""
