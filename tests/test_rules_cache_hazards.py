@@ -72,6 +72,9 @@ def test_a_byte_damaged_anywhere_is_found_before_use_and_compiled_again(rules_di
             path.write_bytes(damaged)
             _all_right(loader.load_ruleset(rules_dir), eager)  # read only after the whole file was checked
             assert compact.intact(path.read_bytes()), name  # replaced by a whole one
+    start, length = sections["names index starts"]
+    path.write_bytes(data[:start + length - 4] + b"\xff\xff\xff\xff" + data[start + length:])  # out of range
+    _all_right(loader.load_ruleset(rules_dir), eager)
 
 
 def test_an_intact_file_is_checked_once_and_a_replaced_one_again(rules_dir: Path,
