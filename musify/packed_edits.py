@@ -21,11 +21,22 @@ from __future__ import annotations
 import json
 import sys
 from array import array
+from collections import Counter
 from collections.abc import Iterable, Iterator, Sequence
 from itertools import chain
 from json.encoder import encode_basestring_ascii
+from operator import ne
+from typing import TYPE_CHECKING, NamedTuple
 
 from musify.engine.edits import EditList
+from musify.frontend import compiled
+
+if TYPE_CHECKING:
+    from musify.frontend.scanner import LineIndex
+
+# a file's edit list and its statistics in one pass in C (_crecord.c), or None: the Python below
+# is the reference
+_NATIVE = compiled.load("_crecord", "musify")
 
 _HEAD = '{"start":[%d,%d],"end":[%d,%d],"old":%s,%s'  # the last: the tail of the edit's fields
 CHUNK = 8192  # edits per JSON piece of a big file's list: never one string
@@ -125,6 +136,18 @@ class PackedEdits(Sequence):
         self._olds = [_shared(o) for o in index]
         self._fid = _extend(array("i"), list(fids))
         self._fields = [tuple(map(_shared, f)) for f in fields]
+
+    @classmethod
+    def of_json(cls, n: int, text: str) -> PackedEdits:
+        """The `n` edits whose JSON list is `text`."""
+        edits = cls.__new__(cls)
+        edits._n, edits._json = n, text
+        edits._pos = edits._old = edits._fid = edits._olds = edits._fields = None
+        return edits
+
+    def text(self) -> str | None:
+        """The whole list's JSON when it is held as one string (None: a big file's arrays)."""
+        return self._json
 
     def __len__(self) -> int:
         return self._n
@@ -230,3 +253,52 @@ def _extend(a: array, values: list[int]) -> array:
         a = array("q", a[:kept])
         a.extend(values)
     return a
+
+
+class Summary(NamedTuple):
+    """What a file's record entry says of its merged edits."""
+
+    edits: PackedEdits | None  # None when the record is lite
+    counts: list[int]  # per field tuple of the `EditList`'s table: how many edits have it
+    lines_touched: int  # distinct lines where an edit starts
+    bytes_changed: int  # bytes of original text replaced
+
+
+def summarise(edits: EditList, text: str, lines: LineIndex, ascii: bool, render: bool) -> Summary:
+    """The packed edits (when `render`) and the statistics of `edits`, merged edits of `text`;
+    `ascii`: a character of `text` is a byte of the file. One pass in C when it is built."""
+    fields, n = edits._fields.values, len(edits._a) // 3
+    if _NATIVE is not None:
+        tails = None
+        if render and n <= RENDER_MAX:
+            tails = list(map(_TAILS.get, fields))  # remembered (no call each), made for the new ones
+            if None in tails:
+                tails = list(map(_tail, fields))
+        got = _NATIVE.edits(text, edits._a, lines._starts, len(fields), tails, ascii)
+        if got is not None:
+            json_text, counts, touched, replaced = got
+            if json_text is not None:
+                return Summary(PackedEdits.of_json(n, json_text), counts, touched, replaced)
+            return Summary(PackedEdits(edits, text, lines.position) if render else None, counts, touched, replaced)
+    return _summarise(edits, text, lines, ascii, render)
+
+
+def _summarise(edits: EditList, text: str, lines: LineIndex, ascii: bool, render: bool) -> Summary:
+    """`summarise` in Python: the reference."""
+    counts = [0] * len(edits._fields.values)
+    for f, c in Counter(edits._a[2::3]).items():
+        counts[f] = c
+    starts = edits.column(0)
+    # distinct lines where an edit starts (edits are sorted: count the changes of line)
+    if len(edits) <= RENDER_MAX:  # their positions are made once, for this and the record
+        at_start = lines.positions(starts)
+        touched = [line for line, _ in at_start]
+    else:  # a big file: no list of a million positions (the record makes them a chunk at a time)
+        at_start = None
+        touched = array("q", map(lines.line_of, starts))
+    if ascii:  # characters are bytes
+        replaced = sum(edits.column(1)) - sum(starts)
+    else:
+        replaced = sum(len(text[s:e].encode("utf-8", "surrogateescape")) for s, e in edits.spans())
+    packed = PackedEdits(edits, text, lines.position, at_start) if render else None
+    return Summary(packed, counts, 1 + sum(map(ne, touched, touched[1:])) if touched else 0, replaced)

@@ -1,0 +1,259 @@
+"""The compiled record work (`_crecord`) gives exactly what the Python reference gives.
+
+Every file of a run has its edit list rendered and counted (`packed_edits.summarise`), its
+counts tallied (`runner._tally`) and its entry rendered (`FileResult.entry_json`) in C, and the
+run's totals summed (`records.add_counts`). On generated texts (newlines, CRLF, quotes,
+backslashes, control characters, non-ASCII, astral characters, lone surrogates), edits, field
+tables and entries (strings of every kind, big and negative numbers, floats, nested values,
+and values the C code leaves to Python: subclasses, non-str keys, NaN), both paths must give the
+same JSON text, byte for byte, and the same figures.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from array import array
+from collections import Counter
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from musify import packed_edits, records, runner
+from musify.diagnostics import make
+from musify.engine.edits import Edit, EditList, merge
+from musify.frontend.scanner import LineIndex
+from musify.packed_edits import PackedEdits, summarise
+from musify.records import FileResult, RunRecord, add_counts, compute_totals
+from tests.test_packed_edits import ALPHABET, words
+from tests.test_packed_edits import cases as edit_cases
+
+NATIVE = packed_edits._NATIVE
+needs_crecord = pytest.mark.skipif(NATIVE is None, reason="the compiled record module is not built")
+CATEGORIES = st.sampled_from(["reference", "include", "shim-include", "arch-guard"])
+SETTINGS = settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+
+def _without_native(fn):
+    """`fn()` with every compiled record path off."""
+    saved = packed_edits._NATIVE, records._NATIVE, runner._NATIVE
+    packed_edits._NATIVE = records._NATIVE = runner._NATIVE = None
+    try:
+        return fn()
+    finally:
+        packed_edits._NATIVE, records._NATIVE, runner._NATIVE = saved
+
+
+def _merged(case: tuple[str, list[Edit]]) -> tuple[str, EditList]:
+    text, edits = case
+    return text, merge(edits) if edits else EditList()
+
+
+cases = edit_cases().map(_merged)  # test_packed_edits' texts and edits, merged as the runner has them
+
+
+def _one_byte_each(text: str) -> bool:
+    """What `size == len(text)` says of a decoded file: every character was one byte."""
+    return all(ord(c) < 0x80 or 0xDC80 <= ord(c) <= 0xDCFF for c in text)
+
+
+def _summaries(text: str, edits: EditList, render: bool, lines: LineIndex | None = None):
+    lines = lines or LineIndex(text)
+    ascii = _one_byte_each(text)
+    native = summarise(edits, text, lines, ascii, render)
+    plain = _without_native(lambda: summarise(edits, text, lines, ascii, render))
+    return native, plain
+
+
+def _same_summary(a, b) -> None:
+    assert a.counts == b.counts and a.lines_touched == b.lines_touched and a.bytes_changed == b.bytes_changed
+    if b.edits is None:
+        assert a.edits is None
+    else:
+        assert "".join(a.edits.iter_json()) == "".join(b.edits.iter_json())
+
+
+@needs_crecord
+@pytest.mark.parametrize("render", [True, False])
+@SETTINGS
+@given(case=cases)
+def test_an_edit_list_renders_and_counts_alike(render, case):
+    text, edits = case
+    native, plain = _summaries(text, edits, render)
+    _same_summary(native, plain)
+    if render:  # and both are what the record meant: json.dumps of a dict per edit
+        lines = LineIndex(text)
+        dicts = [{"start": list(lines.position(e.start)), "end": list(lines.position(e.end)),
+                  "old": text[e.start:e.end], "new": e.replacement, "rule": e.rule, "library": e.library,
+                  "kind": e.kind, "category": e.category, "inferred": e.inferred} for e in edits]
+        assert native.edits.text() == json.dumps(dicts, separators=(",", ":"))
+
+
+@needs_crecord
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(case=cases)
+def test_big_files_and_line_starts_in_an_array_agree(case):
+    text, edits = case
+    lines = LineIndex(text)
+    lines._starts = array("q", lines._starts)  # as a file of a million lines holds them
+    _same_summary(*_summaries(text, edits, True, lines))
+    saved = packed_edits.RENDER_MAX
+    packed_edits.RENDER_MAX = 0  # every file big: arrays, rendered a chunk at a time
+    try:
+        native, plain = _summaries(text, edits, True)
+        assert native.edits._json is None or not edits
+        _same_summary(native, plain)
+    finally:
+        packed_edits.RENDER_MAX = saved
+
+
+TRICKY = [  # the C code leaves these to Python, which answers (or raises) as it always did
+    ("abc", [(0, 9, 0)]), ("abc", [(2, 1, 0)]), ("abc", [(2, 3, 0), (0, 1, 0)]), ("abc", [(-1, 1, 0)]),
+    ("a\ud800b", [(1, 2, 0)]), ("", [(0, 0, 0)]), ("a\nb", [(0, 3, 0), (3, 3, 0)]),
+]
+
+
+@needs_crecord
+@pytest.mark.parametrize(("text", "rows"), TRICKY)
+def test_rows_the_c_code_refuses_get_the_python_answer(text, rows):
+    edits = EditList(array("i", [v for row in rows for v in row]), [("x", "r", "l", "k", False, "reference")])
+    results = []
+    for run in (lambda: summarise(edits, text, LineIndex(text), False, True),
+                lambda: _without_native(lambda: summarise(edits, text, LineIndex(text), False, True))):
+        try:
+            got = run()
+            results.append((got.counts, got.lines_touched, got.bytes_changed, got.edits.text()))
+        except Exception as exc:  # noqa: BLE001 -- compared: both paths must raise alike
+            results.append((type(exc), str(exc)))
+    assert results[0] == results[1]
+
+
+class Rules:
+    """A RuleSet's one question `_count_fields` asks: which rules count as converted."""
+
+    def __init__(self, unconverted: set[str]) -> None:
+        self.unconverted = unconverted
+
+    def lookup(self, name: str):
+        from musify.rules.model import Rule
+
+        status = "unsupported" if name in self.unconverted else "renamed"
+        return Rule(cuda=name, musa=name + "_m", kind="function", library="cudart", status=status)
+
+
+field_tuples = st.tuples(words, st.sampled_from(["cudaMalloc", "cudaFree", "x", "é"]), words, words,
+                         st.sampled_from([False, True, 0, 1]), CATEGORIES)
+
+
+@needs_crecord
+@SETTINGS
+@given(fields=st.lists(field_tuples, max_size=8, unique=True), data=st.data())
+def test_a_file_tallies_alike(fields, data):
+    counts = data.draw(st.lists(st.integers(0, 3), min_size=len(fields), max_size=len(fields)))
+    rules = Rules({"cudaFree"})
+    counted: dict = {}
+    plain = runner._tally(fields, counts, counted, rules)  # fills the memo the C code reads
+    assert runner._NATIVE.tally(fields, counts, counted) == plain
+    for got, want in zip(runner._NATIVE.tally(fields, counts, counted)[:3], plain[:3]):
+        assert list(got.items()) == list(want.items())  # in the same order too
+    missing = [f for f, c in zip(fields, counts) if c]
+    if missing:  # a field tuple not counted yet: the C code says so and Python counts it
+        assert runner._NATIVE.tally(fields, counts, {}) is None
+
+
+strings = st.text(alphabet=st.one_of(ALPHABET, st.characters()), max_size=12)
+scalars = st.one_of(st.none(), st.booleans(), st.integers(-(2 ** 70), 2 ** 70), strings,
+                    st.floats(allow_nan=True, allow_infinity=True))
+values = st.recursive(scalars, lambda inner: st.one_of(st.lists(inner, max_size=3),
+                                                       st.tuples(inner, inner),
+                                                       st.dictionaries(strings, inner, max_size=3)), max_leaves=8)
+
+
+class Text(str):
+    pass
+
+
+class Count(int):
+    pass
+
+
+ODD = [Text("x"), Count(3), {1: 2}, {True: "a"}, {None: 1}, [Count(1)], {"a": Text("b")}, float("nan"), (1, [2]), 2 ** 64]
+
+
+@st.composite
+def results(draw) -> FileResult:
+    edits = draw(st.one_of(st.none(), st.just([]), st.lists(st.dictionaries(strings, values, max_size=3), max_size=2),
+                           st.builds(lambda: PackedEdits.of_json(1, '[{"a":"\\u00e9"}]'))))
+    diags = [make("MU2030", draw(strings) or "x.cu", draw(st.integers(1, 9)), 1, draw(strings) or "n")
+             for _ in range(draw(st.integers(0, 2)))]
+    return FileResult(draw(strings), draw(strings), draw(strings), draw(strings), rel=draw(strings),
+                      edit_count=draw(st.integers(0, 2 ** 66)), edits=edits,
+                      references={"converted": draw(st.integers(0, 9)), "unconverted": draw(scalars)},
+                      renamed=draw(st.dictionaries(strings, st.integers(), max_size=3)),
+                      unconverted=draw(st.dictionaries(strings, values, max_size=2)),
+                      facts=draw(st.one_of(st.dictionaries(strings, st.integers(), max_size=2), st.sampled_from(ODD))),
+                      diagnostics=diags, seconds=draw(st.one_of(st.floats(0, 1e9), st.just(1e-7), st.just(0.0))),
+                      error=draw(st.one_of(st.none(), strings)), lines_total=draw(st.sampled_from([0, 1, Count(2), True])))
+
+
+def _plain_entry(f: FileResult, deterministic: bool) -> str:
+    d = f.to_json()
+    if deterministic:
+        d["seconds"] = 0.0
+    return json.dumps(d, separators=(",", ":"))
+
+
+@needs_crecord
+@SETTINGS
+@given(result=results(), deterministic=st.booleans())
+def test_an_entry_renders_alike(result, deterministic):
+    native = "".join(result.iter_json(deterministic))
+    plain = _without_native(lambda: "".join(result.iter_json(deterministic)))
+    assert native == plain == _plain_entry(result, deterministic)
+    assert native.isascii()
+
+
+@needs_crecord
+@pytest.mark.parametrize("odd", ODD)
+def test_values_the_c_code_leaves_to_python_render_alike(odd):
+    result = FileResult("é\udcff\"\\", "o", "k", "migrated", facts=odd, seconds=math.pi)
+    written = result.entry_json()
+    assert written is None or written == _plain_entry(result, False)
+    assert "".join(result.iter_json()) == _plain_entry(result, False)
+
+
+@needs_crecord
+@SETTINGS
+@given(counts=st.lists(st.dictionaries(st.sampled_from(["a", "b", "é", "c"]),
+                                       st.one_of(st.integers(-5, 2 ** 70), st.booleans()), max_size=3), max_size=5))
+def test_totals_sum_alike(counts):
+    native: dict = {}
+    add_counts(native, counts)
+    plain: dict = {}
+    _without_native(lambda: add_counts(plain, counts))
+    assert list(native.items()) == list(plain.items())
+    assert all(type(native[k]) is type(plain[k]) for k in plain)
+    assert records._NATIVE.add_counts({}, [*counts, Counter()]) is False  # a subclass: Python's loop
+
+
+@needs_crecord
+def test_a_real_run_writes_the_same_record_with_and_without_c():
+    """A run over the corpora, its record and totals rendered by both paths."""
+    from pathlib import Path
+
+    from musify.api import migrate
+    from musify.options import Options
+
+    repo = Path(__file__).resolve().parents[1]
+    inputs = [str(repo / "corpora")]
+    native, _ = migrate(inputs, Options(cache=False))
+    plain, _ = _without_native(lambda: migrate(inputs, Options(cache=False)))
+    for a, b in zip(native.files, plain.files):
+        a.seconds = b.seconds
+    native.seconds, native.started = plain.seconds, plain.started
+    text = native.dumps()
+    assert text == _without_native(plain.dumps)
+    assert text == _without_native(native.dumps)
+    assert compute_totals(native.files) == _without_native(lambda: compute_totals(plain.files))
+    assert isinstance(RunRecord.from_json(json.loads(text)), RunRecord)
