@@ -17,10 +17,13 @@
  *   character is a byte), else the UTF-8 length of each replaced text (a lone surrogate from
  *   surrogateescape is one byte). None unless every span lies in the text in start order and
  *   every field index is in range.
- * entry(keys, values, raw_at, raw) -> str | None: "{" key0 value0 "," key1 value1 ... "}" with
- *   each value as json.dumps(value, separators=(",", ":")) writes it, and `raw` (ASCII JSON text)
- *   written as it is for value `raw_at` when it is not None. None for a value of any type but
- *   exact str, int, float, bool, None, list, tuple or dict with str keys.
+ * entry(keys, values, raw_at, raw, shape=None) -> str | None: "{" key0 value0 "," key1 value1 ... "}"
+ *   with each value as json.dumps(value, separators=(",", ":")) writes it, and `raw` (ASCII JSON
+ *   text) written as it is for value `raw_at` when it is not None. `shape` = (class, key texts,
+ *   attribute names, alternatives): an item of a list of the entry's that is exactly of that class
+ *   is written as the object {key: getattr(item, attribute) or getattr(item, alternative)}
+ *   (alternative None: the attribute as it is), as the class's `to_json` would make it. None for a
+ *   value of any type but exact str, int, float, bool, None, list, tuple or dict with str keys.
  * tally(fields, counts, counted) -> (by_library, by_kind, renamed, includes, shims, inferred, converted) | None
  *   a file's counts from its edits' counts per field tuple (counts[i] edits have fields[i]) and
  *   what each field tuple adds (counted[fields] = (library, kind, category, the name it counts as
@@ -201,9 +204,16 @@ static inline long long ints_get(const Ints *r, Py_ssize_t i, int *bad) {
     return r->wide ? ((const long long *)r->view.buf)[i] : (long long)((const int *)r->view.buf)[i];
 }
 
-/* bisect.bisect_right(starts[lo:], x) */
+/* bisect.bisect_right(starts, x, lo): galloping from `lo` first (the next edit is most often a
+ * few lines on, and the lines near the last one read are the ones still in the cache) */
 static Py_ssize_t bisect_right(const Ints *starts, long long x, Py_ssize_t lo, int *bad) {
-    Py_ssize_t hi = starts->n;
+    Py_ssize_t hi = lo, step = 1, n = starts->n;
+    while (hi < n && ints_get(starts, hi, bad) <= x) {
+        lo = hi + 1;
+        hi = lo + step;
+        step *= 2;
+    }
+    if (hi > n) hi = n;
     while (lo < hi) {
         Py_ssize_t mid = lo + (hi - lo) / 2;
         if (x < ints_get(starts, mid, bad)) hi = mid;
@@ -327,8 +337,43 @@ done:
 
 /* ---- entry() ---- */
 
-/* 1 written, 0 a value json would write but this does not (the caller falls back), -1 an error */
-static int out_value(Out *o, PyObject *v, int depth) {
+/* an object of one class written as a JSON object, as its `to_json` would make it: (class, key
+ * texts ('"name":'), attribute names, attribute names read when the first is falsy or None) */
+typedef struct {
+    PyObject *cls, *keys, *attrs, *alts;
+} Shape;
+
+static int out_value(Out *o, PyObject *v, int depth, const Shape *shape);
+
+static int out_shaped(Out *o, PyObject *v, int depth, const Shape *shape) {
+    Py_ssize_t n = PyTuple_GET_SIZE(shape->keys);
+    if (OUT_LIT(o, "{") < 0) return -1;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        if ((i && OUT_LIT(o, ",") < 0) || out_ascii(o, PyTuple_GET_ITEM(shape->keys, i)) < 0) return -1;
+        PyObject *value = PyObject_GetAttr(v, PyTuple_GET_ITEM(shape->attrs, i));
+        if (!value) return -1;
+        PyObject *alt = PyTuple_GET_ITEM(shape->alts, i);
+        if (alt != Py_None) {  /* `value or alt` */
+            int truth = PyObject_IsTrue(value);
+            if (truth < 0) {
+                Py_DECREF(value);
+                return -1;
+            }
+            if (!truth) {
+                Py_SETREF(value, PyObject_GetAttr(v, alt));
+                if (!value) return -1;
+            }
+        }
+        int r = out_value(o, value, depth + 1, NULL);
+        Py_DECREF(value);
+        if (r <= 0) return r;
+    }
+    return OUT_LIT(o, "}") < 0 ? -1 : 1;
+}
+
+/* 1 written, 0 a value json would write but this does not (the caller falls back), -1 an error;
+ * `shape`: how objects of one class are written (only as items of a list) */
+static int out_value(Out *o, PyObject *v, int depth, const Shape *shape) {
     if (depth > 32) return 0;
     if (v == Py_None) return OUT_LIT(o, "null") < 0 ? -1 : 1;
     if (v == Py_True) return OUT_LIT(o, "true") < 0 ? -1 : 1;
@@ -363,7 +408,8 @@ static int out_value(Out *o, PyObject *v, int depth) {
             /* a list may change under a value's repr: read each item afresh, bounds checked */
             if (i >= PySequence_Fast_GET_SIZE(v)) return 0;
             PyObject *item = Py_NewRef(PySequence_Fast_GET_ITEM(v, i));
-            int r = out_value(o, item, depth + 1);
+            int r = shape && Py_IS_TYPE(item, (PyTypeObject *)shape->cls) ? out_shaped(o, item, depth, shape)
+                                                                          : out_value(o, item, depth + 1, NULL);
             Py_DECREF(item);
             if (r <= 0) return r;
         }
@@ -379,7 +425,7 @@ static int out_value(Out *o, PyObject *v, int depth) {
                 || OUT_LIT(o, ":") < 0)
                 return -1;
             Py_INCREF(value);
-            int r = out_value(o, value, depth + 1);
+            int r = out_value(o, value, depth + 1, NULL);
             Py_DECREF(value);
             if (r <= 0) return r;
         }
@@ -389,10 +435,31 @@ static int out_value(Out *o, PyObject *v, int depth) {
 }
 
 static PyObject *entry(PyObject *self, PyObject *args) {
-    PyObject *keys, *values, *raw;
+    PyObject *keys, *values, *raw, *shape_obj = Py_None;
     Py_ssize_t raw_at;
-    if (!PyArg_ParseTuple(args, "O!OnO:entry", &PyTuple_Type, &keys, &values, &raw_at, &raw)) return NULL;
+    Shape shape = {NULL, NULL, NULL, NULL};
+    if (!PyArg_ParseTuple(args, "O!OnO|O:entry", &PyTuple_Type, &keys, &values, &raw_at, &raw, &shape_obj))
+        return NULL;
     if (!PyList_CheckExact(values) && !PyTuple_CheckExact(values)) Py_RETURN_NONE;
+    if (shape_obj != Py_None) {
+        if (!PyArg_ParseTuple(shape_obj, "O!O!O!O!:entry's shape", &PyType_Type, &shape.cls, &PyTuple_Type, &shape.keys,
+                              &PyTuple_Type, &shape.attrs, &PyTuple_Type, &shape.alts))
+            return NULL;
+        Py_ssize_t n = PyTuple_GET_SIZE(shape.keys);
+        if (PyTuple_GET_SIZE(shape.attrs) != n || PyTuple_GET_SIZE(shape.alts) != n) {
+            PyErr_SetString(PyExc_ValueError, "entry's shape: keys, attributes and alternatives differ in length");
+            return NULL;
+        }
+        for (Py_ssize_t i = 0; i < n; i++) {
+            PyObject *k = PyTuple_GET_ITEM(shape.keys, i), *a = PyTuple_GET_ITEM(shape.attrs, i),
+                     *alt = PyTuple_GET_ITEM(shape.alts, i);
+            if (!PyUnicode_CheckExact(k) || !PyUnicode_IS_ASCII(k) || !PyUnicode_CheckExact(a)
+                || (alt != Py_None && !PyUnicode_CheckExact(alt))) {
+                PyErr_SetString(PyExc_TypeError, "entry's shape: ASCII key texts and attribute names");
+                return NULL;
+            }
+        }
+    }
     Py_ssize_t n = PyTuple_GET_SIZE(keys);
     if (PySequence_Fast_GET_SIZE(values) != n) Py_RETURN_NONE;
     if (raw != Py_None && (!PyUnicode_CheckExact(raw) || !PyUnicode_IS_ASCII(raw))) Py_RETURN_NONE;
@@ -409,7 +476,7 @@ static PyObject *entry(PyObject *self, PyObject *args) {
         }
         if (i >= PySequence_Fast_GET_SIZE(values)) goto fallback;
         PyObject *value = Py_NewRef(PySequence_Fast_GET_ITEM(values, i));
-        int r = out_value(&o, value, 0);
+        int r = out_value(&o, value, 0, shape.cls ? &shape : NULL);
         Py_DECREF(value);
         if (r < 0) goto done;
         if (r == 0) goto fallback;

@@ -105,9 +105,8 @@ class FileResult:
             if raw is None:
                 return None
         values = list(_VALUES(self))
-        values[_DIAGNOSTICS_AT] = [x.to_json() for x in self.diagnostics]
         values[_SECONDS_AT] = 0.0 if deterministic else round(self.seconds, 6)
-        return _NATIVE.entry(_KEYS, values, _EDITS_AT, raw)
+        return _NATIVE.entry(_KEYS, values, _EDITS_AT, raw, _DIAGNOSTIC)  # each Diagnostic read as it is
 
     @classmethod
     def from_json(cls, d: dict) -> FileResult:
@@ -121,7 +120,15 @@ _SERIALISED = tuple(f.name for f in fields(FileResult) if f.name not in _TRANSIE
 # an entry rendered in one call (_crecord.c): its keys, and its values read in one call
 _KEYS = tuple(f'"{name}":' for name in _SERIALISED)
 _VALUES = attrgetter(*_SERIALISED)
-_EDITS_AT, _DIAGNOSTICS_AT, _SECONDS_AT = map(_SERIALISED.index, ("edits", "diagnostics", "seconds"))
+_EDITS_AT, _SECONDS_AT = map(_SERIALISED.index, ("edits", "seconds"))
+# a diagnostic's JSON as `Diagnostic.to_json` makes it, written by the C call straight from the
+# object: key, attribute, and the attribute taken when the first is falsy (`end_line or line`)
+_DIAGNOSTIC_FIELDS = (("id", "id", None), ("severity", "severity", None), ("path", "path", None),
+                      ("line", "line", None), ("column", "column", None), ("end_line", "end_line", "line"),
+                      ("end_column", "end_column", "column"), ("message", "message", None), ("name", "name", None),
+                      ("args", "args", None), ("origin", "origin", None), ("sites", "sites", None),
+                      ("verify", "verify", None))
+_DIAGNOSTIC = (Diagnostic, *(tuple(column) for column in zip(*((f'"{k}":', a, b) for k, a, b in _DIAGNOSTIC_FIELDS))))
 
 
 def _compact(value) -> str:

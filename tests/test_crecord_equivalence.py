@@ -21,7 +21,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from musify import packed_edits, records, runner
-from musify.diagnostics import make
+from musify.diagnostics import Diagnostic, make
 from musify.engine.edits import Edit, EditList, merge
 from musify.frontend.scanner import LineIndex
 from musify.packed_edits import PackedEdits, summarise
@@ -178,15 +178,29 @@ class Count(int):
     pass
 
 
+class Finding(Diagnostic):
+    __slots__ = ()
+
+
 ODD = [Text("x"), Count(3), {1: 2}, {True: "a"}, {None: 1}, [Count(1)], {"a": Text("b")}, float("nan"), (1, [2]), 2 ** 64]
+ODD_DIAGNOSTICS = [Finding("MU1", "note", "p", 1, 1, "m"), Diagnostic("MU1", "note", "p", 1, 1, "m", sites=({1, 2},)),
+                   Diagnostic("MU1", Text("note"), "p", 1, 1, "m"), Diagnostic("MU1", "note", "p", 1, 1, "m", args={2: 3})]
+
+
+diagnostics = st.one_of(
+    st.builds(make, st.sampled_from(["MU2030", "MU1001", "MU0001"]), strings, st.integers(1, 9), st.integers(1, 9),
+              strings),
+    st.builds(Diagnostic, strings, st.sampled_from(["error", "warning", "note"]), strings, st.integers(0, 2 ** 65),
+              st.integers(0, 9), strings, strings, st.sampled_from([0, 3, None]), st.sampled_from([0, 7, None]),
+              st.dictionaries(strings, values, max_size=2), strings,
+              st.sampled_from([(), ((1, 2),), ((3, 4), [5, 6]), ([7, 8],)]), strings))
 
 
 @st.composite
 def results(draw) -> FileResult:
     edits = draw(st.one_of(st.none(), st.just([]), st.lists(st.dictionaries(strings, values, max_size=3), max_size=2),
                            st.builds(lambda: PackedEdits.of_json(1, '[{"a":"\\u00e9"}]'))))
-    diags = [make("MU2030", draw(strings) or "x.cu", draw(st.integers(1, 9)), 1, draw(strings) or "n")
-             for _ in range(draw(st.integers(0, 2)))]
+    diags = draw(st.lists(diagnostics, max_size=3))
     return FileResult(draw(strings), draw(strings), draw(strings), draw(strings), rel=draw(strings),
                       edit_count=draw(st.integers(0, 2 ** 66)), edits=edits,
                       references={"converted": draw(st.integers(0, 9)), "unconverted": draw(scalars)},
@@ -214,12 +228,27 @@ def test_an_entry_renders_alike(result, deterministic):
     assert native.isascii()
 
 
+def test_the_diagnostic_shape_is_to_json():
+    """The C call writes a diagnostic from its attributes, by `records._DIAGNOSTIC_FIELDS`: the
+    keys `Diagnostic.to_json` makes, in its order (a field added there must be added here)."""
+    d = make("MU2030", "x.cu", 3, 1, "cudnnCreate")
+    assert [k for k, _, _ in records._DIAGNOSTIC_FIELDS] == list(d.to_json())
+
+
 @needs_crecord
 @pytest.mark.parametrize("odd", ODD)
 def test_values_the_c_code_leaves_to_python_render_alike(odd):
     result = FileResult("é\udcff\"\\", "o", "k", "migrated", facts=odd, seconds=math.pi)
     written = result.entry_json()
     assert written is None or written == _plain_entry(result, False)
+    assert "".join(result.iter_json()) == _plain_entry(result, False)
+
+
+@needs_crecord
+@pytest.mark.parametrize("odd", ODD_DIAGNOSTICS)
+def test_diagnostics_the_c_code_leaves_to_python_render_alike(odd):
+    result = FileResult("a.cu", "a.mu", "cuda-source", "migrated", diagnostics=[make("MU2030", "a.cu", 1, 1, "n"), odd])
+    assert result.entry_json() is None
     assert "".join(result.iter_json()) == _plain_entry(result, False)
 
 
