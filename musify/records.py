@@ -96,10 +96,9 @@ class FileResult:
     def entry_json(self, deterministic: bool = False) -> str | None:
         """The entry as `iter_json` writes it, rendered in one C call; None where that is not
         how it is written (no C extension, a big file's edit arrays, a value of another type)."""
-        edits = self.edits
         if _NATIVE is None:
             return None
-        raw = None
+        edits, raw = self.edits, None
         if isinstance(edits, PackedEdits):
             raw = edits.text()  # the list's JSON as rendered (or read back from the spool)
             if raw is None:
@@ -213,6 +212,11 @@ class RunRecord:
             parts.append(",\n    " if i else "    ")
             text = f.entry_json(deterministic)
             for part in (text,) if text is not None else f.iter_json(deterministic):
+                if len(part) >= PIECE:  # a big entry (or part of one) as it is, not copied into a piece
+                    yield "".join(parts)
+                    yield part
+                    parts, size = [], 0
+                    continue
                 parts.append(part)
                 size += len(part)
                 if size >= PIECE:
@@ -279,7 +283,7 @@ def compute_totals(files: list[FileResult]) -> dict:
 
 def add_counts(total: dict, counts: list[dict]) -> None:
     """Each dict of `counts` summed into `total`, key by key (in C when it is built)."""
-    if _NATIVE is not None and _NATIVE.add_counts(total, counts):
+    if _NATIVE is not None and type(counts) is list and _NATIVE.add_counts(total, counts):
         return
     for d in counts:  # plain loops: Counter.update checks each argument is a mapping, per file
         for k, v in d.items():

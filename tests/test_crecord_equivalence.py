@@ -286,3 +286,22 @@ def test_a_real_run_writes_the_same_record_with_and_without_c():
     assert text == _without_native(native.dumps)
     assert compute_totals(native.files) == _without_native(lambda: compute_totals(plain.files))
     assert isinstance(RunRecord.from_json(json.loads(text)), RunRecord)
+
+
+@pytest.mark.parametrize("piece", [1, 40, 300, records.PIECE])
+def test_a_record_gathered_into_pieces_of_any_size_is_the_same_record(monkeypatch, piece):
+    """Entries are gathered into pieces of about PIECE characters, and one bigger than that goes
+    alone: the joined pieces are the record, whatever the size."""
+    edit = {"start": [1, 1], "end": [1, 101], "old": "x" * 100, "new": "é", "rule": "r", "library": "l",
+            "kind": "k", "category": "reference", "inferred": False}
+    edits = PackedEdits.of_json(2, json.dumps([edit, edit], separators=(",", ":")))
+    files = [FileResult(f"{i}.cu", f"{i}.mu", "cuda-source", "migrated", edits=edits if i % 2 else [],
+                        diagnostics=[make("MU2030", f"{i}.cu", 1, 1, "n")] * (i % 3)) for i in range(7)]
+    record = RunRecord("1", "musify migrate", ["."], "out", {"jobs": 1}, "d", "now", 2.0, files)
+    expected = record.dumps()
+    monkeypatch.setattr(records, "PIECE", piece)
+    pieces = list(record.iter_json())
+    assert "".join(pieces) == expected
+    assert json.loads(expected)["files"] == [json.loads(_plain_entry(f, False)) for f in files]
+    if piece == 1:
+        assert len(pieces) > len(files)
