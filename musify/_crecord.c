@@ -1,5 +1,5 @@
-/* The run record's per-file work in C: a file's edit list rendered with its statistics, and a
- * file's whole entry rendered as compact JSON (musify/packed_edits.py, musify/records.py).
+/* The run record's per-file work in C: a file's edit list rendered and counted, and a file's
+ * whole entry rendered as compact JSON (musify/runner.py `_fill`, musify/records.py).
  *
  * Every file of a run goes through both once; in Python they were a tuple, a formatted string
  * and a dict lookup per edit, then a dict of the entry's fields for the json module, most of the
@@ -8,15 +8,18 @@
  * give the same bytes. Each function answers None, and the caller takes the Python path, for
  * anything it was not written for, so the answer is always the Python one.
  *
- * edits(text, rows, starts, nfields, tails, ascii) -> (json | None, counts, lines_touched, bytes_changed) | None
- *   rows: an `EditList`'s array (start, end, field index per row); starts: a `LineIndex`'s line
- *   starts (a list of ints or an array of 8-byte ints); nfields: the size of the field table;
- *   tails: the JSON after "old" of each field tuple (packed_edits._tail), or None for no JSON. The JSON is what packed_edits._rendered
- *   makes; counts[i] is how many rows have field index i; lines_touched counts the changes of
- *   start line from edit to edit (plus one); bytes_changed sums (end - start) when `ascii` (a
- *   character is a byte), else the UTF-8 length of each replaced text (a lone surrogate from
- *   surrogateescape is one byte). None unless every span lies in the text in start order and
- *   every field index is in range.
+ * record(text, rows, starts, fields, memo, render, ascii)
+ *     -> (json | None, lines_touched, bytes_changed, by_library, by_kind, renamed, includes, shims,
+ *         inferred, converted) | None
+ *   rows: an `EditList`'s array (start, end, index into `fields` per row); starts: a `LineIndex`'s
+ *   line starts (a list of ints or an array of 8-byte ints); memo[fields[i]]: what an edit with
+ *   those fields adds, (library, kind, category, the name it counts as converted or None,
+ *   inferred, the JSON after its "old") (runner._count_fields). The JSON (when `render`) is what
+ *   packed_edits.PackedEdits renders; lines_touched counts the changes of start line from edit to
+ *   edit (plus one); bytes_changed sums (end - start) when `ascii` (a character is a byte), else
+ *   the UTF-8 length of each replaced text (a lone surrogate from surrogateescape is one byte);
+ *   the rest is what runner._tally sums, its dicts in key order. None unless every span lies in
+ *   the text in start order and every field tuple used is in the memo.
  * entry(keys, values, raw_at, raw, shape=None) -> str | None: "{" key0 value0 "," key1 value1 ... "}"
  *   with each value as json.dumps(value, separators=(",", ":")) writes it, and `raw` (ASCII JSON
  *   text) written as it is for value `raw_at` when it is not None. `shape` = (class, key texts,
@@ -24,11 +27,6 @@
  *   is written as the object {key: getattr(item, attribute) or getattr(item, alternative)}
  *   (alternative None: the attribute as it is), as the class's `to_json` would make it. None for a
  *   value of any type but exact str, int, float, bool, None, list, tuple or dict with str keys.
- * tally(fields, counts, counted) -> (by_library, by_kind, renamed, includes, shims, inferred, converted) | None
- *   a file's counts from its edits' counts per field tuple (counts[i] edits have fields[i]) and
- *   what each field tuple adds (counted[fields] = (library, kind, category, the name it counts as
- *   converted or None, inferred): runner._count_fields): the three dicts in key order. None when
- *   some field tuple with edits is not in `counted` yet.
  * add_counts(total, counts) -> bool: total[k] = total.get(k, 0) + v for each item of each dict
  *   of the list `counts` in turn, for the record's totals; False, and nothing done, unless every
  *   one is an exact dict. */
@@ -222,16 +220,91 @@ static Py_ssize_t bisect_right(const Ints *starts, long long x, Py_ssize_t lo, i
     return lo;
 }
 
-/* ---- edits() ---- */
+/* ---- record(): the counts ---- */
 
-static PyObject *edits(PyObject *self, PyObject *args) {
-    PyObject *text, *rows_obj, *starts_obj, *tails;
-    Py_ssize_t nfields;
-    int ascii;
-    if (!PyArg_ParseTuple(args, "UOOnOp:edits", &text, &rows_obj, &starts_obj, &nfields, &tails, &ascii))
+/* d[key] = d.get(key, 0) + count */
+static int bump(PyObject *d, PyObject *key, Py_ssize_t count) {
+    PyObject *old = PyDict_GetItemWithError(d, key);
+    if (!old && PyErr_Occurred()) return -1;
+    PyObject *sum;
+    if (old) {
+        PyObject *c = PyLong_FromSsize_t(count);
+        if (!c) return -1;
+        sum = PyNumber_Add(old, c);
+        Py_DECREF(c);
+    } else {
+        sum = PyLong_FromSsize_t(count);
+    }
+    if (!sum) return -1;
+    int r = PyDict_SetItem(d, key, sum);
+    Py_DECREF(sum);
+    return r;
+}
+
+/* dict(sorted(d.items())) (its keys are str: distinct, so the items sort by key) */
+static PyObject *sorted_dict(PyObject *d) {
+    if (PyDict_GET_SIZE(d) < 2) return Py_NewRef(d);
+    PyObject *keys = PyDict_Keys(d), *out = NULL;
+    if (!keys || PyList_Sort(keys) < 0) goto done;
+    out = PyDict_New();
+    if (!out) goto done;
+    for (Py_ssize_t i = 0; i < PyList_GET_SIZE(keys); i++) {
+        PyObject *k = PyList_GET_ITEM(keys, i), *v = PyDict_GetItemWithError(d, k);
+        if (!v || PyDict_SetItem(out, k, v) < 0) {
+            if (!PyErr_Occurred()) PyErr_SetObject(PyExc_KeyError, k);
+            Py_CLEAR(out);
+            goto done;
+        }
+    }
+done:
+    Py_XDECREF(keys);
+    return out;
+}
+
+/* ---- record() ---- */
+
+/* the counts of a file from how many of its edits have each field tuple and what each tuple
+ * adds (`infos`, the memo's values): the tuple `record` answers after the JSON, lines, bytes */
+static PyObject *tally(PyObject *const *infos, const Py_ssize_t *count, Py_ssize_t nfields, PyObject *json,
+                       long long touched, long long changed) {
+    PyObject *by[3] = {PyDict_New(), PyDict_New(), PyDict_New()}, *sorted[3] = {NULL, NULL, NULL}, *result = NULL;
+    Py_ssize_t includes = 0, shims = 0, inferred = 0, converted = 0;  /* by library, kind, renamed name */
+    if (!by[0] || !by[1] || !by[2]) goto done;
+    for (Py_ssize_t i = 0; i < nfields; i++) {
+        if (!count[i]) continue;
+        PyObject *info = infos[i], *category = PyTuple_GET_ITEM(info, 2), *renames = PyTuple_GET_ITEM(info, 3);
+        if (bump(by[0], PyTuple_GET_ITEM(info, 0), count[i]) < 0 || bump(by[1], PyTuple_GET_ITEM(info, 1), count[i]) < 0)
+            goto done;
+        if (PyUnicode_Check(category)) {
+            if (PyUnicode_CompareWithASCIIString(category, "include") == 0) includes += count[i];
+            else if (PyUnicode_CompareWithASCIIString(category, "shim-include") == 0) shims += count[i];
+        }
+        if (renames != Py_None) {
+            if (bump(by[2], renames, count[i]) < 0) goto done;
+            converted += count[i];
+        }
+        int truth = PyObject_IsTrue(PyTuple_GET_ITEM(info, 4));
+        if (truth < 0) goto done;
+        if (truth) inferred += count[i];
+    }
+    for (int k = 0; k < 3; k++)
+        if (!(sorted[k] = sorted_dict(by[k]))) goto done;
+    result = Py_BuildValue("(OLLOOOnnnn)", json, touched, changed, sorted[0], sorted[1], sorted[2], includes, shims,
+                           inferred, converted);
+done:
+    for (int k = 0; k < 3; k++) {
+        Py_XDECREF(by[k]);
+        Py_XDECREF(sorted[k]);
+    }
+    return result;
+}
+
+static PyObject *record(PyObject *self, PyObject *args) {
+    PyObject *text, *rows_obj, *starts_obj, *fields, *memo;
+    int render, ascii;
+    if (!PyArg_ParseTuple(args, "UOOO!O!pp:record", &text, &rows_obj, &starts_obj, &PyList_Type, &fields, &PyDict_Type,
+                          &memo, &render, &ascii))
         return NULL;
-    if (nfields < 0 || (tails != Py_None && (!PyList_CheckExact(tails) || PyList_GET_SIZE(tails) != nfields)))
-        Py_RETURN_NONE;
     Ints rows, starts;
     if (!ints_open(rows_obj, &rows) || rows.list) {
         ints_close(&rows);
@@ -242,16 +315,17 @@ static PyObject *edits(PyObject *self, PyObject *args) {
         ints_close(&rows);
         Py_RETURN_NONE;
     }
-    PyObject *result = NULL, *counts = NULL, *json = NULL;
-    Py_ssize_t *count = NULL;
+    PyObject *result = NULL, *json = NULL, **infos = NULL;
+    Py_ssize_t *count = NULL, nfields = PyList_GET_SIZE(fields);
     Out o = {NULL, 0, 0};
-    int bad = 0, render = tails != Py_None;
+    int bad = 0;
     Py_ssize_t n = rows.n / 3, len = PyUnicode_GET_LENGTH(text);
     int kind = PyUnicode_KIND(text);
     const void *data = PyUnicode_DATA(text);
     if (rows.n % 3 || starts.n == 0) goto fallback;
     count = PyMem_Calloc((size_t)(nfields ? nfields : 1), sizeof(Py_ssize_t));
-    if (!count) {
+    infos = PyMem_Calloc((size_t)(nfields ? nfields : 1), sizeof(PyObject *));
+    if (!count || !infos) {
         PyErr_NoMemory();
         goto done;
     }
@@ -262,8 +336,15 @@ static PyObject *edits(PyObject *self, PyObject *args) {
         long long s = ints_get(&rows, 3 * k, &bad), e = ints_get(&rows, 3 * k + 1, &bad);
         long long f = ints_get(&rows, 3 * k + 2, &bad);
         if (s < prev_start || s < 0 || e < s || e > len || f < 0 || f >= nfields) goto fallback;
-        count[f]++;
-        /* the start's line: bisected from the previous start's line (the starts are in order) */
+        if (!count[f]++) {  /* the first edit with these fields: what they add, from the memo */
+            PyObject *info = PyDict_GetItemWithError(memo, PyList_GET_ITEM(fields, (Py_ssize_t)f));
+            if (!info) goto fallback;  /* not counted yet (or an error): the caller's path */
+            if (!PyTuple_CheckExact(info) || PyTuple_GET_SIZE(info) != 6) goto fallback;
+            PyObject *tail = PyTuple_GET_ITEM(info, 5);
+            if (!PyUnicode_CheckExact(tail) || !PyUnicode_IS_ASCII(tail)) goto fallback;
+            infos[f] = Py_NewRef(info);
+        }
+        /* the start's line: from the previous start's line (the starts are in order) */
         Py_ssize_t line = bisect_right(&starts, s, at_line, &bad);
         if (bad || line < 1) goto fallback;
         at_line = line - 1;
@@ -291,8 +372,6 @@ static PyObject *edits(PyObject *self, PyObject *args) {
             }
         }
         if (!render) continue;
-        PyObject *tail = PyList_GET_ITEM(tails, (Py_ssize_t)f);
-        if (!PyUnicode_CheckExact(tail) || !PyUnicode_IS_ASCII(tail)) goto fallback;
         long long col = s - ints_get(&starts, line - 1, &bad) + 1, end_line = line, end_col = col + e - s;
         if (newline) {  /* an end on a later line */
             Py_ssize_t l2 = bisect_right(&starts, e, line - 1, &bad);
@@ -304,7 +383,7 @@ static PyObject *edits(PyObject *self, PyObject *args) {
             || OUT_LIT(&o, ",") < 0 || out_int(&o, col) < 0 || OUT_LIT(&o, "],\"end\":[") < 0
             || out_int(&o, end_line) < 0 || OUT_LIT(&o, ",") < 0 || out_int(&o, end_col) < 0
             || OUT_LIT(&o, "],\"old\":") < 0 || out_quoted(&o, text, (Py_ssize_t)s, (Py_ssize_t)e) < 0
-            || OUT_LIT(&o, ",") < 0 || out_ascii(&o, tail) < 0)
+            || OUT_LIT(&o, ",") < 0 || out_ascii(&o, PyTuple_GET_ITEM(infos[f], 5)) < 0)
             goto done;
     }
     if (bad) goto fallback;
@@ -313,21 +392,16 @@ static PyObject *edits(PyObject *self, PyObject *args) {
     } else {
         json = Py_NewRef(Py_None);
     }
-    counts = PyList_New(nfields);
-    if (!counts) goto done;
-    for (Py_ssize_t i = 0; i < nfields; i++) {
-        PyObject *c = PyLong_FromSsize_t(count[i]);
-        if (!c) goto done;
-        PyList_SET_ITEM(counts, i, c);
-    }
-    result = Py_BuildValue("(OOLL)", json, counts, touched, changed);
+    result = tally(infos, count, nfields, json, touched, changed);
     goto done;
 fallback:
     if (PyErr_Occurred()) goto done;
     result = Py_NewRef(Py_None);
 done:
     Py_XDECREF(json);
-    Py_XDECREF(counts);
+    if (infos)
+        for (Py_ssize_t i = 0; i < nfields; i++) Py_XDECREF(infos[i]);
+    PyMem_Free(infos);
     PyMem_Free(count);
     PyMem_Free(o.buf);
     ints_close(&starts);
@@ -491,97 +565,6 @@ done:
     return result;
 }
 
-/* ---- tally() ---- */
-
-/* d[key] = d.get(key, 0) + count */
-static int bump(PyObject *d, PyObject *key, Py_ssize_t count) {
-    PyObject *old = PyDict_GetItemWithError(d, key);
-    if (!old && PyErr_Occurred()) return -1;
-    PyObject *sum;
-    if (old) {
-        PyObject *c = PyLong_FromSsize_t(count);
-        if (!c) return -1;
-        sum = PyNumber_Add(old, c);
-        Py_DECREF(c);
-    } else {
-        sum = PyLong_FromSsize_t(count);
-    }
-    if (!sum) return -1;
-    int r = PyDict_SetItem(d, key, sum);
-    Py_DECREF(sum);
-    return r;
-}
-
-/* dict(sorted(d.items())) (its keys are str: distinct, so the items sort by key) */
-static PyObject *sorted_dict(PyObject *d) {
-    if (PyDict_GET_SIZE(d) < 2) return Py_NewRef(d);
-    PyObject *keys = PyDict_Keys(d), *out = NULL;
-    if (!keys || PyList_Sort(keys) < 0) goto done;
-    out = PyDict_New();
-    if (!out) goto done;
-    for (Py_ssize_t i = 0; i < PyList_GET_SIZE(keys); i++) {
-        PyObject *k = PyList_GET_ITEM(keys, i), *v = PyDict_GetItemWithError(d, k);
-        if (!v || PyDict_SetItem(out, k, v) < 0) {
-            if (!PyErr_Occurred()) PyErr_SetObject(PyExc_KeyError, k);
-            Py_CLEAR(out);
-            goto done;
-        }
-    }
-done:
-    Py_XDECREF(keys);
-    return out;
-}
-
-static PyObject *tally(PyObject *self, PyObject *args) {
-    PyObject *fields, *counts, *counted;
-    if (!PyArg_ParseTuple(args, "O!O!O!:tally", &PyList_Type, &fields, &PyList_Type, &counts, &PyDict_Type, &counted))
-        return NULL;
-    Py_ssize_t n = PyList_GET_SIZE(counts);
-    if (PyList_GET_SIZE(fields) < n) Py_RETURN_NONE;
-    PyObject *by[3] = {PyDict_New(), PyDict_New(), PyDict_New()}, *result = NULL;  /* library, kind, renamed */
-    Py_ssize_t includes = 0, shims = 0, inferred = 0, converted = 0;
-    if (!by[0] || !by[1] || !by[2]) goto done;
-    for (Py_ssize_t i = 0; i < n; i++) {
-        Py_ssize_t count = PyLong_AsSsize_t(PyList_GET_ITEM(counts, i));
-        if (count == -1 && PyErr_Occurred()) goto done;
-        if (!count) continue;
-        PyObject *info = PyDict_GetItemWithError(counted, PyList_GET_ITEM(fields, i));
-        if (!info) {
-            if (PyErr_Occurred()) goto done;
-            result = Py_NewRef(Py_None);  /* a field tuple not counted yet: the caller counts it */
-            goto done;
-        }
-        if (!PyTuple_CheckExact(info) || PyTuple_GET_SIZE(info) != 5) {
-            result = Py_NewRef(Py_None);
-            goto done;
-        }
-        PyObject *category = PyTuple_GET_ITEM(info, 2), *renames = PyTuple_GET_ITEM(info, 3);
-        if (bump(by[0], PyTuple_GET_ITEM(info, 0), count) < 0 || bump(by[1], PyTuple_GET_ITEM(info, 1), count) < 0)
-            goto done;
-        if (PyUnicode_Check(category)) {
-            if (PyUnicode_CompareWithASCIIString(category, "include") == 0) includes += count;
-            else if (PyUnicode_CompareWithASCIIString(category, "shim-include") == 0) shims += count;
-        }
-        if (renames != Py_None) {
-            if (bump(by[2], renames, count) < 0) goto done;
-            converted += count;
-        }
-        int truth = PyObject_IsTrue(PyTuple_GET_ITEM(info, 4));
-        if (truth < 0) goto done;
-        if (truth) inferred += count;
-    }
-    PyObject *sorted[3] = {NULL, NULL, NULL};
-    for (int k = 0; k < 3; k++)
-        if (!(sorted[k] = sorted_dict(by[k]))) {
-            for (int j = 0; j < k; j++) Py_DECREF(sorted[j]);
-            goto done;
-        }
-    result = Py_BuildValue("(NNNnnnn)", sorted[0], sorted[1], sorted[2], includes, shims, inferred, converted);
-done:
-    for (int k = 0; k < 3; k++) Py_XDECREF(by[k]);
-    return result;
-}
-
 /* ---- add_counts() ---- */
 
 static PyObject *add_counts(PyObject *self, PyObject *args) {
@@ -618,11 +601,10 @@ static PyObject *add_counts(PyObject *self, PyObject *args) {
 }
 
 static PyMethodDef methods[] = {
-    {"edits", edits, METH_VARARGS,
-     "edits(text, rows, starts, nfields, tails, ascii) -> (json, counts, lines, bytes) | None"},
-    {"entry", entry, METH_VARARGS, "entry(keys, values, raw_at, raw) -> str | None: a record entry's JSON"},
-    {"tally", tally, METH_VARARGS, "tally(fields, counts, counted) -> (by_library, by_kind, renamed, includes, "
-     "shims, inferred, converted) | None"},
+    {"record", record, METH_VARARGS,
+     "record(text, rows, starts, fields, memo, render, ascii) -> (json, lines, bytes, by_library, by_kind, "
+     "renamed, includes, shims, inferred, converted) | None"},
+    {"entry", entry, METH_VARARGS, "entry(keys, values, raw_at, raw, shape=None) -> str | None: a record entry's JSON"},
     {"add_counts", add_counts, METH_VARARGS, "add_counts(total, counts) -> bool: the dicts of counts summed into total"},
     {NULL, NULL, 0, NULL},
 };

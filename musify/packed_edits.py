@@ -29,14 +29,9 @@ from operator import ne
 from typing import TYPE_CHECKING, NamedTuple
 
 from musify.engine.edits import EditList
-from musify.frontend import compiled
 
 if TYPE_CHECKING:
     from musify.frontend.scanner import LineIndex
-
-# a file's edit list and its statistics in one pass in C (_crecord.c), or None: the Python below
-# is the reference
-_NATIVE = compiled.load("_crecord", "musify")
 
 _HEAD = '{"start":[%d,%d],"end":[%d,%d],"old":%s,%s'  # the last: the tail of the edit's fields
 CHUNK = 8192  # edits per JSON piece of a big file's list: never one string
@@ -49,7 +44,7 @@ def _shared(s):
     return sys.intern(s) if type(s) is str else s
 
 
-def _tail(fields: tuple) -> str:
+def tail_json(fields: tuple) -> str:
     """The JSON after `old` of every edit with these fields (replacement, rule, library, kind,
     inferred, category): `"new":...,"rule":...,...,"inferred":...}`. Remembered across files (a
     run's renames repeat the same few hundred field tuples in file after file)."""
@@ -87,7 +82,7 @@ def _rendered(text: str, starts, ends, fids, fields: list[tuple], position, at_s
     """The JSON list of these edits in one pass (the rows `_render` formats, made edit by edit
     without a tuple each): an end is on its start's line unless the text it replaces holds a
     newline."""
-    tails = list(map(_tail, fields))
+    tails = list(map(tail_json, fields))
     memo = _QUOTED
     out = []
     add = out.append
@@ -207,7 +202,7 @@ class PackedEdits(Sequence):
                 yield json.dumps(whole, separators=(",", ":"))
             return
         quoted = list(map(_quoted, self._olds))
-        tails = list(map(_tail, self._fields))
+        tails = list(map(tail_json, self._fields))
         pos, old, fid = self._pos, self._old, self._fid
         yield "["
         for at in range(lo, hi, chunk):
@@ -266,25 +261,8 @@ class Summary(NamedTuple):
 
 def summarise(edits: EditList, text: str, lines: LineIndex, ascii: bool, render: bool) -> Summary:
     """The packed edits (when `render`) and the statistics of `edits`, merged edits of `text`;
-    `ascii`: a character of `text` is a byte of the file. One pass in C when it is built."""
-    fields, n = edits._fields.values, len(edits._a) // 3
-    if _NATIVE is not None:
-        tails = None
-        if render and n <= RENDER_MAX:
-            tails = list(map(_TAILS.get, fields))  # remembered (no call each), made for the new ones
-            if None in tails:
-                tails = list(map(_tail, fields))
-        got = _NATIVE.edits(text, edits._a, lines._starts, len(fields), tails, ascii)
-        if got is not None:
-            json_text, counts, touched, replaced = got
-            if json_text is not None:
-                return Summary(PackedEdits.of_json(n, json_text), counts, touched, replaced)
-            return Summary(PackedEdits(edits, text, lines.position) if render else None, counts, touched, replaced)
-    return _summarise(edits, text, lines, ascii, render)
-
-
-def _summarise(edits: EditList, text: str, lines: LineIndex, ascii: bool, render: bool) -> Summary:
-    """`summarise` in Python: the reference."""
+    `ascii`: a character of `text` is a byte of the file. (`_crecord.record` does this and the
+    counting in one pass where it is built: this is its reference.)"""
     counts = [0] * len(edits._fields.values)
     for f, c in Counter(edits._a[2::3]).items():
         counts[f] = c

@@ -22,14 +22,14 @@ from musify import diagnostics
 from musify.discover import classify, read_regular_stated
 from musify.engine.edits import EditList, apply, apply_pieces, merge
 from musify.frontend import compiled
-from musify.packed_edits import summarise
+from musify.packed_edits import RENDER_MAX, PackedEdits, summarise, tail_json
 from musify.passes._base import PassContext, ProjectInfo
 from musify.records import FileResult
 from musify.rules.status import is_converted
 from musify.textcodec import decode_wide, encode_wide, wide_codec
 
 if TYPE_CHECKING:
-    from musify.frontend.scanner import Scan
+    from musify.frontend.scanner import LineIndex, Scan
     from musify.options import Options
     from musify.rules.model import RuleSet
 
@@ -246,14 +246,11 @@ def _fill(result: FileResult, ctx: PassContext, edits: EditList, text: str, size
     edits themselves packed (for most files, as the record's JSON: `musify/packed_edits.py`)
     here, where the file was migrated (in a worker under -j), not in the run's serial part."""
     lines_index = ctx.lines
-    summary = summarise(edits, text, lines_index, size == len(text), not ctx.options.json_lite)
-    fields, counted = edits._fields.values, _counted_fields(ruleset)
-    tallied = _NATIVE.tally(fields, summary.counts, counted) if _NATIVE is not None else None
-    by_lib, by_kind, renamed, includes, shims, inferred, converted = \
-        tallied or _tally(fields, summary.counts, counted, ruleset)
+    packed, touched, replaced, by_lib, by_kind, renamed, includes, shims, inferred, converted = \
+        _figures(edits, text, lines_index, size == len(text), not ctx.options.json_lite, ruleset)
     found = ctx.found
     result.edit_count = len(edits)
-    result.edits = summary.edits
+    result.edits = packed
     unconverted = found.unconverted
     result.references = {"converted": converted, "unconverted": sum(unconverted.values()) if unconverted else 0}
     result.include_rewrites = includes
@@ -264,12 +261,34 @@ def _fill(result: FileResult, ctx: PassContext, edits: EditList, text: str, size
     result.renamed = renamed
     result.unconverted = _sorted(unconverted)
     result.lines_total = lines_index.line_count if text else 0
-    result.lines_changed = summary.lines_touched
-    result.bytes_changed = summary.bytes_changed
+    result.lines_changed = touched
+    result.bytes_changed = replaced
     result.facts = _sorted(found.facts)
     result.diagnostics.extend(found.diagnostics)
     result.declared = sorted(found.declared)
     result.pending_unknown = list(found.pending_unknown)
+
+
+def _figures(edits: EditList, text: str, lines: LineIndex, ascii: bool, render: bool, ruleset: RuleSet) -> tuple:
+    """(packed edits or None, lines touched, bytes changed, edits by library, by kind, references
+    converted per name, include rewrites, shim includes, inferred edits, converted references) of
+    `edits`, merged edits of `text` (`ascii`: a character is a byte of the file); the packed
+    edits only when `render`. One pass in C where it is built; `summarise` and `_tally` in Python
+    (the reference) for the rest, and for a file with field tuples the run has not counted yet,
+    which they count."""
+    fields, memo = edits._fields.values, _counted_fields(ruleset)
+    if _NATIVE is not None:
+        n = len(edits._a) // 3
+        small = render and n <= RENDER_MAX  # a bigger file's list is kept as arrays, not rendered
+        got = _NATIVE.record(text, edits._a, lines._starts, fields, memo, small, ascii)
+        if got is not None:
+            json_text, *figures = got
+            if json_text is not None:
+                return (PackedEdits.of_json(n, json_text), *figures)
+            return (PackedEdits(edits, text, lines.position) if render else None, *figures)
+    summary = summarise(edits, text, lines, ascii, render)
+    return (summary.edits, summary.lines_touched, summary.bytes_changed,
+            *_tally(fields, summary.counts, memo, ruleset))
 
 
 def _tally(fields: list[tuple], counts: list[int], counted: dict[tuple, tuple],
@@ -286,7 +305,7 @@ def _tally(fields: list[tuple], counts: list[int], counted: dict[tuple, tuple],
     for key, count in zip(fields, counts):
         if not count:
             continue
-        library, kind, category, renames, is_inferred = counted.get(key) or _count_fields(counted, key, ruleset)
+        library, kind, category, renames, is_inferred, _ = counted.get(key) or _count_fields(counted, key, ruleset)
         by_lib[library] = by_lib.get(library, 0) + count
         by_kind[kind] = by_kind.get(kind, 0) + count
         if category == "include":
@@ -313,14 +332,15 @@ def _counted_fields(ruleset: RuleSet) -> dict[tuple, tuple]:
 
 
 def _count_fields(counted: dict[tuple, tuple], fields: tuple, ruleset: RuleSet) -> tuple:
-    """What an edit with these fields adds to the record's counts: (library, kind, category,
-    the rule it counts as a converted reference of or None, inferred), remembered in
+    """What an edit with these fields adds to the record: (library, kind, category, the rule it
+    counts as a converted reference of or None, inferred, its JSON after "old"), remembered in
     `counted` (a run's renames repeat the same few hundred field tuples in file after file)."""
     _, rule, library, kind, is_inferred, category = fields
     renames = rule if category == "reference" and _converted_names(ruleset)(rule) else None
     if len(counted) >= _REMEMBER:
         counted.clear()
-    answer = counted[fields] = (library or "unknown", kind or "unknown", category, renames, bool(is_inferred))
+    answer = counted[fields] = (library or "unknown", kind or "unknown", category, renames, bool(is_inferred),
+                                tail_json(fields))
     return answer
 
 
@@ -347,5 +367,5 @@ def _converted_names(ruleset: RuleSet) -> Callable[[str], bool]:
 
 
 _CONVERTED: list = [None, {}]  # the RuleSet the answers are for, rule name -> converted
-# `_tally` in C (_crecord.c), or None: the Python above is the reference
+# `_figures` in C (_crecord.c), or None: the Python above is the reference
 _NATIVE = compiled.load("_crecord", "musify")

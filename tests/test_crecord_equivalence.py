@@ -1,8 +1,8 @@
 """The compiled record work (`_crecord`) gives exactly what the Python reference gives.
 
-Every file of a run has its edit list rendered and counted (`packed_edits.summarise`), its
-counts tallied (`runner._tally`) and its entry rendered (`FileResult.entry_json`) in C, and the
-run's totals summed (`records.add_counts`). On generated texts (newlines, CRLF, quotes,
+Every file of a run has its edit list rendered and counted and its counts tallied
+(`runner._figures`: `packed_edits.summarise` and `runner._tally` in Python) and its entry
+rendered (`FileResult.entry_json`) in C, and the run's totals summed (`records.add_counts`). On generated texts (newlines, CRLF, quotes,
 backslashes, control characters, non-ASCII, astral characters, lone surrogates), edits, field
 tables and entries (strings of every kind, big and negative numbers, floats, nested values,
 and values the C code leaves to Python: subclasses, non-str keys, NaN), both paths must give the
@@ -24,12 +24,12 @@ from musify import packed_edits, records, runner
 from musify.diagnostics import Diagnostic, make
 from musify.engine.edits import Edit, EditList, merge
 from musify.frontend.scanner import LineIndex
-from musify.packed_edits import PackedEdits, summarise
+from musify.packed_edits import PackedEdits
 from musify.records import FileResult, RunRecord, add_counts, compute_totals
 from tests.test_packed_edits import ALPHABET, words
 from tests.test_packed_edits import cases as edit_cases
 
-NATIVE = packed_edits._NATIVE
+NATIVE = runner._NATIVE
 needs_crecord = pytest.mark.skipif(NATIVE is None, reason="the compiled record module is not built")
 CATEGORIES = st.sampled_from(["reference", "include", "shim-include", "arch-guard"])
 SETTINGS = settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -37,12 +37,12 @@ SETTINGS = settings(max_examples=300, deadline=None, suppress_health_check=[Heal
 
 def _without_native(fn):
     """`fn()` with every compiled record path off."""
-    saved = packed_edits._NATIVE, records._NATIVE, runner._NATIVE
-    packed_edits._NATIVE = records._NATIVE = runner._NATIVE = None
+    saved = records._NATIVE, runner._NATIVE
+    records._NATIVE = runner._NATIVE = None
     try:
         return fn()
     finally:
-        packed_edits._NATIVE, records._NATIVE, runner._NATIVE = saved
+        records._NATIVE, runner._NATIVE = saved
 
 
 def _merged(case: tuple[str, list[Edit]]) -> tuple[str, EditList]:
@@ -51,82 +51,6 @@ def _merged(case: tuple[str, list[Edit]]) -> tuple[str, EditList]:
 
 
 cases = edit_cases().map(_merged)  # test_packed_edits' texts and edits, merged as the runner has them
-
-
-def _one_byte_each(text: str) -> bool:
-    """What `size == len(text)` says of a decoded file: every character was one byte."""
-    return all(ord(c) < 0x80 or 0xDC80 <= ord(c) <= 0xDCFF for c in text)
-
-
-def _summaries(text: str, edits: EditList, render: bool, lines: LineIndex | None = None):
-    lines = lines or LineIndex(text)
-    ascii = _one_byte_each(text)
-    native = summarise(edits, text, lines, ascii, render)
-    plain = _without_native(lambda: summarise(edits, text, lines, ascii, render))
-    return native, plain
-
-
-def _same_summary(a, b) -> None:
-    assert a.counts == b.counts and a.lines_touched == b.lines_touched and a.bytes_changed == b.bytes_changed
-    if b.edits is None:
-        assert a.edits is None
-    else:
-        assert "".join(a.edits.iter_json()) == "".join(b.edits.iter_json())
-
-
-@needs_crecord
-@pytest.mark.parametrize("render", [True, False])
-@SETTINGS
-@given(case=cases)
-def test_an_edit_list_renders_and_counts_alike(render, case):
-    text, edits = case
-    native, plain = _summaries(text, edits, render)
-    _same_summary(native, plain)
-    if render:  # and both are what the record meant: json.dumps of a dict per edit
-        lines = LineIndex(text)
-        dicts = [{"start": list(lines.position(e.start)), "end": list(lines.position(e.end)),
-                  "old": text[e.start:e.end], "new": e.replacement, "rule": e.rule, "library": e.library,
-                  "kind": e.kind, "category": e.category, "inferred": e.inferred} for e in edits]
-        assert native.edits.text() == json.dumps(dicts, separators=(",", ":"))
-
-
-@needs_crecord
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(case=cases)
-def test_big_files_and_line_starts_in_an_array_agree(case):
-    text, edits = case
-    lines = LineIndex(text)
-    lines._starts = array("q", lines._starts)  # as a file of a million lines holds them
-    _same_summary(*_summaries(text, edits, True, lines))
-    saved = packed_edits.RENDER_MAX
-    packed_edits.RENDER_MAX = 0  # every file big: arrays, rendered a chunk at a time
-    try:
-        native, plain = _summaries(text, edits, True)
-        assert native.edits._json is None or not edits
-        _same_summary(native, plain)
-    finally:
-        packed_edits.RENDER_MAX = saved
-
-
-TRICKY = [  # the C code leaves these to Python, which answers (or raises) as it always did
-    ("abc", [(0, 9, 0)]), ("abc", [(2, 1, 0)]), ("abc", [(2, 3, 0), (0, 1, 0)]), ("abc", [(-1, 1, 0)]),
-    ("a\ud800b", [(1, 2, 0)]), ("", [(0, 0, 0)]), ("a\nb", [(0, 3, 0), (3, 3, 0)]),
-]
-
-
-@needs_crecord
-@pytest.mark.parametrize(("text", "rows"), TRICKY)
-def test_rows_the_c_code_refuses_get_the_python_answer(text, rows):
-    edits = EditList(array("i", [v for row in rows for v in row]), [("x", "r", "l", "k", False, "reference")])
-    results = []
-    for run in (lambda: summarise(edits, text, LineIndex(text), False, True),
-                lambda: _without_native(lambda: summarise(edits, text, LineIndex(text), False, True))):
-        try:
-            got = run()
-            results.append((got.counts, got.lines_touched, got.bytes_changed, got.edits.text()))
-        except Exception as exc:  # noqa: BLE001 -- compared: both paths must raise alike
-            results.append((type(exc), str(exc)))
-    assert results[0] == results[1]
 
 
 class Rules:
@@ -142,24 +66,101 @@ class Rules:
         return Rule(cuda=name, musa=name + "_m", kind="function", library="cudart", status=status)
 
 
+def _one_byte_each(text: str) -> bool:
+    """What `size == len(text)` says of a decoded file: every character was one byte."""
+    return all(ord(c) < 0x80 or 0xDC80 <= ord(c) <= 0xDCFF for c in text)
+
+
+def _figures(text: str, edits: EditList, render: bool, lines: LineIndex | None = None, seen: bool = True):
+    """`runner._figures` in C and in Python, comparable (the packed edits as their JSON), and the
+    C call's own answer; `seen`: the run has counted the file's field tuples already (else the C
+    call leaves the file to Python, which counts them)."""
+    lines = lines or LineIndex(text)
+    ascii, rules = _one_byte_each(text), Rules({"cudaFree", "x"})
+
+    def comparable(packed, *rest):
+        return ("".join(packed.iter_json()) if packed is not None else None, *rest)
+
+    plain = _without_native(lambda: runner._figures(edits, text, lines, ascii, render, rules))
+    if not seen:
+        runner._COUNTED[:] = [None, {}]
+    native = runner._figures(edits, text, lines, ascii, render, rules)
+    return comparable(*native), comparable(*plain), native
+
+
+def _same(a: tuple, b: tuple) -> None:
+    assert a == b
+    for x, y in zip(a, b):  # the dicts in the same order too
+        if isinstance(x, dict):
+            assert list(x.items()) == list(y.items())
+
+
 field_tuples = st.tuples(words, st.sampled_from(["cudaMalloc", "cudaFree", "x", "é"]), words, words,
-                         st.sampled_from([False, True, 0, 1]), CATEGORIES)
+                         st.booleans(), CATEGORIES)
+
+
+@st.composite
+def tables(draw, case: tuple[str, EditList]) -> tuple[str, EditList]:
+    """The case's edits with their fields drawn from a few tuples (a run's renames repeat them)."""
+    text, edits = case
+    fields = draw(st.lists(field_tuples, min_size=1, max_size=4, unique=True))
+    a = array("i", edits._a)
+    a[2::3] = array("i", [draw(st.integers(0, len(fields) - 1)) for _ in range(len(edits))])
+    return text, EditList(a, fields)
 
 
 @needs_crecord
+@pytest.mark.parametrize("render", [True, False])
 @SETTINGS
-@given(fields=st.lists(field_tuples, max_size=8, unique=True), data=st.data())
-def test_a_file_tallies_alike(fields, data):
-    counts = data.draw(st.lists(st.integers(0, 3), min_size=len(fields), max_size=len(fields)))
-    rules = Rules({"cudaFree"})
-    counted: dict = {}
-    plain = runner._tally(fields, counts, counted, rules)  # fills the memo the C code reads
-    assert runner._NATIVE.tally(fields, counts, counted) == plain
-    for got, want in zip(runner._NATIVE.tally(fields, counts, counted)[:3], plain[:3]):
-        assert list(got.items()) == list(want.items())  # in the same order too
-    missing = [f for f, c in zip(fields, counts) if c]
-    if missing:  # a field tuple not counted yet: the C code says so and Python counts it
-        assert runner._NATIVE.tally(fields, counts, {}) is None
+@given(case=st.one_of(cases, cases.flatmap(tables)), seen=st.booleans())
+def test_an_edit_list_renders_and_counts_alike(render, case, seen):
+    text, edits = case
+    native, plain, answer = _figures(text, edits, render, seen=seen)
+    _same(native, plain)
+    if render:  # and both are what the record meant: json.dumps of a dict per edit
+        lines = LineIndex(text)
+        dicts = [{"start": list(lines.position(e.start)), "end": list(lines.position(e.end)),
+                  "old": text[e.start:e.end], "new": e.replacement, "rule": e.rule, "library": e.library,
+                  "kind": e.kind, "category": e.category, "inferred": e.inferred} for e in edits]
+        assert native[0] == json.dumps(dicts, separators=(",", ":"))
+        assert type(answer[0]) is PackedEdits and answer[0]._json is not None
+
+
+@needs_crecord
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(case=cases)
+def test_big_files_and_line_starts_in_an_array_agree(case):
+    text, edits = case
+    lines = LineIndex(text)
+    lines._starts = array("q", lines._starts)  # as a file of a million lines holds them
+    _same(*_figures(text, edits, True, lines)[:2])
+    saved = runner.RENDER_MAX, packed_edits.RENDER_MAX
+    runner.RENDER_MAX = packed_edits.RENDER_MAX = 0  # every file big: arrays, rendered a chunk at a time
+    try:
+        native, plain, answer = _figures(text, edits, True)
+        assert answer[0]._json is None or not edits
+        _same(native, plain)
+    finally:
+        runner.RENDER_MAX, packed_edits.RENDER_MAX = saved
+
+
+TRICKY = [  # the C code leaves these to Python, which answers (or raises) as it always did
+    ("abc", [(0, 9, 0)]), ("abc", [(2, 1, 0)]), ("abc", [(2, 3, 0), (0, 1, 0)]), ("abc", [(-1, 1, 0)]),
+    ("a\ud800b", [(1, 2, 0)]), ("", [(0, 0, 0)]), ("a\nb", [(0, 3, 0), (3, 3, 0)]),
+]
+
+
+@needs_crecord
+@pytest.mark.parametrize(("text", "rows"), TRICKY)
+def test_rows_the_c_code_refuses_get_the_python_answer(text, rows):
+    edits = EditList(array("i", [v for row in rows for v in row]), [("x", "r", "l", "k", False, "reference")])
+    results = []
+    for pick in (0, 1):
+        try:
+            results.append(_figures(text, edits, True)[pick])
+        except Exception as exc:  # noqa: BLE001 -- compared: both paths must raise alike
+            results.append((type(exc), str(exc)))
+    assert results[0] == results[1]
 
 
 strings = st.text(alphabet=st.one_of(ALPHABET, st.characters()), max_size=12)
