@@ -18,11 +18,11 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from musify import diagnostics
+from musify import diagnostics, packed_edits
 from musify.discover import classify, read_regular_stated
 from musify.engine.edits import EditList, apply, apply_pieces, merge
 from musify.frontend import compiled
-from musify.packed_edits import RENDER_MAX, PackedEdits, summarise, tail_json
+from musify.packed_edits import PackedEdits, summarise, tail_json
 from musify.passes._base import PassContext, ProjectInfo
 from musify.records import FileResult
 from musify.rules.status import is_converted
@@ -273,14 +273,17 @@ def _figures(edits: EditList, text: str, lines: LineIndex, ascii: bool, render: 
     """(packed edits or None, lines touched, bytes changed, edits by library, by kind, references
     converted per name, include rewrites, shim includes, inferred edits, converted references) of
     `edits`, merged edits of `text` (`ascii`: a character is a byte of the file); the packed
-    edits only when `render`. One pass in C where it is built; `summarise` and `_tally` in Python
-    (the reference) for the rest, and for a file with field tuples the run has not counted yet,
-    which they count."""
+    edits only when `render`. One pass in C where it is built (the field tuples the run has not
+    counted yet counted first); `summarise` and `_tally` in Python (the reference) for the rest."""
     fields, memo = edits._fields.values, _counted_fields(ruleset)
     if _NATIVE is not None:
         n = len(edits._a) // 3
-        small = render and n <= RENDER_MAX  # a bigger file's list is kept as arrays, not rendered
+        small = render and n <= packed_edits.RENDER_MAX  # a bigger file's list is kept as arrays, not rendered
         got = _NATIVE.record(text, edits._a, lines._starts, fields, memo, small, ascii)
+        if got is None and None in map(memo.get, fields):  # tuples not counted yet: counted, then again
+            for key in fields:
+                memo.get(key) or _count_fields(memo, key, ruleset)
+            got = _NATIVE.record(text, edits._a, lines._starts, fields, memo, small, ascii)
         if got is not None:
             json_text, *figures = got
             if json_text is not None:
@@ -296,8 +299,8 @@ def _tally(fields: list[tuple], counts: list[int], counted: dict[tuple, tuple],
     """The file's counts from how many edits have each field tuple (`counts[i]`: `fields[i]`):
     edits by library, by kind, references converted per name (each dict in key order), include
     rewrites, shim includes, inferred edits and converted references. Summed per distinct
-    (replacement, rule, library, kind, inferred, category), not per edit; `_crecord.tally` in
-    Python (the reference), which also counts the field tuples the run has not seen yet."""
+    (replacement, rule, library, kind, inferred, category), not per edit: the counting of
+    `_crecord.record` in Python (the reference)."""
     by_lib: dict[str, int] = {}
     by_kind: dict[str, int] = {}
     renamed: dict[str, int] = {}

@@ -134,14 +134,14 @@ def test_big_files_and_line_starts_in_an_array_agree(case):
     lines = LineIndex(text)
     lines._starts = array("q", lines._starts)  # as a file of a million lines holds them
     _same(*_figures(text, edits, True, lines)[:2])
-    saved = runner.RENDER_MAX, packed_edits.RENDER_MAX
-    runner.RENDER_MAX = packed_edits.RENDER_MAX = 0  # every file big: arrays, rendered a chunk at a time
+    saved = packed_edits.RENDER_MAX
+    packed_edits.RENDER_MAX = 0  # every file big: arrays, rendered a chunk at a time
     try:
         native, plain, answer = _figures(text, edits, True)
         assert answer[0]._json is None or not edits
         _same(native, plain)
     finally:
-        runner.RENDER_MAX, packed_edits.RENDER_MAX = saved
+        packed_edits.RENDER_MAX = saved
 
 
 TRICKY = [  # the C code leaves these to Python, which answers (or raises) as it always did
