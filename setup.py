@@ -28,6 +28,7 @@ EXT_MODULES = [
     Extension("musify.frontend._claunch", ["musify/frontend/_claunch.c"], optional=True, extra_compile_args=["-O2"]),
     Extension("musify.engine._cedits", ["musify/engine/_cedits.c"], optional=True, extra_compile_args=["-O2"]),
     Extension("musify._cport", ["musify/_cport.c"], optional=True, extra_compile_args=["-O2"]),
+    Extension("musify._crecord", ["musify/_crecord.c"], optional=True, extra_compile_args=["-O2"]),
 ]
 
 

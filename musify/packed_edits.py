@@ -21,11 +21,17 @@ from __future__ import annotations
 import json
 import sys
 from array import array
+from collections import Counter
 from collections.abc import Iterable, Iterator, Sequence
 from itertools import chain
 from json.encoder import encode_basestring_ascii
+from operator import ne
+from typing import TYPE_CHECKING, NamedTuple
 
 from musify.engine.edits import EditList
+
+if TYPE_CHECKING:
+    from musify.frontend.scanner import LineIndex
 
 _HEAD = '{"start":[%d,%d],"end":[%d,%d],"old":%s,%s'  # the last: the tail of the edit's fields
 CHUNK = 8192  # edits per JSON piece of a big file's list: never one string
@@ -38,7 +44,7 @@ def _shared(s):
     return sys.intern(s) if type(s) is str else s
 
 
-def _tail(fields: tuple) -> str:
+def tail_json(fields: tuple) -> str:
     """The JSON after `old` of every edit with these fields (replacement, rule, library, kind,
     inferred, category): `"new":...,"rule":...,...,"inferred":...}`. Remembered across files (a
     run's renames repeat the same few hundred field tuples in file after file)."""
@@ -76,7 +82,7 @@ def _rendered(text: str, starts, ends, fids, fields: list[tuple], position, at_s
     """The JSON list of these edits in one pass (the rows `_render` formats, made edit by edit
     without a tuple each): an end is on its start's line unless the text it replaces holds a
     newline."""
-    tails = list(map(_tail, fields))
+    tails = list(map(tail_json, fields))
     memo = _QUOTED
     out = []
     add = out.append
@@ -125,6 +131,18 @@ class PackedEdits(Sequence):
         self._olds = [_shared(o) for o in index]
         self._fid = _extend(array("i"), list(fids))
         self._fields = [tuple(map(_shared, f)) for f in fields]
+
+    @classmethod
+    def of_json(cls, n: int, text: str) -> PackedEdits:
+        """The `n` edits whose JSON list is `text`."""
+        edits = cls.__new__(cls)
+        edits._n, edits._json = n, text
+        edits._pos = edits._old = edits._fid = edits._olds = edits._fields = None
+        return edits
+
+    def text(self) -> str | None:
+        """The whole list's JSON when it is held as one string (None: a big file's arrays)."""
+        return self._json
 
     def __len__(self) -> int:
         return self._n
@@ -184,7 +202,7 @@ class PackedEdits(Sequence):
                 yield json.dumps(whole, separators=(",", ":"))
             return
         quoted = list(map(_quoted, self._olds))
-        tails = list(map(_tail, self._fields))
+        tails = list(map(tail_json, self._fields))
         pos, old, fid = self._pos, self._old, self._fid
         yield "["
         for at in range(lo, hi, chunk):
@@ -230,3 +248,35 @@ def _extend(a: array, values: list[int]) -> array:
         a = array("q", a[:kept])
         a.extend(values)
     return a
+
+
+class Summary(NamedTuple):
+    """What a file's record entry says of its merged edits."""
+
+    edits: PackedEdits | None  # None when the record is lite
+    counts: list[int]  # per field tuple of the `EditList`'s table: how many edits have it
+    lines_touched: int  # distinct lines where an edit starts
+    bytes_changed: int  # bytes of original text replaced
+
+
+def summarise(edits: EditList, text: str, lines: LineIndex, ascii: bool, render: bool) -> Summary:
+    """The packed edits (when `render`) and the statistics of `edits`, merged edits of `text`;
+    `ascii`: a character of `text` is a byte of the file. (`_crecord.record` does this and the
+    counting in one pass where it is built: this is its reference.)"""
+    counts = [0] * len(edits._fields.values)
+    for f, c in Counter(edits._a[2::3]).items():
+        counts[f] = c
+    starts = edits.column(0)
+    # distinct lines where an edit starts (edits are sorted: count the changes of line)
+    if len(edits) <= RENDER_MAX:  # their positions are made once, for this and the record
+        at_start = lines.positions(starts)
+        touched = [line for line, _ in at_start]
+    else:  # a big file: no list of a million positions (the record makes them a chunk at a time)
+        at_start = None
+        touched = array("q", map(lines.line_of, starts))
+    if ascii:  # characters are bytes
+        replaced = sum(edits.column(1)) - sum(starts)
+    else:
+        replaced = sum(len(text[s:e].encode("utf-8", "surrogateescape")) for s, e in edits.spans())
+    packed = PackedEdits(edits, text, lines.position, at_start) if render else None
+    return Summary(packed, counts, 1 + sum(map(ne, touched, touched[1:])) if touched else 0, replaced)

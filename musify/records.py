@@ -11,16 +11,19 @@ import json
 from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass, field, fields
+from itertools import chain
 from json.encoder import c_make_encoder, encode_basestring_ascii
-from typing import TYPE_CHECKING
+from operator import attrgetter, itemgetter
 
 from musify.diagnostics import Diagnostic
+from musify.frontend import compiled
 from musify.packed_edits import PackedEdits
 
-if TYPE_CHECKING:
-    from musify.spool import Rendered
+# an entry, and the sums of the totals, in C (_crecord.c), or None: the Python here is the reference
+_NATIVE = compiled.load("_crecord", "musify")
 
 SCHEMA = "musify-run/2"
+PIECE = 1 << 20  # characters of the record yielded at once when it is written
 
 
 @dataclass
@@ -54,8 +57,6 @@ class FileResult:
     # transient: not serialised
     declared: list[str] = field(default_factory=list, repr=False)
     pending_unknown: list[tuple[str, int, int]] = field(default_factory=list, repr=False)
-    # the diagnostics as rendered where the file was migrated or as spooled (musify/spool.py)
-    rendered: Rendered | None = field(default=None, repr=False, compare=False)
 
     def to_json(self, packed: bool = False) -> dict:
         """The file's record entry; `packed` leaves packed edits as they are (for the writer)."""
@@ -71,56 +72,40 @@ class FileResult:
     def iter_json(self, deterministic: bool = False) -> Iterator[str]:
         """The entry as one line of compact JSON, in pieces: a file with a million edits is
         never one string (the pieces join to `json.dumps(entry, separators=(",", ":"))`)."""
-        seconds = 0.0 if deterministic else round(self.seconds, 6)
-        edits = self.edits
-        packed = isinstance(edits, PackedEdits)
-        rendered = self.rendered
-        if rendered is not None:  # rendered when the result arrived (musify/spool.py)
-            whole = rendered.read()
-            diags = rendered.json_for(self.diagnostics, diagnostic_json, whole)
-            if rendered.template_for(self):
-                # as in the dump below, the first '"NAME":null' of each hole is its key
-                values = (_compact(self.references), _compact(self.unconverted), diags, _compact(seconds),
-                          _compact(self.error))
-                at = whole.index('"edits":null') + 8
-                yield whole[:at]
-                yield from edits.iter_json() if packed else (_compact(edits),)
-                for name, value in zip(HOLES[1:], values):
-                    cut = whole.index(f'"{name}":null', at + 4) + len(name) + 3
-                    yield whole[at + 4:cut]
-                    yield value
-                    at = cut
-                yield whole[at + 4:rendered.tsize]
-                return
-        else:
-            diags = None
+        text = self.entry_json(deterministic)
+        if text is not None:
+            yield text
+            return
         d = {name: getattr(self, name) for name in _SERIALISED}
         d["references"] = dict(self.references)
-        d["seconds"] = seconds
-        if diags is None:
-            d["diagnostics"] = [x.to_json() for x in self.diagnostics]
-            if not packed:
-                yield _compact(d)
-                return
-        else:
-            d["diagnostics"] = None
-        if packed:
-            d["edits"] = None
-        # one dump, cut where the edits and the diagnostics go: the keys before them are fixed
-        # names and a JSON string cannot hold an unescaped quote, so the first such text is the key
+        d["seconds"] = 0.0 if deterministic else round(self.seconds, 6)
+        d["diagnostics"] = [x.to_json() for x in self.diagnostics]
+        edits = self.edits
+        if not isinstance(edits, PackedEdits):
+            yield _compact(d)
+            return
+        # one dump, cut where the edits go: the keys before them are fixed names and a JSON
+        # string cannot hold an unescaped quote, so the first such text is the key
+        d["edits"] = None
         whole = _compact(d)
-        at = 0
-        if packed:
-            at = whole.index(_EDITS_KEY)
-            yield whole[:at] + '"edits":'
-            yield from edits.iter_json()
-            at += len(_EDITS_KEY)
-        if diags is not None:
-            cut = whole.index(_DIAGNOSTICS_KEY, at)
-            yield whole[at:cut] + '"diagnostics":'
-            yield diags
-            at = cut + len(_DIAGNOSTICS_KEY)
-        yield whole[at:]
+        at = whole.index(_EDITS_KEY)
+        yield whole[:at] + '"edits":'
+        yield from edits.iter_json()
+        yield whole[at + len(_EDITS_KEY):]
+
+    def entry_json(self, deterministic: bool = False) -> str | None:
+        """The entry as `iter_json` writes it, rendered in one C call; None where that is not
+        how it is written (no C extension, a big file's edit arrays, a value of another type)."""
+        if _NATIVE is None:
+            return None
+        edits, raw = self.edits, None
+        if isinstance(edits, PackedEdits):
+            raw = edits.text()  # the list's JSON as rendered (or read back from the spool)
+            if raw is None:
+                return None
+        values = list(_VALUES(self))
+        values[_SECONDS_AT] = 0.0 if deterministic else round(self.seconds, 6)
+        return _NATIVE.entry(_KEYS, values, _EDITS_AT, raw, _DIAGNOSTIC)  # each Diagnostic read as it is
 
     @classmethod
     def from_json(cls, d: dict) -> FileResult:
@@ -129,24 +114,20 @@ class FileResult:
         return cls(**d)
 
 
-_TRANSIENT = frozenset({"declared", "pending_unknown", "rendered"})
+_TRANSIENT = frozenset({"declared", "pending_unknown"})
 _SERIALISED = tuple(f.name for f in fields(FileResult) if f.name not in _TRANSIENT)  # in field order
-# the fields of an entry that may change after the file was migrated (the run-level finalisers,
-# the clock), in field order: an entry rendered early leaves holes for them (`entry_template`)
-HOLES = ("edits", "references", "unconverted", "diagnostics", "seconds", "error")
-# the others, compared when the entry is written with what it was rendered from: numbers and
-# strings by value and type (a pickle keeps no number's identity), dicts by identity
-FIXED_OBJECTS = ("edits_by_library", "edits_by_kind", "renamed", "facts")
-FIXED_VALUES = tuple(name for name in _SERIALISED if name not in HOLES and name not in FIXED_OBJECTS)
-FIXED = FIXED_VALUES + FIXED_OBJECTS
-
-
-def entry_template(result: FileResult) -> str:
-    """`result`'s entry as the record writes it, but with null in the `HOLES`."""
-    d = {name: getattr(result, name) for name in _SERIALISED}
-    for name in HOLES:
-        d[name] = None
-    return _compact(d)
+# an entry rendered in one call (_crecord.c): its keys, and its values read in one call
+_KEYS = tuple(f'"{name}":' for name in _SERIALISED)
+_VALUES = attrgetter(*_SERIALISED)
+_EDITS_AT, _SECONDS_AT = map(_SERIALISED.index, ("edits", "seconds"))
+# a diagnostic's JSON as `Diagnostic.to_json` makes it, written by the C call straight from the
+# object: key, attribute, and the attribute taken when the first is falsy (`end_line or line`)
+_DIAGNOSTIC_FIELDS = (("id", "id", None), ("severity", "severity", None), ("path", "path", None),
+                      ("line", "line", None), ("column", "column", None), ("end_line", "end_line", "line"),
+                      ("end_column", "end_column", "column"), ("message", "message", None), ("name", "name", None),
+                      ("args", "args", None), ("origin", "origin", None), ("sites", "sites", None),
+                      ("verify", "verify", None))
+_DIAGNOSTIC = (Diagnostic, *(tuple(column) for column in zip(*((f'"{k}":', a, b) for k, a, b in _DIAGNOSTIC_FIELDS))))
 
 
 def _compact(value) -> str:
@@ -160,12 +141,6 @@ _ENCODE = (c_make_encoder or (lambda *_: None))(None, json.JSONEncoder().default
 if _ENCODE is None:  # no C accelerator in this Python: the plain call
     _ENCODE = json.JSONEncoder(separators=(",", ":")).iterencode
 _EDITS_KEY = '"edits":null'
-_DIAGNOSTICS_KEY = '"diagnostics":null'
-
-
-def diagnostic_json(d: Diagnostic) -> str:
-    """One diagnostic as the record writes it (compact JSON)."""
-    return _compact(d.to_json())
 
 
 @dataclass
@@ -231,10 +206,24 @@ class RunRecord:
         """`dumps` in pieces, so a big run's record is written without ever being one string."""
         head = json.dumps(self._head(deterministic), indent=2)
         yield head[:-2] + ',\n  "files": [\n'
+        parts: list[str] = []  # entries gathered into pieces of about PIECE characters
+        size = 0
         for i, f in enumerate(self.files):
-            yield ",\n    " if i else "    "
-            yield from f.iter_json(deterministic)
-        yield "\n  ]\n}\n"
+            parts.append(",\n    " if i else "    ")
+            text = f.entry_json(deterministic)
+            for part in (text,) if text is not None else f.iter_json(deterministic):
+                if len(part) >= PIECE:  # a big entry (or part of one) as it is, not copied into a piece
+                    yield "".join(parts)
+                    yield part
+                    parts, size = [], 0
+                    continue
+                parts.append(part)
+                size += len(part)
+                if size >= PIECE:
+                    yield "".join(parts)
+                    parts, size = [], 0
+        parts.append("\n  ]\n}\n")
+        yield "".join(parts)
 
     @classmethod
     def from_json(cls, d: dict) -> RunRecord:
@@ -248,44 +237,58 @@ class RunRecord:
 
 
 def compute_totals(files: list[FileResult]) -> dict:
-    status = Counter(f.status for f in files)
+    status = Counter(map(_STATUS, files))
     by_lib: dict[str, int] = {}
     by_kind: dict[str, int] = {}
     renamed: dict[str, int] = {}
     unconverted: dict[str, int] = {}
     facts: dict[str, int] = {}
-    severities: Counter = Counter()
-    ids: Counter = Counter()
-    for f in files:  # plain loops: Counter.update checks each argument is a mapping, per file
-        for total, counts in ((by_lib, f.edits_by_library), (by_kind, f.edits_by_kind),
-                              (renamed, f.renamed), (unconverted, f.unconverted), (facts, f.facts)):
-            for k, v in counts.items():
-                total[k] = total.get(k, 0) + v
-        if f.diagnostics:
-            severities.update(d.severity for d in f.diagnostics)
-            ids.update(d.id for d in f.diagnostics)
-    converted = sum(f.references["converted"] for f in files)
-    not_converted = sum(f.references["unconverted"] for f in files)
+    for total, name in ((by_lib, "edits_by_library"), (by_kind, "edits_by_kind"), (renamed, "renamed"),
+                        (unconverted, "unconverted"), (facts, "facts")):
+        add_counts(total, list(map(attrgetter(name), files)))
+    diagnostics = list(chain.from_iterable(map(_DIAGNOSTICS, files)))
+    severities = Counter(map(_SEVERITY, diagnostics))
+    ids = Counter(map(_ID, diagnostics))
+    references = list(map(_REFERENCES, files))
+    converted = sum(map(itemgetter("converted"), references))
+    not_converted = sum(map(itemgetter("unconverted"), references))
+
+    def total(name: str) -> int:
+        return sum(map(attrgetter(name), files))
+
     return {
         "files": len(files),
         "files_by_status": dict(sorted(status.items())),
-        "edits": sum(f.edit_count for f in files),
-        "inferred_edits": sum(f.inferred_edits for f in files),
+        "edits": total("edit_count"),
+        "inferred_edits": total("inferred_edits"),
         "edits_by_library": dict(sorted(by_lib.items())),
         "edits_by_kind": dict(sorted(by_kind.items())),
         "references_converted": converted,
         "references_unconverted": not_converted,
-        "include_rewrites": sum(f.include_rewrites for f in files),
-        "shim_includes": sum(f.shim_includes for f in files),
+        "include_rewrites": total("include_rewrites"),
+        "shim_includes": total("shim_includes"),
         "conversion_percent": round(100.0 * converted / (converted + not_converted), 2)
         if converted + not_converted else 100.0,
         "distinct_names_converted": len(renamed),
         "unconverted_names": dict(sorted(unconverted.items())),
-        "lines_total": sum(f.lines_total for f in files),
-        "lines_changed": sum(f.lines_changed for f in files),
-        "bytes_total": sum(f.bytes_total for f in files),
-        "bytes_changed": sum(f.bytes_changed for f in files),
+        "lines_total": total("lines_total"),
+        "lines_changed": total("lines_changed"),
+        "bytes_total": total("bytes_total"),
+        "bytes_changed": total("bytes_changed"),
         "diagnostics_by_severity": dict(sorted(severities.items())),
         "diagnostics_by_id": dict(sorted(ids.items())),
         "facts": dict(sorted(facts.items())),
     }
+
+
+def add_counts(total: dict, counts: list[dict]) -> None:
+    """Each dict of `counts` summed into `total`, key by key (in C when it is built)."""
+    if _NATIVE is not None and type(counts) is list and _NATIVE.add_counts(total, counts):
+        return
+    for d in counts:  # plain loops: Counter.update checks each argument is a mapping, per file
+        for k, v in d.items():
+            total[k] = total.get(k, 0) + v
+
+
+_STATUS, _DIAGNOSTICS, _REFERENCES = attrgetter("status"), attrgetter("diagnostics"), attrgetter("references")
+_SEVERITY, _ID = attrgetter("severity"), attrgetter("id")

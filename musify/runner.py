@@ -14,23 +14,22 @@ from __future__ import annotations
 import io
 import os
 import time
-from array import array
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from operator import ne
 from typing import TYPE_CHECKING
 
-from musify import diagnostics
+from musify import diagnostics, packed_edits
 from musify.discover import classify, read_regular_stated
 from musify.engine.edits import EditList, apply, apply_pieces, merge
-from musify.packed_edits import RENDER_MAX, PackedEdits
+from musify.frontend import compiled
+from musify.packed_edits import PackedEdits, summarise, tail_json
 from musify.passes._base import PassContext, ProjectInfo
 from musify.records import FileResult
 from musify.rules.status import is_converted
 from musify.textcodec import decode_wide, encode_wide, wide_codec
 
 if TYPE_CHECKING:
-    from musify.frontend.scanner import Scan
+    from musify.frontend.scanner import LineIndex, Scan
     from musify.options import Options
     from musify.rules.model import RuleSet
 
@@ -246,56 +245,81 @@ def _fill(result: FileResult, ctx: PassContext, edits: EditList, text: str, size
     """The file's record entry from its merged edits: counted per distinct field tuple, the
     edits themselves packed (for most files, as the record's JSON: `musify/packed_edits.py`)
     here, where the file was migrated (in a worker under -j), not in the run's serial part."""
-    by_lib: dict[str, int] = {}
-    by_kind: dict[str, int] = {}
-    categories: dict[str, int] = {}
-    renamed: dict[str, int] = {}
-    inferred = 0
-    counted = _counted_fields(ruleset)
-    # counted per distinct (replacement, rule, library, kind, inferred, category), not per edit
-    for fields, count in edits.field_counts():
-        library, kind, category, renames, is_inferred = counted.get(fields) or _count_fields(counted, fields, ruleset)
-        by_lib[library] = by_lib.get(library, 0) + count
-        by_kind[kind] = by_kind.get(kind, 0) + count
-        categories[category] = categories.get(category, 0) + count
-        if renames is not None:
-            renamed[renames] = renamed.get(renames, 0) + count
-        if is_inferred:
-            inferred += count
-    n = len(edits)
     lines_index = ctx.lines
-    # distinct lines where an edit starts (edits are sorted: count the changes of line)
-    if n <= RENDER_MAX:  # their positions are made once, for this and the record
-        at_start = lines_index.positions(edits.column(0))
-        lines = [line for line, _ in at_start]
-    else:  # a big file: no list of a million positions (the record makes them a chunk at a time)
-        at_start = None
-        lines = array("q", map(lines_index.line_of, edits.column(0)))
-    lines_touched = 1 + sum(map(ne, lines, lines[1:])) if lines else 0
-    if size == len(text):  # ASCII: characters are bytes
-        replaced = sum(edits.column(1)) - sum(edits.column(0))
-    else:
-        replaced = sum(len(text[s:e].encode("utf-8", "surrogateescape")) for s, e in edits.spans())
+    packed, touched, replaced, by_lib, by_kind, renamed, includes, shims, inferred, converted = \
+        _figures(edits, text, lines_index, size == len(text), not ctx.options.json_lite, ruleset)
     found = ctx.found
-    result.edit_count = n
-    result.edits = None if ctx.options.json_lite else PackedEdits(edits, text, lines_index.position, at_start)
-    converted = sum(renamed.values())
+    result.edit_count = len(edits)
+    result.edits = packed
     unconverted = found.unconverted
     result.references = {"converted": converted, "unconverted": sum(unconverted.values()) if unconverted else 0}
-    result.include_rewrites = categories.get("include", 0)
-    result.shim_includes = categories.get("shim-include", 0)
+    result.include_rewrites = includes
+    result.shim_includes = shims
     result.inferred_edits = inferred
-    result.edits_by_library = _sorted(by_lib)
-    result.edits_by_kind = _sorted(by_kind)
-    result.renamed = _sorted(renamed)
+    result.edits_by_library = by_lib
+    result.edits_by_kind = by_kind
+    result.renamed = renamed
     result.unconverted = _sorted(unconverted)
     result.lines_total = lines_index.line_count if text else 0
-    result.lines_changed = lines_touched
+    result.lines_changed = touched
     result.bytes_changed = replaced
     result.facts = _sorted(found.facts)
     result.diagnostics.extend(found.diagnostics)
     result.declared = sorted(found.declared)
     result.pending_unknown = list(found.pending_unknown)
+
+
+def _figures(edits: EditList, text: str, lines: LineIndex, ascii: bool, render: bool, ruleset: RuleSet) -> tuple:
+    """(packed edits or None, lines touched, bytes changed, edits by library, by kind, references
+    converted per name, include rewrites, shim includes, inferred edits, converted references) of
+    `edits`, merged edits of `text` (`ascii`: a character is a byte of the file); the packed
+    edits only when `render`. One pass in C where it is built (the field tuples the run has not
+    counted yet counted first); `summarise` and `_tally` in Python (the reference) for the rest."""
+    fields, memo = edits._fields.values, _counted_fields(ruleset)
+    if _NATIVE is not None:
+        n = len(edits._a) // 3
+        small = render and n <= packed_edits.RENDER_MAX  # a bigger file's list is kept as arrays, not rendered
+        got = _NATIVE.record(text, edits._a, lines._starts, fields, memo, small, ascii)
+        if got is None and None in map(memo.get, fields):  # tuples not counted yet: counted, then again
+            for key in fields:
+                memo.get(key) or _count_fields(memo, key, ruleset)
+            got = _NATIVE.record(text, edits._a, lines._starts, fields, memo, small, ascii)
+        if got is not None:
+            json_text, *figures = got
+            if json_text is not None:
+                return (PackedEdits.of_json(n, json_text), *figures)
+            return (PackedEdits(edits, text, lines.position) if render else None, *figures)
+    summary = summarise(edits, text, lines, ascii, render)
+    return (summary.edits, summary.lines_touched, summary.bytes_changed,
+            *_tally(fields, summary.counts, memo, ruleset))
+
+
+def _tally(fields: list[tuple], counts: list[int], counted: dict[tuple, tuple],
+           ruleset: RuleSet) -> tuple[dict, dict, dict, int, int, int, int]:
+    """The file's counts from how many edits have each field tuple (`counts[i]`: `fields[i]`):
+    edits by library, by kind, references converted per name (each dict in key order), include
+    rewrites, shim includes, inferred edits and converted references. Summed per distinct
+    (replacement, rule, library, kind, inferred, category), not per edit: the counting of
+    `_crecord.record` in Python (the reference)."""
+    by_lib: dict[str, int] = {}
+    by_kind: dict[str, int] = {}
+    renamed: dict[str, int] = {}
+    includes = shims = inferred = 0
+    for key, count in zip(fields, counts):
+        if not count:
+            continue
+        library, kind, category, renames, is_inferred, _ = counted.get(key) or _count_fields(counted, key, ruleset)
+        by_lib[library] = by_lib.get(library, 0) + count
+        by_kind[kind] = by_kind.get(kind, 0) + count
+        if category == "include":
+            includes += count
+        elif category == "shim-include":
+            shims += count
+        if renames is not None:
+            renamed[renames] = renamed.get(renames, 0) + count
+        if is_inferred:
+            inferred += count
+    return _sorted(by_lib), _sorted(by_kind), _sorted(renamed), includes, shims, inferred, sum(renamed.values())
 
 
 def _sorted(counts: dict) -> dict:
@@ -311,14 +335,15 @@ def _counted_fields(ruleset: RuleSet) -> dict[tuple, tuple]:
 
 
 def _count_fields(counted: dict[tuple, tuple], fields: tuple, ruleset: RuleSet) -> tuple:
-    """What an edit with these fields adds to the record's counts: (library, kind, category,
-    the rule it counts as a converted reference of or None, inferred), remembered in
+    """What an edit with these fields adds to the record: (library, kind, category, the rule it
+    counts as a converted reference of or None, inferred, its JSON after "old"), remembered in
     `counted` (a run's renames repeat the same few hundred field tuples in file after file)."""
     _, rule, library, kind, is_inferred, category = fields
     renames = rule if category == "reference" and _converted_names(ruleset)(rule) else None
     if len(counted) >= _REMEMBER:
         counted.clear()
-    answer = counted[fields] = (library or "unknown", kind or "unknown", category, renames, bool(is_inferred))
+    answer = counted[fields] = (library or "unknown", kind or "unknown", category, renames, bool(is_inferred),
+                                tail_json(fields))
     return answer
 
 
@@ -345,3 +370,5 @@ def _converted_names(ruleset: RuleSet) -> Callable[[str], bool]:
 
 
 _CONVERTED: list = [None, {}]  # the RuleSet the answers are for, rule name -> converted
+# `_figures` in C (_crecord.c), or None: the Python above is the reference
+_NATIVE = compiled.load("_crecord", "musify")

@@ -1,4 +1,4 @@
-"""The spool (musify/spool.py): a run whose rendered entries waited on disk writes the record a
+"""The spool (musify/spool.py): a run whose rendered edit lists waited on disk writes the record a
 run holding them in memory writes, byte for byte; a spool that cannot be written costs nothing but
 memory; a spool that cannot be read back fails the record's write, which leaves no partial file;
 and the spool itself never appears in the folder it lives in."""
@@ -19,8 +19,9 @@ from musify import spool as spool_mod
 from musify.api import migrate
 from musify.diagnostics import make
 from musify.options import Options
+from musify.packed_edits import PackedEdits
 from musify.records import FileResult, RunRecord
-from musify.spool import Spool, SpooledEdits, render_entry
+from musify.spool import Spool, SpooledEdits
 from musify.writers import atomic_write
 
 REPO = Path(__file__).resolve().parents[1]
@@ -60,9 +61,7 @@ def test_a_spooled_record_is_the_record_held_in_memory(tree, tmp_path, jobs, kw)
 def test_spooled_results_read_and_pickle_as_before(tree, tmp_path):
     kept, _ = migrate([str(tree)], Options(cache=False), "none", spool=str(tmp_path))
     held, _ = migrate([str(tree)], Options(cache=False), "none")
-    spooled = [f for f in kept.files if isinstance(f.edits, SpooledEdits)]
-    assert spooled and all(f.rendered is not None and f.rendered.spool is not None
-                           for f in kept.files if f.diagnostics and f.rendered and f.rendered.diags)
+    assert [f for f in kept.files if isinstance(f.edits, SpooledEdits)]
     assert kept.to_json(deterministic=True) == held.to_json(deterministic=True)
     for a, b in zip(kept.files, held.files):
         a.seconds = b.seconds
@@ -115,34 +114,52 @@ def test_a_spool_that_cannot_be_read_leaves_no_partial_record(tree, tmp_path, mo
     assert os.listdir(target.parent) == []  # neither the record nor its temporary file
 
 
-def test_an_entry_changed_after_rendering_is_rendered_again(tmp_path):
+def test_an_entry_changed_after_its_edits_were_spooled_writes_what_it_holds_now(tmp_path):
+    """The finalisers change entries after their lists were spooled (MU1001, --suppress, MU0011,
+    a failed write): the record shows each entry as it is when written, spooled list and all."""
     a, b, c = (make("MU2030", "x.cu", line, 1, "cudnnCreate") for line in (3, 1, 2))
     new = make("MU1001", "x.cu", 2, 5, "curand_x")
-    same_text = make("MU2030", "x.cu", 3, 1, "cudnnCreate")  # equal to `a`, not `a`: rendered afresh
-    result = FileResult("x.cu", "x.mu", "cuda-source", "migrated", diagnostics=[a, b, c], error='a "quoted" cause',
-                        renamed={"cudaMalloc": 2}, unconverted={"seconds": 1}, seconds=0.25)
+    edits = PackedEdits.of_json(1, '[{"start":[1,1],"end":[1,5],"old":"cuda","new":"musa","rule":"r",'
+                                   '"library":"l","kind":"k","category":"reference","inferred":false}]')
+    result = FileResult("x.cu", "x.mu", "cuda-source", "migrated", edit_count=1, edits=edits, diagnostics=[a, b, c],
+                        error='a "quoted" cause', renamed={"cudaMalloc": 2}, unconverted={"seconds": 1}, seconds=0.25)
 
     def plain(f: FileResult) -> str:
-        return "".join(replace(f, rendered=None).iter_json())
+        return "".join(replace(f, edits=list(f.edits) if f.edits is not None else None).iter_json())
 
+    expected = plain(result)
     spooled = Spool(str(tmp_path))
     try:
-        for keep in (False, True):
-            result.rendered = render_entry(result)
-            if keep:
-                spooled.keep(result)
-                assert result.rendered.text is None and result.rendered.spool is spooled
-            assert "".join(result.iter_json()) == plain(result)
-            for now in ([a, b, c], [b, c, a], [a, new, c], [], [same_text, b], [new]):
-                assert "".join(replace(result, diagnostics=now).iter_json()) == plain(replace(result, diagnostics=now))
-            for change in ({"status": "failed"}, {"error": None}, {"unconverted": {}}, {"seconds": 1e-7},
-                           {"references": {"converted": 2, "unconverted": 9}}, {"output_path": "y.mu"},
-                           {"edits": None}, {"edits": [{"start": [1, 1]}]}, {"renamed": {}}):
-                changed = replace(result, **change)
-                assert "".join(changed.iter_json()) == plain(changed), change
-                assert "".join(changed.iter_json(True)) == plain(replace(changed, seconds=0.0))
-            again = pickle.loads(pickle.dumps(result))  # the incremental cache pickles results
-            assert again.rendered.spool is None and "".join(again.iter_json()) == plain(result)
+        spooled.keep(result)
+        assert isinstance(result.edits, SpooledEdits)
+        assert "".join(result.iter_json()) == expected
+        for now in ([b, c, a], [a, new, c], [], [new]):
+            changed = replace(result, diagnostics=now)
+            assert "".join(changed.iter_json()) == plain(changed)
+        for change in ({"status": "failed"}, {"error": None}, {"unconverted": {}}, {"seconds": 1e-7},
+                       {"references": {"converted": 2, "unconverted": 9}}, {"output_path": "y.mu"},
+                       {"edits": None}, {"edits": [{"start": [1, 1]}]}, {"renamed": {}}):
+            changed = replace(result, **change)
+            assert "".join(changed.iter_json()) == plain(changed), change
+            assert "".join(changed.iter_json(True)) == plain(replace(changed, seconds=0.0))
+        again = pickle.loads(pickle.dumps(result))  # the incremental cache pickles results
+        assert type(again.edits) is PackedEdits and "".join(again.iter_json()) == expected
+    finally:
+        spooled.close()
+
+
+def test_lists_read_back_out_of_order_and_across_the_window(tmp_path, monkeypatch):
+    """The record reads the lists back in about the order they were kept, a window at a time:
+    any order, a list longer than the window, one still in memory, all read what was put."""
+    monkeypatch.setattr(spool_mod, "FLUSH", 64)
+    monkeypatch.setattr(spool_mod, "WINDOW", 100)
+    spooled = Spool(str(tmp_path))
+    try:
+        texts = [f"[{i}" + "x" * (i * 7 % 150) + "]" for i in range(60)]
+        places = [(spooled.put(t), t) for t in texts]
+        for at, t in places[::-1] + places[::3] + places:
+            assert spooled.read(at, len(t)) == t
+        assert spooled.put("é") is None  # not ASCII: the caller keeps it
     finally:
         spooled.close()
 
@@ -163,17 +180,3 @@ def test_the_cli_spools_beside_the_record_and_leaves_nothing(tree, tmp_path):
         return RunRecord.from_json(json.loads(path.read_text())).to_json(deterministic=True)["files"]
 
     assert entries(out / "r1.json") == entries(out / "r2.json")
-
-
-def test_every_entry_field_is_a_hole_a_value_or_an_object():
-    """An early-rendered entry is reused only when its fixed fields still hold what they held:
-    a field added to `FileResult` must say how (a number or string compared by value, a
-    container by identity, or a hole filled when the record is written)."""
-    import dataclasses
-
-    from musify import records
-
-    types = {f.name: f.type for f in dataclasses.fields(FileResult)}
-    assert sorted(records.HOLES + records.FIXED_OBJECTS + records.FIXED_VALUES) == sorted(records._SERIALISED)
-    assert {types[name] for name in records.FIXED_VALUES} <= {"str", "int"}
-    assert all(types[name].startswith("dict[") for name in records.FIXED_OBJECTS)

@@ -1,0 +1,308 @@
+"""The compiled record work (`_crecord`) gives exactly what the Python reference gives.
+
+Every file of a run has its edit list rendered and counted and its counts tallied
+(`runner._figures`: `packed_edits.summarise` and `runner._tally` in Python) and its entry
+rendered (`FileResult.entry_json`) in C, and the run's totals summed (`records.add_counts`). On generated texts (newlines, CRLF, quotes,
+backslashes, control characters, non-ASCII, astral characters, lone surrogates), edits, field
+tables and entries (strings of every kind, big and negative numbers, floats, nested values,
+and values the C code leaves to Python: subclasses, non-str keys, NaN), both paths must give the
+same JSON text, byte for byte, and the same figures.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from array import array
+from collections import Counter
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from musify import packed_edits, records, runner
+from musify.diagnostics import Diagnostic, make
+from musify.engine.edits import Edit, EditList, merge
+from musify.frontend.scanner import LineIndex
+from musify.packed_edits import PackedEdits
+from musify.records import FileResult, RunRecord, add_counts, compute_totals
+from tests.test_packed_edits import ALPHABET, words
+from tests.test_packed_edits import cases as edit_cases
+
+NATIVE = runner._NATIVE
+needs_crecord = pytest.mark.skipif(NATIVE is None, reason="the compiled record module is not built")
+CATEGORIES = st.sampled_from(["reference", "include", "shim-include", "arch-guard"])
+SETTINGS = settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+
+def _without_native(fn):
+    """`fn()` with every compiled record path off."""
+    saved = records._NATIVE, runner._NATIVE
+    records._NATIVE = runner._NATIVE = None
+    try:
+        return fn()
+    finally:
+        records._NATIVE, runner._NATIVE = saved
+
+
+def _merged(case: tuple[str, list[Edit]]) -> tuple[str, EditList]:
+    text, edits = case
+    return text, merge(edits) if edits else EditList()
+
+
+cases = edit_cases().map(_merged)  # test_packed_edits' texts and edits, merged as the runner has them
+
+
+class Rules:
+    """A RuleSet's one question `_count_fields` asks: which rules count as converted."""
+
+    def __init__(self, unconverted: set[str]) -> None:
+        self.unconverted = unconverted
+
+    def lookup(self, name: str):
+        from musify.rules.model import Rule
+
+        status = "unsupported" if name in self.unconverted else "renamed"
+        return Rule(cuda=name, musa=name + "_m", kind="function", library="cudart", status=status)
+
+
+def _one_byte_each(text: str) -> bool:
+    """What `size == len(text)` says of a decoded file: every character was one byte."""
+    return all(ord(c) < 0x80 or 0xDC80 <= ord(c) <= 0xDCFF for c in text)
+
+
+def _figures(text: str, edits: EditList, render: bool, lines: LineIndex | None = None, seen: bool = True):
+    """`runner._figures` in C and in Python, comparable (the packed edits as their JSON), and the
+    C call's own answer; `seen`: the run has counted the file's field tuples already (else the C
+    call leaves the file to Python, which counts them)."""
+    lines = lines or LineIndex(text)
+    ascii, rules = _one_byte_each(text), Rules({"cudaFree", "x"})
+
+    def comparable(packed, *rest):
+        return ("".join(packed.iter_json()) if packed is not None else None, *rest)
+
+    plain = _without_native(lambda: runner._figures(edits, text, lines, ascii, render, rules))
+    if not seen:
+        runner._COUNTED[:] = [None, {}]
+    native = runner._figures(edits, text, lines, ascii, render, rules)
+    return comparable(*native), comparable(*plain), native
+
+
+def _same(a: tuple, b: tuple) -> None:
+    assert a == b
+    for x, y in zip(a, b):  # the dicts in the same order too
+        if isinstance(x, dict):
+            assert list(x.items()) == list(y.items())
+
+
+field_tuples = st.tuples(words, st.sampled_from(["cudaMalloc", "cudaFree", "x", "é"]), words, words,
+                         st.booleans(), CATEGORIES)
+
+
+@st.composite
+def tables(draw, case: tuple[str, EditList]) -> tuple[str, EditList]:
+    """The case's edits with their fields drawn from a few tuples (a run's renames repeat them)."""
+    text, edits = case
+    fields = draw(st.lists(field_tuples, min_size=1, max_size=4, unique=True))
+    a = array("i", edits._a)
+    a[2::3] = array("i", [draw(st.integers(0, len(fields) - 1)) for _ in range(len(edits))])
+    return text, EditList(a, fields)
+
+
+@needs_crecord
+@pytest.mark.parametrize("render", [True, False])
+@SETTINGS
+@given(case=st.one_of(cases, cases.flatmap(tables)), seen=st.booleans())
+def test_an_edit_list_renders_and_counts_alike(render, case, seen):
+    text, edits = case
+    native, plain, answer = _figures(text, edits, render, seen=seen)
+    _same(native, plain)
+    if render:  # and both are what the record meant: json.dumps of a dict per edit
+        lines = LineIndex(text)
+        dicts = [{"start": list(lines.position(e.start)), "end": list(lines.position(e.end)),
+                  "old": text[e.start:e.end], "new": e.replacement, "rule": e.rule, "library": e.library,
+                  "kind": e.kind, "category": e.category, "inferred": e.inferred} for e in edits]
+        assert native[0] == json.dumps(dicts, separators=(",", ":"))
+        assert type(answer[0]) is PackedEdits and answer[0]._json is not None
+
+
+@needs_crecord
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(case=cases)
+def test_big_files_and_line_starts_in_an_array_agree(case):
+    text, edits = case
+    lines = LineIndex(text)
+    lines._starts = array("q", lines._starts)  # as a file of a million lines holds them
+    _same(*_figures(text, edits, True, lines)[:2])
+    saved = packed_edits.RENDER_MAX
+    packed_edits.RENDER_MAX = 0  # every file big: arrays, rendered a chunk at a time
+    try:
+        native, plain, answer = _figures(text, edits, True)
+        assert answer[0]._json is None or not edits
+        _same(native, plain)
+    finally:
+        packed_edits.RENDER_MAX = saved
+
+
+TRICKY = [  # the C code leaves these to Python, which answers (or raises) as it always did
+    ("abc", [(0, 9, 0)]), ("abc", [(2, 1, 0)]), ("abc", [(2, 3, 0), (0, 1, 0)]), ("abc", [(-1, 1, 0)]),
+    ("a\ud800b", [(1, 2, 0)]), ("", [(0, 0, 0)]), ("a\nb", [(0, 3, 0), (3, 3, 0)]),
+]
+
+
+@needs_crecord
+@pytest.mark.parametrize(("text", "rows"), TRICKY)
+def test_rows_the_c_code_refuses_get_the_python_answer(text, rows):
+    edits = EditList(array("i", [v for row in rows for v in row]), [("x", "r", "l", "k", False, "reference")])
+    results = []
+    for pick in (0, 1):
+        try:
+            results.append(_figures(text, edits, True)[pick])
+        except Exception as exc:  # noqa: BLE001 -- compared: both paths must raise alike
+            results.append((type(exc), str(exc)))
+    assert results[0] == results[1]
+
+
+strings = st.text(alphabet=st.one_of(ALPHABET, st.characters()), max_size=12)
+scalars = st.one_of(st.none(), st.booleans(), st.integers(-(2 ** 70), 2 ** 70), strings,
+                    st.floats(allow_nan=True, allow_infinity=True))
+values = st.recursive(scalars, lambda inner: st.one_of(st.lists(inner, max_size=3),
+                                                       st.tuples(inner, inner),
+                                                       st.dictionaries(strings, inner, max_size=3)), max_leaves=8)
+
+
+class Text(str):
+    pass
+
+
+class Count(int):
+    pass
+
+
+class Finding(Diagnostic):
+    __slots__ = ()
+
+
+ODD = [Text("x"), Count(3), {1: 2}, {True: "a"}, {None: 1}, [Count(1)], {"a": Text("b")}, float("nan"), (1, [2]), 2 ** 64]
+ODD_DIAGNOSTICS = [Finding("MU1", "note", "p", 1, 1, "m"), Diagnostic("MU1", "note", "p", 1, 1, "m", sites=({1, 2},)),
+                   Diagnostic("MU1", Text("note"), "p", 1, 1, "m"), Diagnostic("MU1", "note", "p", 1, 1, "m", args={2: 3})]
+
+
+diagnostics = st.one_of(
+    st.builds(make, st.sampled_from(["MU2030", "MU1001", "MU0001"]), strings, st.integers(1, 9), st.integers(1, 9),
+              strings),
+    st.builds(Diagnostic, strings, st.sampled_from(["error", "warning", "note"]), strings, st.integers(0, 2 ** 65),
+              st.integers(0, 9), strings, strings, st.sampled_from([0, 3, None]), st.sampled_from([0, 7, None]),
+              st.dictionaries(strings, values, max_size=2), strings,
+              st.sampled_from([(), ((1, 2),), ((3, 4), [5, 6]), ([7, 8],)]), strings))
+
+
+@st.composite
+def results(draw) -> FileResult:
+    edits = draw(st.one_of(st.none(), st.just([]), st.lists(st.dictionaries(strings, values, max_size=3), max_size=2),
+                           st.builds(lambda: PackedEdits.of_json(1, '[{"a":"\\u00e9"}]'))))
+    diags = draw(st.lists(diagnostics, max_size=3))
+    return FileResult(draw(strings), draw(strings), draw(strings), draw(strings), rel=draw(strings),
+                      edit_count=draw(st.integers(0, 2 ** 66)), edits=edits,
+                      references={"converted": draw(st.integers(0, 9)), "unconverted": draw(scalars)},
+                      renamed=draw(st.dictionaries(strings, st.integers(), max_size=3)),
+                      unconverted=draw(st.dictionaries(strings, values, max_size=2)),
+                      facts=draw(st.one_of(st.dictionaries(strings, st.integers(), max_size=2), st.sampled_from(ODD))),
+                      diagnostics=diags, seconds=draw(st.one_of(st.floats(0, 1e9), st.just(1e-7), st.just(0.0))),
+                      error=draw(st.one_of(st.none(), strings)), lines_total=draw(st.sampled_from([0, 1, Count(2), True])))
+
+
+def _plain_entry(f: FileResult, deterministic: bool) -> str:
+    d = f.to_json()
+    if deterministic:
+        d["seconds"] = 0.0
+    return json.dumps(d, separators=(",", ":"))
+
+
+@needs_crecord
+@SETTINGS
+@given(result=results(), deterministic=st.booleans())
+def test_an_entry_renders_alike(result, deterministic):
+    native = "".join(result.iter_json(deterministic))
+    plain = _without_native(lambda: "".join(result.iter_json(deterministic)))
+    assert native == plain == _plain_entry(result, deterministic)
+    assert native.isascii()
+
+
+def test_the_diagnostic_shape_is_to_json():
+    """The C call writes a diagnostic from its attributes, by `records._DIAGNOSTIC_FIELDS`: the
+    keys `Diagnostic.to_json` makes, in its order (a field added there must be added here)."""
+    d = make("MU2030", "x.cu", 3, 1, "cudnnCreate")
+    assert [k for k, _, _ in records._DIAGNOSTIC_FIELDS] == list(d.to_json())
+
+
+@needs_crecord
+@pytest.mark.parametrize("odd", ODD)
+def test_values_the_c_code_leaves_to_python_render_alike(odd):
+    result = FileResult("é\udcff\"\\", "o", "k", "migrated", facts=odd, seconds=math.pi)
+    written = result.entry_json()
+    assert written is None or written == _plain_entry(result, False)
+    assert "".join(result.iter_json()) == _plain_entry(result, False)
+
+
+@needs_crecord
+@pytest.mark.parametrize("odd", ODD_DIAGNOSTICS)
+def test_diagnostics_the_c_code_leaves_to_python_render_alike(odd):
+    result = FileResult("a.cu", "a.mu", "cuda-source", "migrated", diagnostics=[make("MU2030", "a.cu", 1, 1, "n"), odd])
+    assert result.entry_json() is None
+    assert "".join(result.iter_json()) == _plain_entry(result, False)
+
+
+@needs_crecord
+@SETTINGS
+@given(counts=st.lists(st.dictionaries(st.sampled_from(["a", "b", "é", "c"]),
+                                       st.one_of(st.integers(-5, 2 ** 70), st.booleans()), max_size=3), max_size=5))
+def test_totals_sum_alike(counts):
+    native: dict = {}
+    add_counts(native, counts)
+    plain: dict = {}
+    _without_native(lambda: add_counts(plain, counts))
+    assert list(native.items()) == list(plain.items())
+    assert all(type(native[k]) is type(plain[k]) for k in plain)
+    assert records._NATIVE.add_counts({}, [*counts, Counter()]) is False  # a subclass: Python's loop
+
+
+@needs_crecord
+def test_a_real_run_writes_the_same_record_with_and_without_c():
+    """A run over the corpora, its record and totals rendered by both paths."""
+    from pathlib import Path
+
+    from musify.api import migrate
+    from musify.options import Options
+
+    repo = Path(__file__).resolve().parents[1]
+    inputs = [str(repo / "corpora")]
+    native, _ = migrate(inputs, Options(cache=False))
+    plain, _ = _without_native(lambda: migrate(inputs, Options(cache=False)))
+    for a, b in zip(native.files, plain.files):
+        a.seconds = b.seconds
+    native.seconds, native.started = plain.seconds, plain.started
+    text = native.dumps()
+    assert text == _without_native(plain.dumps)
+    assert text == _without_native(native.dumps)
+    assert compute_totals(native.files) == _without_native(lambda: compute_totals(plain.files))
+    assert isinstance(RunRecord.from_json(json.loads(text)), RunRecord)
+
+
+@pytest.mark.parametrize("piece", [1, 40, 300, records.PIECE])
+def test_a_record_gathered_into_pieces_of_any_size_is_the_same_record(monkeypatch, piece):
+    """Entries are gathered into pieces of about PIECE characters, and one bigger than that goes
+    alone: the joined pieces are the record, whatever the size."""
+    edit = {"start": [1, 1], "end": [1, 101], "old": "x" * 100, "new": "é", "rule": "r", "library": "l",
+            "kind": "k", "category": "reference", "inferred": False}
+    edits = PackedEdits.of_json(2, json.dumps([edit, edit], separators=(",", ":")))
+    files = [FileResult(f"{i}.cu", f"{i}.mu", "cuda-source", "migrated", edits=edits if i % 2 else [],
+                        diagnostics=[make("MU2030", f"{i}.cu", 1, 1, "n")] * (i % 3)) for i in range(7)]
+    record = RunRecord("1", "musify migrate", ["."], "out", {"jobs": 1}, "d", "now", 2.0, files)
+    expected = record.dumps()
+    monkeypatch.setattr(records, "PIECE", piece)
+    pieces = list(record.iter_json())
+    assert "".join(pieces) == expected
+    assert json.loads(expected)["files"] == [json.loads(_plain_entry(f, False)) for f in files]
+    if piece == 1:
+        assert len(pieces) > len(files)
