@@ -547,6 +547,63 @@ done:
     return result;
 }
 
+/* --- pairs(text, spans, opener): every code bracket of one kind paired, for CodeMap.closing ---
+ * The openers `opener` (one of "({[") in code, in order, and for each the offset of the closer
+ * of the same kind that closes it (-1: never closed), as two bytes objects of native 64-bit
+ * integers. Brackets of other kinds are not counted, and a closer with no opener open is passed
+ * over: the answer for each opener is what `CodeMap.closing` finds scanning from it. */
+static PyObject *claunch_pairs(PyObject *Py_UNUSED(self), PyObject *args) {
+    PyObject *text, *spans;
+    int opener;
+    if (!PyArg_ParseTuple(args, "UOC:pairs", &text, &spans, &opener)) return NULL;
+    Py_UCS4 closer = opener == '(' ? ')' : opener == '{' ? '}' : opener == '[' ? ']' : 0;
+    if (!closer) {
+        PyErr_SetString(PyExc_ValueError, "pairs: the opener must be one of '({['");
+        return NULL;
+    }
+    int kind = PyUnicode_KIND(text);
+    const void *data = PyUnicode_DATA(text);
+    Py_ssize_t n = PyUnicode_GET_LENGTH(text);
+    Py_ssize_t *sp_start = NULL, *sp_end = NULL, *stack = NULL, stack_cap = 0, depth = 0, count = 0, cap = 0;
+    int64_t *open = NULL, *close = NULL;
+    PyObject *result = NULL;
+    Py_ssize_t nspans = read_spans(spans, &sp_start, &sp_end);
+    if (nspans < 0) return NULL;
+    for (Py_ssize_t i = 0, j = 0; i < n; i++) {
+        Py_UCS4 c = READ(i);
+        if (c != (Py_UCS4)opener && c != closer) continue;
+        while (j < nspans && sp_end[j] <= i) j++;
+        if (j < nspans && sp_start[j] <= i) continue;  /* in a comment or literal */
+        if (c == closer) {
+            if (depth) close[stack[--depth]] = i;
+            continue;
+        }
+        Py_ssize_t was = cap;
+        if (grow((void **)&open, &cap, count + 1, sizeof(int64_t)) < 0) goto done;
+        if (cap != was) {
+            int64_t *more = PyMem_Realloc(close, (size_t)cap * sizeof(int64_t));
+            if (!more) {
+                PyErr_NoMemory();
+                goto done;
+            }
+            close = more;
+        }
+        if (grow((void **)&stack, &stack_cap, depth + 1, sizeof(Py_ssize_t)) < 0) goto done;
+        open[count] = i;
+        close[count] = -1;
+        stack[depth++] = count++;
+    }
+    result = Py_BuildValue("(y#y#)", open ? (const char *)open : "", count * (Py_ssize_t)sizeof(int64_t),
+                           close ? (const char *)close : "", count * (Py_ssize_t)sizeof(int64_t));
+done:
+    PyMem_Free(sp_start);
+    PyMem_Free(sp_end);
+    PyMem_Free(stack);
+    PyMem_Free(open);
+    PyMem_Free(close);
+    return result;
+}
+
 static PyMethodDef methods[] = {
     {"structure", claunch_structure, METH_VARARGS,
      "structure(text, spans) -> (closer, semicolon, config_end): launches._structure_python in C"},
@@ -555,6 +612,9 @@ static PyMethodDef methods[] = {
      "kernel_words the function list's flat rows (start, body, end, name start, name end, is-kernel)"},
     {"count_kernels", claunch_count_kernels, METH_VARARGS,
      "count_kernels(text, spans, word, not_names) -> int: launches.count_kernel_defs in C"},
+    {"pairs", claunch_pairs, METH_VARARGS,
+     "pairs(text, spans, opener) -> (openers, closers): every code bracket of one kind paired, as\n"
+     "native 64-bit integers (closer -1: never closed); CodeMap.closing's answers for the whole text"},
     {"kernel_start", claunch_kernel_start, METH_VARARGS,
      "kernel_start(text, lt) -> int: launches._kernel_start in C"},
     {NULL, NULL, 0, NULL},

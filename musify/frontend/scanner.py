@@ -78,6 +78,7 @@ class CodeMap:
         self._starts = [s for s, _, _ in spans]
         self._spans = spans
         self._pairs: dict[str, tuple[str, dict[int, int]]] = {}
+        self._paired: dict[str, tuple[str, memoryview, memoryview]] = {}  # `closer`'s pairings
 
     def context_at(self, pos: int) -> Ctx:
         i = bisect.bisect_right(self._starts, pos) - 1
@@ -146,6 +147,23 @@ class CodeMap:
                 j = k + 1
         return pairs[i]
 
+    def closer(self, pattern: re.Pattern[str], text: str, i: int, pairs) -> int:
+        """`closing(pattern, text, i)`, answered from `pairs(text, spans, opener)` (the compiled
+        `_claunch.pairs`: every code bracket of the opener's kind paired in one pass, made once
+        per kind and text): a bisection per question instead of a regex search and a span
+        look-up per bracket between the two (inline assembly in the CUDA headers asked 3,500
+        times). An opener that is not itself in code is not paired there: `closing` answers it."""
+        opener = text[i]
+        known = self._paired.get(opener)
+        if known is None or known[0] is not text:
+            opens, closes = pairs(text, self._spans, opener)
+            known = self._paired[opener] = (text, memoryview(opens).cast("q"), memoryview(closes).cast("q"))
+        opens = known[1]
+        k = bisect.bisect_left(opens, i)
+        if k < len(opens) and opens[k] == i:
+            return known[2][k]
+        return self.closing(pattern, text, i)
+
     def last_span_before(self, pos: int) -> int:
         """The index of the last span that starts before `pos` (-1: none)."""
         return bisect.bisect_left(self._starts, pos) - 1
@@ -153,6 +171,7 @@ class CodeMap:
     def forget_brackets(self) -> None:
         """Let go of the bracket pairs `closing` remembered (a later call starts afresh)."""
         self._pairs.clear()
+        self._paired.clear()
 
     def spans(self) -> list[tuple[int, int, Ctx]]:
         """The comment and literal spans in order (launch detection walks them alongside its

@@ -219,7 +219,7 @@ def _definition_after(text: str, pos: int, codemap: CodeMap) -> tuple[int, int, 
     if m is None or text[m.start()] != "(":
         return None  # a variable (or nothing)
     paren = m.start()
-    close = match_bracket(text, paren, codemap)
+    close = codemap.closing(_BRACKETS["("], text, paren)  # the reference path: no compiled pairing
     if close < 0:
         return None
     # qualifiers, trailing return type, attributes, initialiser list up to the body
@@ -227,7 +227,7 @@ def _definition_after(text: str, pos: int, codemap: CodeMap) -> tuple[int, int, 
     if m is None or text[m.start()] == ";":
         return None
     brace = m.start()
-    end = match_bracket(text, brace, codemap)
+    end = codemap.closing(_BRACKETS["{"], text, brace)
     return (paren, brace, end + 1) if end >= 0 else None
 
 
@@ -236,8 +236,12 @@ _BRACKETS = {o: re.compile(re.escape(o) + "|" + re.escape(c)) for o, c in _PAIRS
 
 
 def match_bracket(text: str, i: int, codemap: CodeMap) -> int:
-    """Offset of the bracket closing text[i] (same kind, nested, code only), or -1."""
-    return codemap.closing(_BRACKETS[text[i]], text, i)
+    """Offset of the bracket closing text[i] (same kind, nested, code only), or -1: from the
+    compiled pairing of the file's brackets where `_claunch` was built (the same answers,
+    tests/test_claunch_equivalence.py)."""
+    if _NATIVE is None:
+        return codemap.closing(_BRACKETS[text[i]], text, i)
+    return codemap.closer(_BRACKETS[text[i]], text, i, _NATIVE.pairs)
 
 
 def enclosing(functions: list[DeviceFunction], offset: int) -> DeviceFunction | None:
