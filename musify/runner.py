@@ -77,7 +77,9 @@ def edit_text(text: str, path: str, ruleset: RuleSet, options: Options,
     if sc.problems:
         _report_problems(ctx, sc)
     edits = EditList()  # compact: a huge file has a million of them
-    for name, run in language.passes:
+    for (name, run), needs in zip(language.passes, language.needs):
+        if needs is not None and not sc.may_hold(needs(ruleset)):
+            continue  # none of the words its findings need: the pass would find nothing
         ctx.found.current_pass = name
         edits.extend(run(ctx))
     if ctx.protected:

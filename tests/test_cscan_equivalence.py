@@ -106,6 +106,15 @@ def test_prefixes_the_compiled_scanner_cannot_take_fall_back_to_python() -> None
     assert scanner.scan("x écu", ("é",)).idents == scan_python("x écu", ("é",)).idents
 
 
+@needs_cscan
+def test_compiled_prefixes_follow_each_call() -> None:
+    """The compiled scanner keeps the last prefixes it compiled: a call with other prefixes (an
+    equal tuple too, a refused one in between) scans with its own."""
+    text = "cudaX cuY thrZ __nvW xQ"
+    for prefixes in (("cu",), ("thr", "x"), tuple(["cu"]), ("é",), ("cu", "__n"), ("thr", "x")):
+        assert scanner.scan(text, prefixes).idents == scan_python(text, prefixes).idents, prefixes
+
+
 # name -> the Edit fields after its span, as `identifiers.fast_renames` makes them
 FAST = {name: Edit(0, 0, *fields)[2:] for name, fields in {
     "cudaMalloc": ("musaMalloc", "cudaMalloc", "runtime", "function", False),

@@ -133,6 +133,15 @@ PyObject *musify_cscan_line_starts(PyObject *Py_UNUSED(self), PyObject *arg) {
     PyObject *zero = PyLong_FromLong(0);
     if (!zero) { Py_DECREF(out); return NULL; }
     PyList_SET_ITEM(out, k++, zero);
+    if (kind == PyUnicode_1BYTE_KIND) {
+        const char *start = data, *c = start, *end = c + n;
+        while (k < count && (c = memchr(c, '\n', (size_t)(end - c))) != NULL) {
+            PyObject *v = PyLong_FromSsize_t(++c - start);
+            if (!v) { Py_DECREF(out); return NULL; }
+            PyList_SET_ITEM(out, k++, v);
+        }
+        return out;
+    }
     for (Py_ssize_t i = 0; i < n && k < count; i++) {
         if (PyUnicode_READ(kind, data, i) != '\n') continue;
         PyObject *v = PyLong_FromSsize_t(i + 1);

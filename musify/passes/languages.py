@@ -24,6 +24,9 @@ class Language:
     name: str
     front_end: Callable  # (text, RuleSet) -> Scan
     passes: tuple[tuple[str, PassFn], ...]
+    # per pass, its module's `needs(ruleset)` (the words one of which each of its findings stands
+    # on, see `Scan.may_hold`) or None: the runner does not call a pass on a file without them
+    needs: tuple[Callable | None, ...] = ()
 
 
 def scanner_prefixes(ruleset) -> tuple[str, ...]:
@@ -66,7 +69,8 @@ TABLE: dict[str, tuple[str, tuple[tuple[str, str], ...]]] = {
 def _load(name: str) -> Language:
     front_end, passes = TABLE[name]
     module, function = front_end.split(":")
-    return Language(name, getattr(import_module(module), function), resolve(passes))
+    return Language(name, getattr(import_module(module), function), resolve(passes),
+                    tuple(getattr(import_module(m), "needs", None) for _, m in passes))
 
 
 def language_for(kind: str) -> Language:

@@ -42,29 +42,33 @@ def _patterns() -> dict:
         "member_names": tuple(members),
         "macro_names": tuple(macros),
         "label_names": ("case",) if labels else (),
-        "trigger": tuple(members) + tuple(macros) + tuple(r["cuda"] for r in labels),
+        # a label's name stands as a word in code, which the scan answers without reading the text
+        "label_words": frozenset(r["cuda"] for r in labels),
     }
 
 
 def run(ctx: PassContext) -> list[Edit]:
     p = _patterns()
     text = ctx.text
-    if not any(t in text for t in p["trigger"]):
+    members = p["member"] is not None and _mentions(text, p["member_names"])
+    macros = p["macro"] is not None and _mentions(text, p["macro_names"])
+    labels = p["label"] is not None and ctx.scan.may_hold(p["label_words"]) and _mentions(text, p["label_names"])
+    if not (members or macros or labels):
         return []
     code = ctx.scan.code_map()
     edits: list[Edit] = []
-    if p["member"] is not None and _mentions(text, p["member_names"]):
+    if members:
         pos = 0
         while (m := code.search(p["member"], text, pos)) is not None:
             rule = p["members"][m.group(1)]
             edits.append(Edit(m.start(1), m.end(1), rule["musa"], "." + rule["cuda"] + "()", LIBRARY, "function"))
             pos = m.end()
-    if p["macro"] is not None and _mentions(text, p["macro_names"]):
+    if macros:
         pos = 0
         while (m := code.search(p["macro"], text, pos)) is not None:
             edits.extend(_macro_args(ctx, m, p["macros"][m.group(1)]))
             pos = m.end()
-    if p["label"] is not None and _mentions(text, p["label_names"]):
+    if labels:
         pos = 0
         while (m := code.search(p["label"], text, pos)) is not None:
             _case_label(ctx, code, m, p["labels"])
