@@ -604,6 +604,9 @@ done:
     return result;
 }
 
+/* _claunch_shape.c */
+PyObject *musify_claunch_launch_shape(PyObject *self, PyObject *args);
+
 static PyMethodDef methods[] = {
     {"structure", claunch_structure, METH_VARARGS,
      "structure(text, spans) -> (closer, semicolon, config_end): launches._structure_python in C"},
@@ -615,6 +618,8 @@ static PyMethodDef methods[] = {
     {"pairs", claunch_pairs, METH_VARARGS,
      "pairs(text, spans, opener) -> (openers, closers): every code bracket of one kind paired, as\n"
      "native 64-bit integers (closer -1: never closed); CodeMap.closing's answers for the whole text"},
+    {"launch_shape", musify_claunch_launch_shape, METH_VARARGS,
+     "launch_shape(text, start, end, reserved) -> bool: launch_shape.well_formed_python in C"},
     {"kernel_start", claunch_kernel_start, METH_VARARGS,
      "kernel_start(text, lt) -> int: launches._kernel_start in C"},
     {NULL, NULL, 0, NULL},

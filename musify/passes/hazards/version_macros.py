@@ -9,6 +9,8 @@ the other: the rename follows the rules and the comparison gets a diagnostic nam
 
 from __future__ import annotations
 
+from operator import is_
+
 from musify.engine.edits import Edit
 from musify.frontend.scanner import Ctx
 from musify.passes._base import PassContext
@@ -32,9 +34,10 @@ def decode(scale: str, value: int) -> str:
 def _scales(ruleset) -> tuple[dict[str, str], frozenset[str]]:
     """Version macro name -> its scale tag, and the names. Made again only when a scale's tagged
     names changed (kept on the rule set, as the warp-size pass keeps its names)."""
-    sets = tuple(map(ruleset.tagged, SCALES))
+    tagged = ruleset.tagged
+    sets = (tagged(SCALES[0]), tagged(SCALES[1]), tagged(SCALES[2]), tagged(SCALES[3]))  # asked per file
     made = getattr(ruleset, "_version_scales", None)
-    if made is None or any(a is not b for a, b in zip(made[0], sets)):
+    if made is None or not all(map(is_, made[0], sets)):
         out: dict[str, str] = {}
         for scale, names in zip(SCALES, sets):
             for name in names:
