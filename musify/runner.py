@@ -67,7 +67,7 @@ def edit_text(text: str, path: str, ruleset: RuleSet, options: Options,
     function lists are most of what its migration holds, and nothing after the passes reads them)."""
     # imported here, not with the module: a fully cached run loads no front end and no pass
     from musify.frontend.scanner import LineIndex, Scan
-    from musify.passes.languages import language_for
+    from musify.passes.languages import language_for, plan
 
     language = language_for(kind or classify(path))
     sc = language.front_end(text, ruleset)
@@ -77,9 +77,11 @@ def edit_text(text: str, path: str, ruleset: RuleSet, options: Options,
     if sc.problems:
         _report_problems(ctx, sc)
     edits = EditList()  # compact: a huge file has a million of them
-    for (name, run), needs in zip(language.passes, language.needs):
-        if needs is not None and not sc.may_hold(needs(ruleset)):
-            continue  # none of the words its findings need: the pass would find nothing
+    passes, prefixes = plan(language, ruleset, options)
+    present = sc.idents.names if prefixes and sc.prefixes is prefixes else None  # the scan's candidate names
+    for name, run, needs in passes:
+        if needs is not None and present is not None and needs.isdisjoint(present):
+            continue  # none of the words its findings need (`Scan.may_hold`): it would find nothing
         ctx.found.current_pass = name
         edits.extend(run(ctx))
     if ctx.protected:

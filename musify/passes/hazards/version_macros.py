@@ -46,6 +46,11 @@ def _scales(ruleset) -> tuple[dict[str, str], frozenset[str]]:
     return made[1]
 
 
+def active(ruleset, options) -> bool:
+    """Nothing to say in the MUSA -> CUDA direction (the runner then never calls it)."""
+    return not options.reverse
+
+
 def needs(ruleset) -> frozenset[str]:
     """Every finding is at a use of a version macro (the runner skips a file without one)."""
     return _scales(ruleset)[1]
