@@ -81,6 +81,11 @@ class Scan:
         return not names.isdisjoint(self.idents.names) or not reported_words(names, self.prefixes)
 
 
+# what a context holds once its file's passes are done (`runner.edit_text`): one shared empty
+# scan, which nothing writes to, rather than a new one for each file
+NO_SCAN = Scan()
+
+
 class CodeMap:
     """Answers "is this offset in code?" by bisecting the comment and literal spans."""
 
