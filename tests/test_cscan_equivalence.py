@@ -21,7 +21,7 @@ from hypothesis import strategies as st
 from musify.engine.edits import Edit
 from musify.frontend import scanner
 from musify.frontend.scanner import VENDOR_PREFIXES, Scan, line_starts_python, scan_python
-from musify.passes.identifiers import previous_token_python, renames, renames_python
+from musify.passes.identifiers import previous_token_python, renames, renames_python, unknown_use_python
 
 try:
     from musify.frontend import _cscan
@@ -134,6 +134,22 @@ def test_compiled_renames_and_line_starts_match_python(text: str) -> None:
     assert _cscan.line_starts(text) == line_starts_python(text)
     for at in range(0, len(text) + 1, max(1, len(text) // 12)):
         assert _cscan.previous_token(text, at) == previous_token_python(text, at)
+
+
+DECLARING = ["int ", "const cudaX *", "T& ", "vector<int> ", "map<K, V> *", "a < b > ", "~", "return ", "sizeof ",
+             "x.", "p->", "a::", "{ ", "f(a, ", "enum E { A, ", "= ", "* ", "& ", "(", "9 ", "\\\n", " \t\r\n",
+             "new ", "defined ", "_x ", "é "]
+
+
+@needs_cscan
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.one_of(st.sampled_from(DECLARING), st.text(alphabet="*&<>~{},.:-( \nax_1", max_size=4)),
+                max_size=6).map("".join))
+@example("")
+def test_compiled_unknown_use_matches_python(before: str) -> None:
+    text = before + "cudaZ;"
+    for at in range(len(text) + 1):
+        assert _cscan.unknown_use(text, at) == unknown_use_python(text, at), (text, at)
 
 
 def _c_compiler() -> str | None:

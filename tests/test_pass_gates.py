@@ -86,3 +86,20 @@ def test_a_gated_pass_finds_nothing_without_its_words(text: str) -> None:
         if needs.isdisjoint(sc.idents.names):
             assert not sc.may_hold(needs)
             assert not edits and _result(ctx, []) == _result(dataclasses.replace(ctx, found=type(ctx.found)()), []), name
+
+
+def test_scanner_prefixes_are_those_of_every_name_with_an_edit_or_a_diagnostic() -> None:
+    from musify.frontend.scanner import candidate_prefixes
+    from musify.rules.model import Rule, RuleSet
+
+    small = RuleSet()
+    for rule in (Rule("cudaX", "musaX", "function", "cudart", "renamed"), Rule("thrust::cuda", "thrust::musa", "namespace",
+                 "thrust", "renamed"), Rule("keptName", "keptName", "function", "x", "unchanged"),
+                 Rule("warnMe", "warnMe", "function", "x", "unchanged", diag="MU2030"),
+                 Rule("half2exp", "h2exp_m", "function", "x", "renamed")):
+        small.add(rule)
+    for ruleset in (RULES, small):
+        names = {n for n, r in ruleset.names.items() if r.status != "unchanged" or r.diag}
+        expected = candidate_prefixes(names | set(ruleset.qualified))
+        assert languages.scanner_prefixes(ruleset) == expected
+    assert "war" in languages.scanner_prefixes(small) and "kep" not in languages.scanner_prefixes(small)

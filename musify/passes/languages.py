@@ -72,11 +72,15 @@ def scanner_prefixes(ruleset) -> tuple[str, ...]:
     """The prefixes the C-family scanner stops at, derived from the rules (cached on the RuleSet)."""
     cached = getattr(ruleset, "_prefixes", None)
     if cached is None:
-        from musify.frontend.scanner import candidate_prefixes
+        from musify.frontend.scanner import VENDOR_PREFIXES, candidate_prefixes
 
-        # names MUSA keeps need no look-up: only those with an edit or a diagnostic are candidates
-        names = {n for n, r in ruleset.names.items() if r.status != "unchanged" or r.diag}
-        cached = candidate_prefixes(names | set(ruleset.qualified))
+        # names MUSA keeps need no look-up: only those with an edit or a diagnostic are candidates;
+        # `candidate_prefixes` of those and the qualified names, with the vendor prefixes (most
+        # names) passed over before their records are read: a third of the time, once a process
+        vendor = VENDOR_PREFIXES
+        names = [n for n, r in ruleset.names.items()
+                 if not n.startswith(vendor) and (r.status != "unchanged" or r.diag)]
+        cached = candidate_prefixes([*names, *(n for n in ruleset.qualified if not n.startswith(vendor))])
         ruleset._prefixes = cached  # type: ignore[attr-defined]
     return cached
 
