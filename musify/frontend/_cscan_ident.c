@@ -78,40 +78,6 @@ done:
     return result;
 }
 
-/* previous_token(text, start) -> (token, its start): identifiers.previous_token in C */
-PyObject *musify_cscan_previous_token(PyObject *Py_UNUSED(self), PyObject *args) {
-    PyObject *text;
-    Py_ssize_t start;
-    if (!PyArg_ParseTuple(args, "Un:previous_token", &text, &start)) return NULL;
-    Text t = {PyUnicode_KIND(text), PyUnicode_DATA(text), PyUnicode_GET_LENGTH(text), text};
-    if (start > t.n) {
-        PyErr_SetString(PyExc_IndexError, "previous_token: offset past the end of the text");
-        return NULL;
-    }
-    Py_ssize_t j = start - 1;
-    while (j >= 0) {
-        Py_UCS4 c = CH(&t, j);
-        if (c != ' ' && c != '\t' && c != '\r' && c != '\n' && c != '\\') break;
-        j--;
-    }
-    if (j < 0) return Py_BuildValue("(si)", "", 0);
-    if (ascii_word(CH(&t, j))) {
-        Py_ssize_t k = j;
-        while (k > 0 && ascii_word(CH(&t, k - 1))) k--;
-        PyObject *tok = PyUnicode_Substring(text, k, j + 1);
-        return tok ? Py_BuildValue("(Nn)", tok, k) : NULL;
-    }
-    if (j >= 1) {
-        Py_UCS4 a = CH(&t, j - 1), b = CH(&t, j);
-        if ((a == ':' && b == ':') || (a == '-' && b == '>')) {
-            PyObject *tok = PyUnicode_Substring(text, j - 1, j + 1);
-            return tok ? Py_BuildValue("(Nn)", tok, j - 1) : NULL;
-        }
-    }
-    PyObject *tok = PyUnicode_Substring(text, j, j + 1);
-    return tok ? Py_BuildValue("(Nn)", tok, j) : NULL;
-}
-
 /* the token ending before `start` (identifiers.previous_token): its span [*ts, *te), none when
  * *ts == *te (only blanks before) */
 static void token_before(const Text *t, Py_ssize_t start, Py_ssize_t *ts, Py_ssize_t *te) {
@@ -134,6 +100,23 @@ static void token_before(const Text *t, Py_ssize_t start, Py_ssize_t *ts, Py_ssi
     } else {
         *ts = j;
     }
+}
+
+/* previous_token(text, start) -> (token, its start): identifiers.previous_token in C */
+PyObject *musify_cscan_previous_token(PyObject *Py_UNUSED(self), PyObject *args) {
+    PyObject *text;
+    Py_ssize_t start;
+    if (!PyArg_ParseTuple(args, "Un:previous_token", &text, &start)) return NULL;
+    Text t = {PyUnicode_KIND(text), PyUnicode_DATA(text), PyUnicode_GET_LENGTH(text), text};
+    if (start > t.n) {
+        PyErr_SetString(PyExc_IndexError, "previous_token: offset past the end of the text");
+        return NULL;
+    }
+    Py_ssize_t ts, te;
+    token_before(&t, start, &ts, &te);
+    if (te == ts) return Py_BuildValue("(si)", "", 0);
+    PyObject *tok = PyUnicode_Substring(text, ts, te);
+    return tok ? Py_BuildValue("(Nn)", tok, ts) : NULL;
 }
 
 static int token_is(const Text *t, Py_ssize_t ts, Py_ssize_t te, const char *s) {
