@@ -85,6 +85,14 @@ fail:
     return -1;
 }
 
+/* appends the tuple (a, b, c, d, e) to the list `out`; -1 on failure */
+static int append_row5(PyObject *out, Py_ssize_t a, Py_ssize_t b, Py_ssize_t c, Py_ssize_t d, Py_ssize_t e) {
+    PyObject *row = Py_BuildValue("(nnnnn)", a, b, c, d, e);
+    int r = row ? PyList_Append(out, row) : -1;
+    Py_XDECREF(row);
+    return r;
+}
+
 static inline int blank(Py_UCS4 c) { return c == ' ' || c == '\t' || c == '\r' || c == '\n' || c == '\\'; }
 
 /* The structure of `launches._structure_python` in arrays: each code '<<<' in order with the
@@ -295,12 +303,7 @@ static PyObject *claunch_launches(PyObject *Py_UNUSED(self), PyObject *args) {
         if (close < 0 || s.op_semi[o]) continue;
         Py_ssize_t start = kernel_start(kind, data, n, lt);
         if (start < 0) continue;
-        PyObject *row = Py_BuildValue("(nnnnn)", start, lt, gt, a, close);
-        if (!row || PyList_Append(out, row) < 0) {
-            Py_XDECREF(row);
-            goto done;
-        }
-        Py_DECREF(row);
+        if (append_row5(out, start, lt, gt, a, close) < 0) goto done;
         pos = close + 1;
     }
     result = Py_NewRef(out);
@@ -666,12 +669,7 @@ static PyObject *claunch_definitions(PyObject *Py_UNUSED(self), PyObject *args) 
                 Py_DECREF(x);
             }
         } else {
-            PyObject *row = Py_BuildValue("(nnnnn)", start, end, paren, brace, shut + 1);
-            if (!row || PyList_Append(out, row) < 0) {
-                Py_XDECREF(row);
-                goto done;
-            }
-            Py_DECREF(row);
+            if (append_row5(out, start, end, paren, brace, shut + 1) < 0) goto done;
         }
         last_end = shut + 1;
     }
