@@ -85,6 +85,8 @@ def test_compiled_and_python_scans_are_identical(text: str, prefixes: tuple[str,
 @needs_cscan
 @settings(max_examples=150, deadline=None)
 @given(st.binary(max_size=300))
+@example(b"a\x00b /* c\x00 */ \x00\"s\x00\" // x\x00y\n#define cuA \x00 cuB\n'\x00'")
+@example(b"\x00\x00 cuX\x00 /")
 def test_identical_on_random_bytes(data: bytes) -> None:
     text = data.decode("utf-8", "surrogateescape")
     assert _compiled(text, VENDOR_PREFIXES) == _fields(scan_python(text, VENDOR_PREFIXES))
@@ -104,6 +106,16 @@ def test_prefixes_the_compiled_scanner_cannot_take_fall_back_to_python() -> None
     assert _cscan.scan("écu", ("é",)) is None  # not ASCII
     assert _cscan.scan("a::b", ("a::",)) is None  # not a word
     assert scanner.scan("x écu", ("é",)).idents == scan_python("x écu", ("é",)).idents
+
+
+@needs_cscan
+def test_many_distinct_names_keep_their_first_use_order() -> None:
+    """The compiled scanner keeps its table of names itself (growing as names come): hundreds of
+    them, met again in another order, in each string width, give the Python scanner's table."""
+    names = [f"cu{i}x" for i in range(700)] + ["cuÿ", "cuĀ", "cu𐀀", "cué", "cué"]
+    for tail in ("", "é", "Ā", "𐀀"):
+        text = " ".join(names) + " " + " ".join(reversed(names)) + " " + tail
+        assert _compiled(text, ("cu",)) == _fields(scan_python(text, ("cu",)))
 
 
 @needs_cscan

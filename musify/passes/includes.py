@@ -8,6 +8,7 @@ is left exactly as written.
 from __future__ import annotations
 
 import posixpath
+from functools import lru_cache
 from typing import TYPE_CHECKING
 
 from musify.engine.edits import Edit
@@ -137,8 +138,10 @@ def _resolve(project: ProjectInfo, directory: str, written: str) -> str | None:
     return None
 
 
+@lru_cache(maxsize=4096)
 def _is_plain(path: str) -> bool:
-    """Whether `path` is relative and already normal: no empty, `.` or `..` component."""
+    """Whether `path` is relative and already normal: no empty, `.` or `..` component (asked
+    once per written path: the same few names are included from every directory)."""
     return bool(path) and path[0] != "/" and path[-1] != "/" and "//" not in path \
         and "/./" not in f"/{path}/" and "/../" not in f"/{path}/"
 
