@@ -135,8 +135,10 @@ static int shape_grow(Py_ssize_t **a, Py_ssize_t **b, char **c, Py_ssize_t n, Py
 /* the loops below are inlined once per string kind (`shape_of`, `pair_brackets`), so that each
  * character read is an array read rather than a switch on the kind */
 #define ALWAYS_INLINE inline __attribute__((always_inline))
-#define BY_KIND(call_1, call_2, call_4) \
-    (kind == PyUnicode_1BYTE_KIND ? (call_1) : kind == PyUnicode_2BYTE_KIND ? (call_2) : (call_4))
+#define BY_KIND(f, ...)                                                                                    \
+    (kind == PyUnicode_1BYTE_KIND   ? f(PyUnicode_1BYTE_KIND, __VA_ARGS__)                                     \
+     : kind == PyUnicode_2BYTE_KIND ? f(PyUnicode_2BYTE_KIND, __VA_ARGS__)                                     \
+                                    : f(PyUnicode_4BYTE_KIND, __VA_ARGS__))
 
 static ALWAYS_INLINE int shape_of_kind(int kind, const void *data, Py_ssize_t n, const Py_ssize_t *sp_start,
                                        const Py_ssize_t *sp_end, Py_ssize_t nspans, Shape *out) {
@@ -224,9 +226,7 @@ done:
 
 static int shape_of(int kind, const void *data, Py_ssize_t n, const Py_ssize_t *sp_start, const Py_ssize_t *sp_end,
                     Py_ssize_t nspans, Shape *out) {
-    return BY_KIND(shape_of_kind(PyUnicode_1BYTE_KIND, data, n, sp_start, sp_end, nspans, out),
-                   shape_of_kind(PyUnicode_2BYTE_KIND, data, n, sp_start, sp_end, nspans, out),
-                   shape_of_kind(PyUnicode_4BYTE_KIND, data, n, sp_start, sp_end, nspans, out));
+    return BY_KIND(shape_of_kind, data, n, sp_start, sp_end, nspans, out);
 }
 
 static PyObject *claunch_structure(PyObject *Py_UNUSED(self), PyObject *args) {
@@ -393,9 +393,7 @@ done:
 
 static int pair_brackets(int kind, const void *data, Py_ssize_t n, const Py_ssize_t *starts, const Py_ssize_t *ends,
                          Py_ssize_t nspans, Pairs *pairs) {
-    return BY_KIND(pair_brackets_kind(PyUnicode_1BYTE_KIND, data, n, starts, ends, nspans, pairs),
-                   pair_brackets_kind(PyUnicode_2BYTE_KIND, data, n, starts, ends, nspans, pairs),
-                   pair_brackets_kind(PyUnicode_4BYTE_KIND, data, n, starts, ends, nspans, pairs));
+    return BY_KIND(pair_brackets_kind, data, n, starts, ends, nspans, pairs);
 }
 
 /* the closer of the opener at `pos` (one of `p`'s openers), or -1 */
