@@ -65,8 +65,8 @@ def edit_text(text: str, path: str, ruleset: RuleSet, options: Options,
     comes back without the scan and the passes' shared scratch facts (a huge file's tokens and
     function lists are most of what its migration holds, and nothing after the passes reads them)."""
     # imported here, not with the module: a fully cached run loads no front end and no pass
-    from musify.frontend.scanner import LineIndex, Scan
-    from musify.passes.languages import language_for
+    from musify.frontend.scanner import NO_SCAN, LineIndex
+    from musify.passes.languages import language_for, plan
 
     language = language_for(kind or classify(path))
     sc = language.front_end(text, ruleset)
@@ -75,15 +75,30 @@ def edit_text(text: str, path: str, ruleset: RuleSet, options: Options,
     ctx.found.current_pass = "scanner"
     if sc.problems:
         _report_problems(ctx, sc)
-    edits = EditList()  # compact: a huge file has a million of them
-    for name, run in language.passes:
-        ctx.found.current_pass = name
-        edits.extend(run(ctx))
+    edits = None  # an EditList once a pass makes one: compact, a huge file has a million of them
+    found = ctx.found
+    passes, prefixes = plan(language, ruleset, options)
+    present = sc.idents.names if prefixes and sc.prefixes is prefixes else None  # the scan's candidate names
+    for name, run, needs in passes:
+        if needs is not None and present is not None and needs.isdisjoint(present):
+            continue  # none of the words its findings need (`Scan.may_hold`): it would find nothing
+        found.current_pass = name
+        made = run(ctx)
+        if not made:
+            continue
+        if edits is None and type(made) is EditList:
+            edits = made  # the identifier pass's own list, handed over rather than copied
+        else:
+            if edits is None:
+                edits = EditList()
+            edits.extend(made)
+    if edits is None:
+        edits = EditList()
     if ctx.protected:
         edits = drop_protected(edits, ctx.protected)
     del sc
-    ctx.found.scratch.clear()  # facts the passes shared (device functions...): read by nothing after them
-    ctx = ctx.with_scan(Scan())
+    found.scratch.clear()  # facts the passes shared (device functions...): read by nothing after them
+    ctx = ctx.with_scan(NO_SCAN)
     return ctx, merge(edits)
 
 

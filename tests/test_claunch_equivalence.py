@@ -70,6 +70,16 @@ def test_compiled_and_python_launches_are_identical(text: str) -> None:
     assert compiled == python
 
 
+@needs_claunch
+@settings(max_examples=500, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(texts)
+@example("k<<<1, 2>>>(a, b); j <<<3>>> (c) <<<<<< x<<<1>>>(y; z) // w<<<1>>>(q)\n")
+@example("#define L(k) k<<<1, 1>>>(0)\nns::f<T><<<(n + 1) / 2, 32>>>(p[0]) ::g<<<1>>>(x)")
+def test_compiled_and_python_launch_spans_are_identical(text: str) -> None:
+    codemap = CodeMap(scan_python(text).spans)
+    assert list(launches.launch_spans(text, codemap)) == list(launches.launch_spans_python(text, codemap))
+
+
 def test_the_compiled_pass_is_built_and_in_use() -> None:
     """Where the scanner's extension was built, this one must be too (the same build step), and it
     must be used: the Python pass cost a tenth of a migration on small files."""
@@ -120,6 +130,31 @@ def test_compiled_and_python_device_functions_are_identical(text: str) -> None:
     codemap = CodeMap(scan_python(text).spans)
     compiled = list(common.device_functions(text, codemap, kernel, device))
     assert compiled == list(common.device_functions_python(text, CodeMap(scan_python(text).spans), kernel, device))
+
+
+# --- bracket pairing: `CodeMap.closer` (from `_claunch.pairs`) against `CodeMap.closing` ----
+
+@needs_claunch
+@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(texts)
+@example("asm volatile (\"mov %0, 1;\" : \"=r\"(x)); f(a, (b), \")\" /* ) */ [1] {{ }")
+@example("( [ ) ] { ( } ) ((( ] ")
+def test_compiled_and_python_bracket_closers_are_identical(text: str) -> None:
+    from musify.passes.hazards import common
+
+    for opener in "({[":
+        fast, slow = CodeMap(scan_python(text).spans), CodeMap(scan_python(text).spans)
+        pattern = common._BRACKETS[opener]
+        for i, c in enumerate(text):  # every opener, in code or not (those not in code: `closing`)
+            if c == opener:
+                assert fast.closer(pattern, text, i, _claunch.pairs) == slow.closing(pattern, text, i), (text, i)
+
+
+@needs_claunch
+def test_pairs_refuses_what_is_not_an_opener() -> None:
+    with pytest.raises(ValueError):
+        _claunch.pairs("(a)", [], ")")
+    assert _claunch.pairs("", [], "(") == (b"", b"")
 
 
 # --- launch detection's kernel start: `_claunch.kernel_start` against the Python one --------
@@ -175,7 +210,7 @@ BAD_SPANS = [(i, i + 1, None) for i in range(0, 20000, 2)] + [("bad", 1, None)] 
 
 
 @needs_claunch
-@pytest.mark.parametrize("call", ["structure", "definitions", "count_kernels"])
+@pytest.mark.parametrize("call", ["structure", "definitions", "count_kernels", "pairs", "launches"])
 def test_bad_spans_raise_and_leak_nothing(call: str) -> None:
     """`count_kernels` kept the two span arrays it had read (16 bytes a span) when a later span
     was bad: 160 kB a call here."""
@@ -183,7 +218,8 @@ def test_bad_spans_raise_and_leak_nothing(call: str) -> None:
 
     text = "__global__ void k() {}"
     args = {"structure": (text, BAD_SPANS), "definitions": (text, BAD_SPANS, [(0, 10)]),
-            "count_kernels": (text, BAD_SPANS, "__global__", ())}[call]
+            "count_kernels": (text, BAD_SPANS, "__global__", ()), "pairs": (text, BAD_SPANS, "("),
+            "launches": (text, BAD_SPANS)}[call]
     fn = getattr(_claunch, call)
     with pytest.raises(TypeError):
         fn(*args)

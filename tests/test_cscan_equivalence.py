@@ -21,7 +21,7 @@ from hypothesis import strategies as st
 from musify.engine.edits import Edit
 from musify.frontend import scanner
 from musify.frontend.scanner import VENDOR_PREFIXES, Scan, line_starts_python, scan_python
-from musify.passes.identifiers import previous_token_python, renames, renames_python
+from musify.passes.identifiers import previous_token_python, renames, renames_python, unknown_use_python
 
 try:
     from musify.frontend import _cscan
@@ -85,6 +85,8 @@ def test_compiled_and_python_scans_are_identical(text: str, prefixes: tuple[str,
 @needs_cscan
 @settings(max_examples=150, deadline=None)
 @given(st.binary(max_size=300))
+@example(b"a\x00b /* c\x00 */ \x00\"s\x00\" // x\x00y\n#define cuA \x00 cuB\n'\x00'")
+@example(b"\x00\x00 cuX\x00 /")
 def test_identical_on_random_bytes(data: bytes) -> None:
     text = data.decode("utf-8", "surrogateescape")
     assert _compiled(text, VENDOR_PREFIXES) == _fields(scan_python(text, VENDOR_PREFIXES))
@@ -106,6 +108,25 @@ def test_prefixes_the_compiled_scanner_cannot_take_fall_back_to_python() -> None
     assert scanner.scan("x écu", ("é",)).idents == scan_python("x écu", ("é",)).idents
 
 
+@needs_cscan
+def test_many_distinct_names_keep_their_first_use_order() -> None:
+    """The compiled scanner keeps its table of names itself (growing as names come): hundreds of
+    them, met again in another order, in each string width, give the Python scanner's table."""
+    names = [f"cu{i}x" for i in range(700)] + ["cuÿ", "cuĀ", "cu𐀀", "cué", "cué"]
+    for tail in ("", "é", "Ā", "𐀀"):
+        text = " ".join(names) + " " + " ".join(reversed(names)) + " " + tail
+        assert _compiled(text, ("cu",)) == _fields(scan_python(text, ("cu",)))
+
+
+@needs_cscan
+def test_compiled_prefixes_follow_each_call() -> None:
+    """The compiled scanner keeps the last prefixes it compiled: a call with other prefixes (an
+    equal tuple too, a refused one in between) scans with its own."""
+    text = "cudaX cuY thrZ __nvW xQ"
+    for prefixes in (("cu",), ("thr", "x"), tuple(["cu", "x"][:1]), ("é",), ("cu", "__n"), ("thr", "x")):
+        assert scanner.scan(text, prefixes).idents == scan_python(text, prefixes).idents, prefixes
+
+
 # name -> the Edit fields after its span, as `identifiers.fast_renames` makes them
 FAST = {name: Edit(0, 0, *fields)[2:] for name, fields in {
     "cudaMalloc": ("musaMalloc", "cudaMalloc", "runtime", "function", False),
@@ -125,6 +146,22 @@ def test_compiled_renames_and_line_starts_match_python(text: str) -> None:
     assert _cscan.line_starts(text) == line_starts_python(text)
     for at in range(0, len(text) + 1, max(1, len(text) // 12)):
         assert _cscan.previous_token(text, at) == previous_token_python(text, at)
+
+
+DECLARING = ["int ", "const cudaX *", "T& ", "vector<int> ", "map<K, V> *", "a < b > ", "~", "return ", "sizeof ",
+             "x.", "p->", "a::", "{ ", "f(a, ", "enum E { A, ", "= ", "* ", "& ", "(", "9 ", "\\\n", " \t\r\n",
+             "new ", "defined ", "_x ", "é "]
+
+
+@needs_cscan
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.one_of(st.sampled_from(DECLARING), st.text(alphabet="*&<>~{},.:-( \nax_1", max_size=4)),
+                max_size=6).map("".join))
+@example("")
+def test_compiled_unknown_use_matches_python(before: str) -> None:
+    text = before + "cudaZ;"
+    for at in range(len(text) + 1):
+        assert _cscan.unknown_use(text, at) == unknown_use_python(text, at), (text, at)
 
 
 def _c_compiler() -> str | None:

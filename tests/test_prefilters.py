@@ -57,3 +57,19 @@ def test_warp_size_triggers_match_the_regexes(text: str, data) -> None:
     assert warp_size.has_trigger(text, start, end) == bool(warp_size._TRIGGER.search(text, start, end))
     assert warp_size._standalone(warp_size._SIXTEEN_AHEAD, text, start, end) == \
         bool(warp_size._SIXTEEN.search(text, start, end))
+
+
+LABEL_PIECES = ["case", "case ", "xcase", "_case", "écase", "CUDA", "kCUDA", "c10::", "DeviceType", " :: ", ":", "::",
+                " ", "\n", "\t", "cas", "e", "x", "9", "/*", "*/"]
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(st.sampled_from(LABEL_PIECES), max_size=24).map("".join), st.data())
+@example("xcase CUDA: case CUDA:", None)
+def test_torch_case_label_search_matches_the_regex(text: str, data) -> None:
+    from musify.passes import torch_cpp
+
+    label = torch_cpp._patterns()["label"]
+    pos = data.draw(st.integers(0, len(text))) if data is not None else 0
+    fast, slow = label.search(text, pos), label.pattern.search(text, pos)
+    assert (fast and (fast.span(), fast.groups())) == (slow and (slow.span(), slow.groups()))

@@ -85,22 +85,67 @@ fail:
     return -1;
 }
 
+/* appends the tuple (a, b, c, d, e) to the list `out`; -1 on failure */
+static int append_row5(PyObject *out, Py_ssize_t a, Py_ssize_t b, Py_ssize_t c, Py_ssize_t d, Py_ssize_t e) {
+    PyObject *row = Py_BuildValue("(nnnnn)", a, b, c, d, e);
+    int r = row ? PyList_Append(out, row) : -1;
+    Py_XDECREF(row);
+    return r;
+}
+
 static inline int blank(Py_UCS4 c) { return c == ' ' || c == '\t' || c == '\r' || c == '\n' || c == '\\'; }
 
-static PyObject *claunch_structure(PyObject *Py_UNUSED(self), PyObject *args) {
-    PyObject *text, *spans;
-    if (!PyArg_ParseTuple(args, "UO:structure", &text, &spans)) return NULL;
-    int kind = PyUnicode_KIND(text);
-    const void *data = PyUnicode_DATA(text);
-    Py_ssize_t n = PyUnicode_GET_LENGTH(text);
-    Py_ssize_t *sp_start = NULL, *sp_end = NULL, *lts = NULL;
+/* The structure of `launches._structure_python` in arrays: each code '<<<' in order with the
+ * offset of the '>>>' ending its configuration (-1: a ';' or a closer first, or none), and each
+ * "asked" opening parenthesis (directly after a '>>>') in order with its closer (-1: never
+ * closed) and whether a ';' stands directly inside it. */
+typedef struct {
+    Py_ssize_t *lt, *lt_end, nlt, caplt;
+    Py_ssize_t *op, *op_close, nop, capop;
+    char *op_semi;
+} Shape;
+
+static void shape_free(Shape *s) {
+    PyMem_Free(s->lt);
+    PyMem_Free(s->lt_end);
+    PyMem_Free(s->op);
+    PyMem_Free(s->op_close);
+    PyMem_Free(s->op_semi);
+}
+
+/* room for one more entry in both (or all three) arrays of a kind */
+static int shape_grow(Py_ssize_t **a, Py_ssize_t **b, char **c, Py_ssize_t n, Py_ssize_t *cap) {
+    if (n < *cap) return 0;
+    Py_ssize_t want = *cap ? *cap * 2 : 16, was = *cap;
+    Py_ssize_t *na = PyMem_Realloc(*a, (size_t)want * sizeof(Py_ssize_t));
+    if (na) *a = na;
+    Py_ssize_t *nb = na ? PyMem_Realloc(*b, (size_t)want * sizeof(Py_ssize_t)) : NULL;
+    if (nb) *b = nb;
+    char *nc = (nb && c) ? PyMem_Realloc(*c, (size_t)want) : NULL;
+    if (nc) *c = nc;
+    if (!na || !nb || (c && !nc)) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    (void)was;
+    *cap = want;
+    return 0;
+}
+
+/* the loops below are inlined once per string kind (`shape_of`, `pair_brackets`), so that each
+ * character read is an array read rather than a switch on the kind */
+#define ALWAYS_INLINE inline __attribute__((always_inline))
+#define BY_KIND(f, ...)                                                                                    \
+    (kind == PyUnicode_1BYTE_KIND   ? f(PyUnicode_1BYTE_KIND, __VA_ARGS__)                                     \
+     : kind == PyUnicode_2BYTE_KIND ? f(PyUnicode_2BYTE_KIND, __VA_ARGS__)                                     \
+                                    : f(PyUnicode_4BYTE_KIND, __VA_ARGS__))
+
+static ALWAYS_INLINE int shape_of_kind(int kind, const void *data, Py_ssize_t n, const Py_ssize_t *sp_start,
+                                       const Py_ssize_t *sp_end, Py_ssize_t nspans, Shape *out) {
+    Py_ssize_t *pending = NULL;  /* indices into out->lt of the '<<<' still looking for their '>>>' */
     Frame *stack = NULL;
-    Py_ssize_t lts_cap = 0, stack_cap = 0, top = 0, base = 0, depth = 0;
-    PyObject *closer = PyDict_New(), *semicolon = PySet_New(NULL), *config_end = PyDict_New();
-    PyObject *result = NULL;
-    if (!closer || !semicolon || !config_end) goto done;
-    Py_ssize_t nspans = read_spans(spans, &sp_start, &sp_end);
-    if (nspans < 0) goto done;
+    Py_ssize_t pending_cap = 0, stack_cap = 0, top = 0, base = 0, depth = 0;
+    int r = -1;
     Py_ssize_t j = 0, after_config = -1;
     for (Py_ssize_t i = 0; i < n;) {
         Py_UCS4 c = PyUnicode_READ(kind, data, i);
@@ -131,22 +176,24 @@ static PyObject *claunch_structure(PyObject *Py_UNUSED(self), PyObject *args) {
         Py_ssize_t config_just_ended = after_config;
         after_config = -1;
         if (tok == T_LT) {
-            if (grow((void **)&lts, &lts_cap, top + 1, sizeof(Py_ssize_t)) < 0) goto done;
-            lts[top++] = i;
+            if (shape_grow(&out->lt, &out->lt_end, NULL, out->nlt, &out->caplt) < 0) goto done;
+            if (grow((void **)&pending, &pending_cap, top + 1, sizeof(Py_ssize_t)) < 0) goto done;
+            out->lt[out->nlt] = i;
+            out->lt_end[out->nlt] = -1;
+            pending[top++] = out->nlt++;
         } else if (tok == T_GT || tok == T_SEMI || tok == T_CLOSE) {
-            for (Py_ssize_t k = base; k < top; k++)
-                if (set_int(config_end, lts[k], tok == T_GT ? i : -1) < 0) goto done;
+            for (Py_ssize_t k = base; k < top; k++) out->lt_end[pending[k]] = tok == T_GT ? i : -1;
             top = base;
             if (tok == T_GT) {
                 after_config = i + 3;
             } else if (tok == T_SEMI && depth) {
-                if (stack[depth - 1].asked && add_int(semicolon, stack[depth - 1].opener) < 0) goto done;
+                if (stack[depth - 1].asked) out->op_semi[stack[depth - 1].opener] = 1;
             } else if (tok == T_CLOSE && depth) {
                 Frame f = stack[--depth];
                 base = f.outer;
-                if (f.asked && set_int(closer, f.opener, i) < 0) goto done;
+                if (f.asked) out->op_close[f.opener] = i;
             }
-        } else {  /* an opening bracket */
+        } else {  /* an opening bracket; an asked one is known by its index in out->op */
             int asked = 0;
             if (tok == T_PAREN && config_just_ended >= 0) {
                 asked = 1;
@@ -156,16 +203,51 @@ static PyObject *claunch_structure(PyObject *Py_UNUSED(self), PyObject *args) {
                         break;
                     }
             }
+            Py_ssize_t opener = i;
+            if (asked) {
+                if (shape_grow(&out->op, &out->op_close, &out->op_semi, out->nop, &out->capop) < 0) goto done;
+                out->op[out->nop] = i;
+                out->op_close[out->nop] = -1;
+                out->op_semi[out->nop] = 0;
+                opener = out->nop++;
+            }
             if (grow((void **)&stack, &stack_cap, depth + 1, sizeof(Frame)) < 0) goto done;
-            stack[depth++] = (Frame){i, base, asked};
+            stack[depth++] = (Frame){opener, base, asked};
             base = top;
         }
         i += len;
     }
-    for (Py_ssize_t k = 0; k < top; k++)  /* never ended: the pending ones and those outside open brackets */
-        if (set_int(config_end, lts[k], -1) < 0) goto done;
-    for (Py_ssize_t k = 0; k < depth; k++)
-        if (stack[k].asked && set_int(closer, stack[k].opener, -1) < 0) goto done;
+    r = 0;  /* '<<<' never ended and asked openers never closed keep their -1 */
+done:
+    PyMem_Free(pending);
+    PyMem_Free(stack);
+    return r;
+}
+
+static int shape_of(int kind, const void *data, Py_ssize_t n, const Py_ssize_t *sp_start, const Py_ssize_t *sp_end,
+                    Py_ssize_t nspans, Shape *out) {
+    return BY_KIND(shape_of_kind, data, n, sp_start, sp_end, nspans, out);
+}
+
+static PyObject *claunch_structure(PyObject *Py_UNUSED(self), PyObject *args) {
+    PyObject *text, *spans;
+    if (!PyArg_ParseTuple(args, "UO:structure", &text, &spans)) return NULL;
+    Py_ssize_t *sp_start = NULL, *sp_end = NULL;
+    Shape s = {0};
+    PyObject *closer = PyDict_New(), *semicolon = PySet_New(NULL), *config_end = PyDict_New();
+    PyObject *result = NULL;
+    if (!closer || !semicolon || !config_end) goto done;
+    Py_ssize_t nspans = read_spans(spans, &sp_start, &sp_end);
+    if (nspans < 0) goto done;
+    if (shape_of(PyUnicode_KIND(text), PyUnicode_DATA(text), PyUnicode_GET_LENGTH(text), sp_start, sp_end, nspans,
+                 &s) < 0)
+        goto done;
+    for (Py_ssize_t k = 0; k < s.nlt; k++)
+        if (set_int(config_end, s.lt[k], s.lt_end[k]) < 0) goto done;
+    for (Py_ssize_t k = 0; k < s.nop; k++) {
+        if (set_int(closer, s.op[k], s.op_close[k]) < 0) goto done;
+        if (s.op_semi[k] && add_int(semicolon, s.op[k]) < 0) goto done;
+    }
     result = PyTuple_Pack(3, closer, semicolon, config_end);
 done:
     Py_XDECREF(closer);
@@ -173,8 +255,63 @@ done:
     Py_XDECREF(config_end);
     PyMem_Free(sp_start);
     PyMem_Free(sp_end);
-    PyMem_Free(lts);
-    PyMem_Free(stack);
+    shape_free(&s);
+    return result;
+}
+
+/* the index of `key` in the sorted `a` of `n`, or -1 */
+static Py_ssize_t find_sorted(const Py_ssize_t *a, Py_ssize_t n, Py_ssize_t key) {
+    Py_ssize_t lo = 0, hi = n;
+    while (lo < hi) {
+        Py_ssize_t mid = (lo + hi) / 2;
+        if (a[mid] < key) lo = mid + 1;
+        else hi = mid;
+    }
+    return lo < n && a[lo] == key ? lo : -1;
+}
+
+static Py_ssize_t kernel_start(int kind, const void *data, Py_ssize_t n, Py_ssize_t lt);
+
+/* launches(text, spans) -> [(kernel start, '<<<', '>>>', '(', ')')]: launches.launch_spans_python
+ * in C, its loop over the text's '<<<' answered from the structure's arrays */
+static PyObject *claunch_launches(PyObject *Py_UNUSED(self), PyObject *args) {
+    PyObject *text, *spans;
+    if (!PyArg_ParseTuple(args, "UO:launches", &text, &spans)) return NULL;
+    int kind = PyUnicode_KIND(text);
+    const void *data = PyUnicode_DATA(text);
+    Py_ssize_t n = PyUnicode_GET_LENGTH(text);
+    Py_ssize_t *sp_start = NULL, *sp_end = NULL;
+    Shape s = {0};
+    PyObject *out = PyList_New(0), *result = NULL;
+    if (!out) return NULL;
+    Py_ssize_t nspans = read_spans(spans, &sp_start, &sp_end);
+    if (nspans < 0 || shape_of(kind, data, n, sp_start, sp_end, nspans, &s) < 0) goto done;
+    for (Py_ssize_t pos = 0; pos + 3 <= n;) {  /* text.find("<<<", pos), as the Python loops */
+        Py_ssize_t lt = pos;
+        while (lt + 3 <= n && !(PyUnicode_READ(kind, data, lt) == '<' && PyUnicode_READ(kind, data, lt + 1) == '<'
+                                && PyUnicode_READ(kind, data, lt + 2) == '<'))
+            lt++;
+        if (lt + 3 > n) break;
+        pos = lt + 3;
+        Py_ssize_t k = find_sorted(s.lt, s.nlt, lt);  /* absent: not in code, or inside another '<<<' */
+        Py_ssize_t gt = k >= 0 ? s.lt_end[k] : -1;
+        if (gt < 0) continue;
+        Py_ssize_t a = gt + 3;
+        while (a < n && blank(PyUnicode_READ(kind, data, a))) a++;
+        Py_ssize_t o = a < n && PyUnicode_READ(kind, data, a) == '(' ? find_sorted(s.op, s.nop, a) : -1;
+        Py_ssize_t close = o >= 0 ? s.op_close[o] : -1;
+        if (close < 0 || s.op_semi[o]) continue;
+        Py_ssize_t start = kernel_start(kind, data, n, lt);
+        if (start < 0) continue;
+        if (append_row5(out, start, lt, gt, a, close) < 0) goto done;
+        pos = close + 1;
+    }
+    result = Py_NewRef(out);
+done:
+    Py_DECREF(out);
+    PyMem_Free(sp_start);
+    PyMem_Free(sp_end);
+    shape_free(&s);
     return result;
 }
 
@@ -218,8 +355,8 @@ static Py_ssize_t code_search(int kind, const void *data, Py_ssize_t n, const Py
 }
 
 /* pair every code '(' with its ')' and every '{' with its '}' (each kind counted on its own) */
-static int pair_brackets(int kind, const void *data, Py_ssize_t n, const Py_ssize_t *starts,
-                         const Py_ssize_t *ends, Py_ssize_t nspans, Pairs *pairs) {
+static ALWAYS_INLINE int pair_brackets_kind(int kind, const void *data, Py_ssize_t n, const Py_ssize_t *starts,
+                                             const Py_ssize_t *ends, Py_ssize_t nspans, Pairs *pairs) {
     Py_ssize_t *stack[2] = {NULL, NULL}, depth[2] = {0, 0}, cap[2] = {0, 0}, j = 0;
     int r = -1;
     for (Py_ssize_t i = 0; i < n; i++) {
@@ -252,6 +389,11 @@ done:
     PyMem_Free(stack[0]);
     PyMem_Free(stack[1]);
     return r;
+}
+
+static int pair_brackets(int kind, const void *data, Py_ssize_t n, const Py_ssize_t *starts, const Py_ssize_t *ends,
+                         Py_ssize_t nspans, Pairs *pairs) {
+    return BY_KIND(pair_brackets_kind, data, n, starts, ends, nspans, pairs);
 }
 
 /* the closer of the opener at `pos` (one of `p`'s openers), or -1 */
@@ -525,12 +667,7 @@ static PyObject *claunch_definitions(PyObject *Py_UNUSED(self), PyObject *args) 
                 Py_DECREF(x);
             }
         } else {
-            PyObject *row = Py_BuildValue("(nnnnn)", start, end, paren, brace, shut + 1);
-            if (!row || PyList_Append(out, row) < 0) {
-                Py_XDECREF(row);
-                goto done;
-            }
-            Py_DECREF(row);
+            if (append_row5(out, start, end, paren, brace, shut + 1) < 0) goto done;
         }
         last_end = shut + 1;
     }
@@ -547,14 +684,81 @@ done:
     return result;
 }
 
+/* --- pairs(text, spans, opener): every code bracket of one kind paired, for CodeMap.closing ---
+ * The openers `opener` (one of "({[") in code, in order, and for each the offset of the closer
+ * of the same kind that closes it (-1: never closed), as two bytes objects of native 64-bit
+ * integers. Brackets of other kinds are not counted, and a closer with no opener open is passed
+ * over: the answer for each opener is what `CodeMap.closing` finds scanning from it. */
+static PyObject *claunch_pairs(PyObject *Py_UNUSED(self), PyObject *args) {
+    PyObject *text, *spans;
+    int opener;
+    if (!PyArg_ParseTuple(args, "UOC:pairs", &text, &spans, &opener)) return NULL;
+    Py_UCS4 closer = opener == '(' ? ')' : opener == '{' ? '}' : opener == '[' ? ']' : 0;
+    if (!closer) {
+        PyErr_SetString(PyExc_ValueError, "pairs: the opener must be one of '({['");
+        return NULL;
+    }
+    int kind = PyUnicode_KIND(text);
+    const void *data = PyUnicode_DATA(text);
+    Py_ssize_t n = PyUnicode_GET_LENGTH(text);
+    Py_ssize_t *sp_start = NULL, *sp_end = NULL, *stack = NULL, stack_cap = 0, depth = 0, count = 0, cap = 0;
+    int64_t *open = NULL, *close = NULL;
+    PyObject *result = NULL;
+    Py_ssize_t nspans = read_spans(spans, &sp_start, &sp_end);
+    if (nspans < 0) return NULL;
+    for (Py_ssize_t i = 0, j = 0; i < n; i++) {
+        Py_UCS4 c = READ(i);
+        if (c != (Py_UCS4)opener && c != closer) continue;
+        while (j < nspans && sp_end[j] <= i) j++;
+        if (j < nspans && sp_start[j] <= i) continue;  /* in a comment or literal */
+        if (c == closer) {
+            if (depth) close[stack[--depth]] = i;
+            continue;
+        }
+        Py_ssize_t was = cap;
+        if (grow((void **)&open, &cap, count + 1, sizeof(int64_t)) < 0) goto done;
+        if (cap != was) {
+            int64_t *more = PyMem_Realloc(close, (size_t)cap * sizeof(int64_t));
+            if (!more) {
+                PyErr_NoMemory();
+                goto done;
+            }
+            close = more;
+        }
+        if (grow((void **)&stack, &stack_cap, depth + 1, sizeof(Py_ssize_t)) < 0) goto done;
+        open[count] = i;
+        close[count] = -1;
+        stack[depth++] = count++;
+    }
+    result = Py_BuildValue("(y#y#)", open ? (const char *)open : "", count * (Py_ssize_t)sizeof(int64_t),
+                           close ? (const char *)close : "", count * (Py_ssize_t)sizeof(int64_t));
+done:
+    PyMem_Free(sp_start);
+    PyMem_Free(sp_end);
+    PyMem_Free(stack);
+    PyMem_Free(open);
+    PyMem_Free(close);
+    return result;
+}
+
+/* _claunch_shape.c */
+PyObject *musify_claunch_launch_shape(PyObject *self, PyObject *args);
+
 static PyMethodDef methods[] = {
     {"structure", claunch_structure, METH_VARARGS,
      "structure(text, spans) -> (closer, semicolon, config_end): launches._structure_python in C"},
+    {"launches", claunch_launches, METH_VARARGS,
+     "launches(text, spans) -> [(kernel start, '<<<', '>>>', '(', ')')]: launches.launch_spans_python in C"},
     {"definitions", claunch_definitions, METH_VARARGS,
      "definitions(text, spans, candidates[, kernel_words]) -> [(start, end, paren, brace, close)], or with\n"
      "kernel_words the function list's flat rows (start, body, end, name start, name end, is-kernel)"},
     {"count_kernels", claunch_count_kernels, METH_VARARGS,
      "count_kernels(text, spans, word, not_names) -> int: launches.count_kernel_defs in C"},
+    {"pairs", claunch_pairs, METH_VARARGS,
+     "pairs(text, spans, opener) -> (openers, closers): every code bracket of one kind paired, as\n"
+     "native 64-bit integers (closer -1: never closed); CodeMap.closing's answers for the whole text"},
+    {"launch_shape", musify_claunch_launch_shape, METH_VARARGS,
+     "launch_shape(text, start, end, reserved) -> bool: launch_shape.well_formed_python in C"},
     {"kernel_start", claunch_kernel_start, METH_VARARGS,
      "kernel_start(text, lt) -> int: launches._kernel_start in C"},
     {NULL, NULL, 0, NULL},

@@ -23,6 +23,11 @@ enum { C_CODE, C_COMMENT, C_STRING, C_CHAR, C_INCLUDE, C_DIRECTIVE, C_MACRO, C_M
 enum { K_OTHER, K_INCLUDE, K_DEFINE, K_NAMED, K_MESSAGE };
 
 static ALWAYS_INLINE Py_ssize_t find_char(const Text *t, Py_UCS4 c, Py_ssize_t from) {
+    if (t->kind == PyUnicode_1BYTE_KIND) {  /* (each kind has its own copy: this test is folded) */
+        if (from >= t->n) return -1;
+        const char *d = t->data, *at = memchr(d + from, (int)c, (size_t)(t->n - from));
+        return at ? at - d : -1;
+    }
     for (Py_ssize_t i = from; i < t->n; i++)
         if (CH(t, i) == c) return i;
     return -1;
@@ -30,9 +35,36 @@ static ALWAYS_INLINE Py_ssize_t find_char(const Text *t, Py_UCS4 c, Py_ssize_t f
 
 /* text.find(two-character string, from) */
 static ALWAYS_INLINE Py_ssize_t find2(const Text *t, Py_UCS4 a, Py_UCS4 b, Py_ssize_t from) {
+    if (t->kind == PyUnicode_1BYTE_KIND) {
+        for (Py_ssize_t i = find_char(t, a, from); i >= 0 && i + 1 < t->n; i = find_char(t, a, i + 1))
+            if (CH(t, i + 1) == b) return i;
+        return -1;
+    }
     for (Py_ssize_t i = from; i + 1 < t->n; i++)
         if (CH(t, i) == a && CH(t, i + 1) == b) return i;
     return -1;
+}
+
+/* where the first pass stops: a character that may open a comment, a literal or a directive */
+static const char LEX_STOPS[] = "/\"'#";
+
+/* the first offset at or after `pos` holding one of LEX_STOPS (t->n: none) */
+static ALWAYS_INLINE Py_ssize_t next_stop(const Text *t, Py_ssize_t pos) {
+    if (t->kind == PyUnicode_1BYTE_KIND) {  /* the text is NUL-terminated; a NUL inside it is passed over */
+        const char *d = t->data;
+        while (pos < t->n) {
+            pos += (Py_ssize_t)strcspn(d + pos, LEX_STOPS);
+            if (pos >= t->n || d[pos]) break;
+            pos++;
+        }
+        return pos < t->n ? pos : t->n;
+    }
+    while (pos < t->n) {
+        Py_UCS4 c = CH(t, pos);
+        if (c == '/' || c == '"' || c == '\'' || c == '#') break;
+        pos++;
+    }
+    return pos;
 }
 
 /* ---- growable output: Python lists plus the C-side copies the second pass needs ---- */
@@ -45,7 +77,11 @@ typedef struct {
     Span *sp; Py_ssize_t nsp, capsp;
     Dir *dr; Py_ssize_t ndr, capdr;
     Rows idents; /* (start, end, name index, context) a row: an `IdentList`'s array */
-    PyObject *names, *name_index; /* the distinct names in order, and name -> its index */
+    PyObject *names; /* the distinct names in order */
+    /* name -> its index, by the name's place in the text (its first use): a name met again is
+     * found without making a string and hashing it (most of a file's candidates repeat) */
+    struct NameSlot { uint64_t hash; Py_ssize_t start, len, index; } *slots;
+    Py_ssize_t nslots, used; /* nslots: a power of two (0 before the first name); used: filled */
 } Out;
 
 static int grow(void **buf, Py_ssize_t *cap, Py_ssize_t need, size_t item) {
@@ -220,9 +256,8 @@ static ALWAYS_INLINE Py_ssize_t directive(const Text *t, Py_ssize_t start, Out *
 
 static ALWAYS_INLINE int lex(const Text *t, Out *o) {
     Py_ssize_t n = t->n, pos = 0, directive_end = -1;
-    while (pos < n) {
+    while ((pos = next_stop(t, pos)) < n) {
         Py_UCS4 c = CH(t, pos);
-        if (c != '/' && c != '"' && c != '\'' && c != '#') { pos++; continue; }
         Py_ssize_t start = pos, end;
         if (c == '/') {
             Py_UCS4 nxt = start + 1 < n ? CH(t, start + 1) : 0;
@@ -354,6 +389,47 @@ static ALWAYS_INLINE int prefix_at(const Text *t, const Prefixes *p, Py_ssize_t 
     return 0;
 }
 
+/* the slot of the name hashed `h` that text[start:start+len] spells, or the empty slot it goes in */
+static ALWAYS_INLINE struct NameSlot *name_slot(const Text *t, const Out *o, uint64_t h, Py_ssize_t start, Py_ssize_t len) {
+    Py_ssize_t mask = o->nslots - 1;
+    for (Py_ssize_t k = (Py_ssize_t)(h & (uint64_t)mask);; k = (k + 1) & mask) {
+        struct NameSlot *s = &o->slots[k];
+        if (s->len < 0) return s;
+        if (s->hash != h || s->len != len) continue;
+        Py_ssize_t i = 0;
+        while (i < len && CH(t, s->start + i) == CH(t, start + i)) i++;
+        if (i == len) return s;
+    }
+}
+
+/* the index of text[start:end] in o->names, appended when new (-1: an error was raised) */
+static ALWAYS_INLINE Py_ssize_t intern_name(const Text *t, Out *o, Py_ssize_t start, Py_ssize_t end) {
+    uint64_t h = 1469598103934665603ULL; /* FNV-1a over the code points */
+    for (Py_ssize_t i = start; i < end; i++) h = (h ^ CH(t, i)) * 1099511628211ULL;
+    if (2 * (o->used + 1) > o->nslots) { /* keep it at most half full: grow, and place the names again */
+        Py_ssize_t n = o->nslots ? o->nslots * 2 : 64;
+        struct NameSlot *old = o->slots, *fresh = PyMem_Malloc((size_t)n * sizeof *fresh);
+        if (!fresh) {
+            PyErr_NoMemory();
+            return -1;
+        }
+        for (Py_ssize_t k = 0; k < n; k++) fresh[k].len = -1;
+        Py_ssize_t was = o->nslots;
+        o->slots = fresh;
+        o->nslots = n;
+        for (Py_ssize_t k = 0; k < was; k++)
+            if (old[k].len >= 0) *name_slot(t, o, old[k].hash, old[k].start, old[k].len) = old[k];
+        PyMem_Free(old);
+    }
+    struct NameSlot *s = name_slot(t, o, h, start, end - start);
+    if (s->len >= 0) return s->index;
+    Py_ssize_t index = PyList_GET_SIZE(o->names);
+    if (append_steal(o->names, PyUnicode_Substring(t->text, start, end)) < 0) return -1;
+    *s = (struct NameSlot){h, start, end - start, index};
+    o->used++;
+    return index;
+}
+
 static ALWAYS_INLINE int add_ident(const Text *t, Out *o, Py_ssize_t start, Py_ssize_t end, Py_ssize_t *si, Py_ssize_t *di) {
     while (*si < o->nsp && o->sp[*si].end <= start) (*si)++;
     if (*si < o->nsp && o->sp[*si].start <= start) return 0; /* in a comment, literal, include path */
@@ -364,7 +440,7 @@ static ALWAYS_INLINE int add_ident(const Text *t, Out *o, Py_ssize_t start, Py_s
         ctx = d->kw == K_DEFINE ? C_MACRO : d->kw == K_INCLUDE ? C_INCLUDE : C_DIRECTIVE;
         if (d->kw == K_DEFINE && d->has_name && d->name_start == start) ctx = C_MACRO_NAME;
     }
-    Py_ssize_t name = intern_index(o->names, o->name_index, PyUnicode_Substring(t->text, start, end));
+    Py_ssize_t name = intern_name(t, o, start, end);
     if (name < 0) return -1;
     Py_ssize_t row[4] = {start, end, name, ctx};
     return rows_push(&o->idents, row, 4);
@@ -433,13 +509,20 @@ static PyObject *cscan_scan(PyObject *Py_UNUSED(self), PyObject *args) {
         PyErr_SetString(PyExc_RuntimeError, "_cscan.bind() was not called");
         return NULL;
     }
-    Prefixes p;
-    if (compile_prefixes(prefixes, &p) < 0) Py_RETURN_NONE;
+    /* compiled once per prefixes tuple (a run has one): compiling cleared 50 kB each call, as
+     * many instructions as the scan of a small file and the whole first-level data cache */
+    static Prefixes p;
+    static PyObject *compiled = NULL; /* the tuple `p` was compiled from (a reference kept) */
+    if (prefixes != compiled) {
+        Py_CLEAR(compiled);
+        if (compile_prefixes(prefixes, &p) < 0) Py_RETURN_NONE;
+        compiled = Py_NewRef(prefixes);
+    }
     Text t = {PyUnicode_KIND(text), PyUnicode_DATA(text), PyUnicode_GET_LENGTH(text), text};
     Out o = {PyList_New(0), PyList_New(0), PyList_New(0), PyList_New(0), NULL, 0, 0, NULL, 0, 0,
-             {NULL, 0, 0, rows_itemsize(t.n)}, PyList_New(0), PyDict_New()};
+             {NULL, 0, 0, rows_itemsize(t.n)}, PyList_New(0), NULL, 0, 0};
     PyObject *result = NULL;
-    if (o.includes && o.directives && o.spans && o.problems && o.names && o.name_index && scan_text(&t, &p, &o) == 0) {
+    if (o.includes && o.directives && o.spans && o.problems && o.names && scan_text(&t, &p, &o) == 0) {
         PyObject *rows = rows_bytes(&o.idents);
         if (rows)
             result = Py_BuildValue("(NnOOOOO)", rows, (Py_ssize_t)o.idents.itemsize, o.names, o.includes,
@@ -447,7 +530,7 @@ static PyObject *cscan_scan(PyObject *Py_UNUSED(self), PyObject *args) {
     }
     rows_free(&o.idents);
     Py_XDECREF(o.names);
-    Py_XDECREF(o.name_index);
+    PyMem_Free(o.slots);
     Py_XDECREF(o.includes);
     Py_XDECREF(o.directives);
     Py_XDECREF(o.spans);
@@ -491,6 +574,8 @@ static PyMethodDef methods[] = {
      "renames(ident rows, names, fast, skip, migrated_mask) -> (edit rows, item size, fields, rest rows)"},
     {"previous_token", musify_cscan_previous_token, METH_VARARGS, "previous_token(text, start) -> (token, start)"},
     {"line_starts", musify_cscan_line_starts, METH_O, "line_starts(text) -> offsets where lines start"},
+    {"unknown_use", musify_cscan_unknown_use, METH_VARARGS,
+     "unknown_use(text, start) -> 0 declared, 1 member, 2 use, 3 undecided: identifiers.unknown_use_python in C"},
     {"bind", cscan_bind, METH_VARARGS, "bind(Ident, Include, Directive, Problem, ctx_members)"},
     {NULL, NULL, 0, NULL},
 };

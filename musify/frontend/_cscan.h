@@ -95,23 +95,6 @@ static inline PyObject *rows_bytes(const Rows *r) {
 
 static inline void rows_free(Rows *r) { PyMem_Free(r->buf); r->buf = NULL; r->n = r->cap = 0; }
 
-/* the index of `value` in `values`, appended (and put in `index`) when new; steals `value` */
-static inline Py_ssize_t intern_index(PyObject *values, PyObject *index, PyObject *value) {
-    if (!value) return -1;
-    PyObject *known = PyDict_GetItemWithError(index, value);
-    Py_ssize_t i;
-    if (known) i = PyLong_AsSsize_t(known);
-    else if (PyErr_Occurred()) i = -1;
-    else {
-        i = PyList_GET_SIZE(values);
-        PyObject *k = PyLong_FromSsize_t(i);
-        if (!k || PyDict_SetItem(index, value, k) < 0 || PyList_Append(values, value) < 0) i = -1;
-        Py_XDECREF(k);
-    }
-    Py_DECREF(value);
-    return i;
-}
-
 /* the identifier pass's helpers (`_cscan_ident.c`) */
 PyObject *musify_cscan_renames(PyObject *self, PyObject *args);
 /* the bound `Ident` type and `Ctx` members (`_cscan.c`), borrowed */
@@ -119,5 +102,6 @@ PyObject *musify_cscan_ident_type(void);
 PyObject *musify_cscan_ctx(Py_ssize_t ctx);
 PyObject *musify_cscan_previous_token(PyObject *self, PyObject *args);
 PyObject *musify_cscan_line_starts(PyObject *self, PyObject *arg);
+PyObject *musify_cscan_unknown_use(PyObject *self, PyObject *args);
 
 #endif

@@ -78,6 +78,30 @@ done:
     return result;
 }
 
+/* the token ending before `start` (identifiers.previous_token): its span [*ts, *te), none when
+ * *ts == *te (only blanks before) */
+static void token_before(const Text *t, Py_ssize_t start, Py_ssize_t *ts, Py_ssize_t *te) {
+    Py_ssize_t j = start - 1;
+    while (j >= 0) {
+        Py_UCS4 c = CH(t, j);
+        if (c != ' ' && c != '\t' && c != '\r' && c != '\n' && c != '\\') break;
+        j--;
+    }
+    if (j < 0) {
+        *ts = *te = 0;
+        return;
+    }
+    *te = j + 1;
+    if (ascii_word(CH(t, j))) {
+        while (j > 0 && ascii_word(CH(t, j - 1))) j--;
+        *ts = j;
+    } else if (j >= 1 && ((CH(t, j - 1) == ':' && CH(t, j) == ':') || (CH(t, j - 1) == '-' && CH(t, j) == '>'))) {
+        *ts = j - 1;
+    } else {
+        *ts = j;
+    }
+}
+
 /* previous_token(text, start) -> (token, its start): identifiers.previous_token in C */
 PyObject *musify_cscan_previous_token(PyObject *Py_UNUSED(self), PyObject *args) {
     PyObject *text;
@@ -88,28 +112,64 @@ PyObject *musify_cscan_previous_token(PyObject *Py_UNUSED(self), PyObject *args)
         PyErr_SetString(PyExc_IndexError, "previous_token: offset past the end of the text");
         return NULL;
     }
-    Py_ssize_t j = start - 1;
-    while (j >= 0) {
-        Py_UCS4 c = CH(&t, j);
-        if (c != ' ' && c != '\t' && c != '\r' && c != '\n' && c != '\\') break;
-        j--;
+    Py_ssize_t ts, te;
+    token_before(&t, start, &ts, &te);
+    if (te == ts) return Py_BuildValue("(si)", "", 0);
+    PyObject *tok = PyUnicode_Substring(text, ts, te);
+    return tok ? Py_BuildValue("(Nn)", tok, ts) : NULL;
+}
+
+static int token_is(const Text *t, Py_ssize_t ts, Py_ssize_t te, const char *s) {
+    Py_ssize_t n = (Py_ssize_t)strlen(s);
+    if (te - ts != n) return 0;
+    for (Py_ssize_t k = 0; k < n; k++)
+        if (CH(t, ts + k) != (Py_UCS4)(unsigned char)s[k]) return 0;
+    return 1;
+}
+
+/* identifiers._USE_KEYWORDS */
+static const char *const USE_KEYWORDS[] = {
+    "return", "else", "case", "goto", "throw", "new", "delete", "sizeof", "alignof", "co_return", "co_yield",
+    "co_await", "typeid", "decltype", "and", "or", "not", "if", "while", "do", "defined", NULL};
+
+/* identifiers._type_word of the token */
+static int type_word(const Text *t, Py_ssize_t ts, Py_ssize_t te) {
+    if (te <= ts) return 0;
+    Py_UCS4 c = CH(t, ts);
+    if (!ascii_word(c) || (c >= '0' && c <= '9')) return 0;
+    for (int k = 0; USE_KEYWORDS[k]; k++)
+        if (token_is(t, ts, te, USE_KEYWORDS[k])) return 0;
+    return 1;
+}
+
+/* unknown_use(text, start) -> what the unknown-name check makes of the name at `start`, from the
+ * tokens before it (identifiers.unknown_use_python is the reference): 0 declared here, 1 a
+ * member, 2 a use to report, 3 not decided here (after '>', '{' or ','). */
+PyObject *musify_cscan_unknown_use(PyObject *Py_UNUSED(self), PyObject *args) {
+    PyObject *text;
+    Py_ssize_t start;
+    if (!PyArg_ParseTuple(args, "Un:unknown_use", &text, &start)) return NULL;
+    Text t = {PyUnicode_KIND(text), PyUnicode_DATA(text), PyUnicode_GET_LENGTH(text), text};
+    if (start > t.n) {
+        PyErr_SetString(PyExc_IndexError, "unknown_use: offset past the end of the text");
+        return NULL;
     }
-    if (j < 0) return Py_BuildValue("(si)", "", 0);
-    if (ascii_word(CH(&t, j))) {
-        Py_ssize_t k = j;
-        while (k > 0 && ascii_word(CH(&t, k - 1))) k--;
-        PyObject *tok = PyUnicode_Substring(text, k, j + 1);
-        return tok ? Py_BuildValue("(Nn)", tok, k) : NULL;
+    Py_ssize_t ts, te;
+    token_before(&t, start, &ts, &te);
+    int declares;
+    if (token_is(&t, ts, te, "*") || token_is(&t, ts, te, "&")) {
+        Py_ssize_t us, ue;
+        token_before(&t, ts, &us, &ue);
+        if (token_is(&t, us, ue, ">")) return PyLong_FromLong(3);
+        declares = type_word(&t, us, ue);
+    } else if (token_is(&t, ts, te, ">")) {
+        return PyLong_FromLong(3);
+    } else {
+        declares = type_word(&t, ts, te) || token_is(&t, ts, te, "~");
     }
-    if (j >= 1) {
-        Py_UCS4 a = CH(&t, j - 1), b = CH(&t, j);
-        if ((a == ':' && b == ':') || (a == '-' && b == '>')) {
-            PyObject *tok = PyUnicode_Substring(text, j - 1, j + 1);
-            return tok ? Py_BuildValue("(Nn)", tok, j - 1) : NULL;
-        }
-    }
-    PyObject *tok = PyUnicode_Substring(text, j, j + 1);
-    return tok ? Py_BuildValue("(Nn)", tok, j) : NULL;
+    if (declares) return PyLong_FromLong(0);
+    if (token_is(&t, ts, te, "{") || token_is(&t, ts, te, ",")) return PyLong_FromLong(3);
+    return PyLong_FromLong(token_is(&t, ts, te, ".") || token_is(&t, ts, te, "->") ? 1 : 2);
 }
 
 /* line_starts(text) -> [0, offset after each newline...]: LineIndex's table */
@@ -133,6 +193,15 @@ PyObject *musify_cscan_line_starts(PyObject *Py_UNUSED(self), PyObject *arg) {
     PyObject *zero = PyLong_FromLong(0);
     if (!zero) { Py_DECREF(out); return NULL; }
     PyList_SET_ITEM(out, k++, zero);
+    if (kind == PyUnicode_1BYTE_KIND) {
+        const char *start = data, *c = start, *end = c + n;
+        while (k < count && (c = memchr(c, '\n', (size_t)(end - c))) != NULL) {
+            PyObject *v = PyLong_FromSsize_t(++c - start);
+            if (!v) { Py_DECREF(out); return NULL; }
+            PyList_SET_ITEM(out, k++, v);
+        }
+        return out;
+    }
     for (Py_ssize_t i = 0; i < n && k < count; i++) {
         if (PyUnicode_READ(kind, data, i) != '\n') continue;
         PyObject *v = PyLong_FromSsize_t(i + 1);

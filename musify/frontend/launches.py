@@ -271,10 +271,21 @@ _BLANKS = re.compile(r"\s+")
 
 def launch_spans(text: str, codemap: CodeMap) -> Iterator[tuple[int, int, int, int, int]]:
     """Where each launch `iter_launches` finds is, without the rest of its `Launch` (the structure
-    pass only counts and parses them): (kernel start, '<<<', '>>>', '(', ')') offsets."""
+    pass only counts and parses them): (kernel start, '<<<', '>>>', '(', ')') offsets. In C
+    where `_claunch` was built (`launches`: the bracket pass and this loop, no dictionaries in
+    between; tests/test_claunch_equivalence.py), else `launch_spans_python`."""
+    if "<<<" not in text:
+        return iter(())
+    if _NATIVE is None:
+        return launch_spans_python(text, codemap)
+    return iter(_NATIVE.launches(text, codemap.spans()))
+
+
+def launch_spans_python(text: str, codemap: CodeMap) -> Iterator[tuple[int, int, int, int, int]]:
+    """`launch_spans` in Python: the reference the compiled one is tested against."""
     if "<<<" not in text:
         return
-    shape = _structure(text, codemap)
+    shape = _structure_python(text, codemap)
     config_end, closer, semicolon = shape.config_end, shape.closer, shape.semicolon
     find, n = text.find, len(text)
     pos = 0
@@ -292,7 +303,7 @@ def launch_spans(text: str, codemap: CodeMap) -> Iterator[tuple[int, int, int, i
         close = closer.get(a, -1) if a < n and text[a] == "(" else -1
         if close < 0 or a in semicolon:
             continue
-        start = _kernel_start(text, lt)
+        start = _kernel_start_python(text, lt)
         if start < 0:
             continue
         yield start, lt, gt, a, close

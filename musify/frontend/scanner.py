@@ -63,12 +63,27 @@ class Scan:
     # None for C-family text, whose structure is the lists above
     tree: object = None
     _codemap: CodeMap | None = field(default=None, repr=False, compare=False)
+    # the candidate prefixes the C-family scanner stopped at (empty: no such promise, see `may_hold`)
+    prefixes: tuple[str, ...] = field(default=(), repr=False, compare=False)
 
     def code_map(self) -> CodeMap:
         """The code map of these spans, made once (several passes ask for it)."""
         if self._codemap is None:
             self._codemap = CodeMap(self.spans)
         return self._codemap
+
+    def may_hold(self, names: frozenset[str]) -> bool:
+        """Whether one of `names` may stand as a whole word in code or a directive (outside every
+        comment and literal). The answer "no" is exact: none of them is a candidate identifier,
+        and the scanner reports every whole word in code that starts with one of its prefixes,
+        which each of them does (an ASCII identifier). A pass whose every finding needs such a
+        word is not run on a file without one (`musify.runner.edit_text`)."""
+        return not names.isdisjoint(self.idents.names) or not reported_words(names, self.prefixes)
+
+
+# what a context holds once its file's passes are done (`runner.edit_text`): one shared empty
+# scan, which nothing writes to, rather than a new one for each file
+NO_SCAN = Scan()
 
 
 class CodeMap:
@@ -78,6 +93,7 @@ class CodeMap:
         self._starts = [s for s, _, _ in spans]
         self._spans = spans
         self._pairs: dict[str, tuple[str, dict[int, int]]] = {}
+        self._paired: dict[str, tuple[str, memoryview, memoryview]] = {}  # `closer`'s pairings
 
     def context_at(self, pos: int) -> Ctx:
         i = bisect.bisect_right(self._starts, pos) - 1
@@ -146,6 +162,23 @@ class CodeMap:
                 j = k + 1
         return pairs[i]
 
+    def closer(self, pattern: re.Pattern[str], text: str, i: int, pairs) -> int:
+        """`closing(pattern, text, i)`, answered from `pairs(text, spans, opener)` (the compiled
+        `_claunch.pairs`: every code bracket of the opener's kind paired in one pass, made once
+        per kind and text): a bisection per question instead of a regex search and a span
+        look-up per bracket between the two (inline assembly in the CUDA headers asked 3,500
+        times). An opener that is not itself in code is not paired there: `closing` answers it."""
+        opener = text[i]
+        known = self._paired.get(opener)
+        if known is None or known[0] is not text:
+            opens, closes = pairs(text, self._spans, opener)
+            known = self._paired[opener] = (text, memoryview(opens).cast("q"), memoryview(closes).cast("q"))
+        opens = known[1]
+        k = bisect.bisect_left(opens, i)
+        if k < len(opens) and opens[k] == i:
+            return known[2][k]
+        return self.closing(pattern, text, i)
+
     def last_span_before(self, pos: int) -> int:
         """The index of the last span that starts before `pos` (-1: none)."""
         return bisect.bisect_left(self._starts, pos) - 1
@@ -153,6 +186,7 @@ class CodeMap:
     def forget_brackets(self) -> None:
         """Let go of the bracket pairs `closing` remembered (a later call starts afresh)."""
         self._pairs.clear()
+        self._paired.clear()
 
     def spans(self) -> list[tuple[int, int, Ctx]]:
         """The comment and literal spans in order (launch detection walks them alongside its
@@ -211,6 +245,22 @@ def trie_regex(words: tuple[str, ...] | list[str]) -> str:
     return emit(trie)
 
 
+_REPORTED: dict[int, tuple[frozenset[str], tuple[str, ...], bool]] = {}
+
+
+def reported_words(names: frozenset[str], prefixes: tuple[str, ...]) -> bool:
+    """Whether the scanner, stopping at `prefixes`, reports every whole-word use of each of
+    `names` as a candidate identifier: each is an ASCII identifier that starts with a prefix.
+    Answered once per (names, prefixes) pair, both kept by identity (a run has one of each)."""
+    entry = _REPORTED.get(id(names))
+    if entry is None or entry[0] is not names or entry[1] is not prefixes:
+        if len(_REPORTED) >= 64:
+            _REPORTED.clear()
+        ok = bool(prefixes) and all(n.isascii() and n.isidentifier() and n.startswith(prefixes) for n in names)
+        entry = _REPORTED[id(names)] = (names, prefixes, ok)
+    return entry[2]
+
+
 def candidate_prefixes(names: list[str] | set[str], width: int = 3) -> tuple[str, ...]:
     """The prefixes the scanner stops at: the vendor prefixes plus the first `width` chars of each
     name that a vendor prefix does not already cover."""
@@ -254,7 +304,9 @@ def scan(text: str, prefixes: tuple[str, ...] = VENDOR_PREFIXES) -> Scan:
     if _NATIVE is not None:
         found = _NATIVE.scan(text, prefixes)
         if found is not None:
-            return Scan(native_idents(found[0], found[1], found[2]), *found[3:])
+            out = Scan(native_idents(found[0], found[1], found[2]), *found[3:])
+            out.prefixes = prefixes
+            return out
     return scan_python(text, prefixes)
 
 
@@ -274,6 +326,7 @@ def scan_python(text: str, prefixes: tuple[str, ...] = VENDOR_PREFIXES) -> Scan:
     context.
     """
     out = Scan()
+    out.prefixes = prefixes
     _lex(text, out)
     _label_identifiers(text, _ident_pattern(prefixes), out)
     return out

@@ -54,7 +54,7 @@ class Findings:
     current_pass: str = ""  # set by the runner: the default `origin` of a diagnostic
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, init=False)  # __init__ below: the generated one is slow
 class PassContext:
     """One file as every pass sees it: the input is frozen; findings go to `found`."""
 
@@ -68,6 +68,23 @@ class PassContext:
     display_path: str = ""
     abspath: str = ""  # where the file is on disk (precise mode matches compile_commands.json on it)
     found: Findings = field(default_factory=Findings)
+
+    def __init__(self, path: str, text: str, scan: Scan, ruleset: RuleSet, options: Options, project: ProjectInfo,
+                 lines: LineIndex, display_path: str = "", abspath: str = "", found: Findings | None = None) -> None:
+        """What the dataclass would generate (a frozen one sets each field through
+        `object.__setattr__`, looked up again for each: a tenth of a small file's context), the
+        fields written to the instance dictionary directly."""
+        d = self.__dict__
+        d["path"] = path
+        d["text"] = text
+        d["scan"] = scan
+        d["ruleset"] = ruleset
+        d["options"] = options
+        d["project"] = project
+        d["lines"] = lines
+        d["display_path"] = display_path
+        d["abspath"] = abspath
+        d["found"] = Findings() if found is None else found
 
     # the accumulator's parts, for brevity in the passes
     @property

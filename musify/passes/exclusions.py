@@ -107,6 +107,8 @@ def _merge(spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
 
 def run(ctx: PassContext) -> list[Edit]:
     """Protect the excluded lines and blocks; report misused markers. Makes no edits itself."""
+    if MARKER_PREFIX not in ctx.text:  # the common case: nothing to find, nothing to make
+        return []
     found = find_exclusions(ctx.text)
     for start, end in found.spans:
         ctx.protect(start, end)

@@ -242,18 +242,49 @@ def qualifier_before(text: str, pos: int, window: int = 200) -> tuple[str, int] 
 
 
 def _unknown(ctx: PassContext, start: int, name: str, where: Ctx, position) -> None:
-    """Record a vendor-looking name no rule knows, unless this file declares it. The token
-    before it is read once for both questions (declared here? a member?)."""
+    """Record a vendor-looking name no rule knows, unless this file declares it. The tokens
+    before it decide most cases (`unknown_use`, compiled); after `>`, `{` or `,` the template
+    and enumerator checks below do."""
     if where == Ctx.MACRO_NAME:
         ctx.declared.add(name)
         return
-    before = previous_token(ctx.text, start)
-    if _declares(ctx.text, before) or (before[0] in ("{", ",") and _enumerator(ctx, start, start + len(name))):
+    use = unknown_use(ctx.text, start)
+    if use == UNDECIDED:
+        before = previous_token(ctx.text, start)
+        if _declares(ctx.text, before) or (before[0] in ("{", ",") and _enumerator(ctx, start, start + len(name))):
+            use = DECLARED
+        else:
+            use = MEMBER if before[0] in (".", "->") else USE
+    if use == DECLARED:
         ctx.declared.add(name)
-        return
-    if before[0] in (".", "->"):  # a member access
-        return
-    ctx.found.pending_unknown.append((name, *position(start)))
+    elif use == USE:  # (a member access is neither)
+        ctx.found.pending_unknown.append((name, *position(start)))
+
+
+DECLARED, MEMBER, USE, UNDECIDED = range(4)  # what `unknown_use` makes of an unknown name
+
+
+def unknown_use_python(text: str, start: int) -> int:
+    """What the tokens before the name at `start` say it is: DECLARED here (after a type word,
+    `~`, or `*`/`&` after a type word), a MEMBER (after `.` or `->`), a USE to report, or
+    UNDECIDED (after `>`, which may close template arguments, or `{`/`,`, which may open an
+    enumerator): `_unknown`'s checks that need no more than two tokens. `_cscan.unknown_use`
+    is this in C (tests/test_cscan_equivalence.py)."""
+    tok, at = previous_token_python(text, start)
+    if tok in ("*", "&"):
+        before = previous_token_python(text, at)[0]
+        if before == ">":
+            return UNDECIDED
+        declares = _type_word(before)
+    elif tok == ">":
+        return UNDECIDED
+    else:
+        declares = _type_word(tok) or tok == "~"
+    if declares:
+        return DECLARED
+    if tok in ("{", ","):
+        return UNDECIDED
+    return MEMBER if tok in (".", "->") else USE
 
 
 def is_declaration(text: str, start: int) -> bool:
@@ -352,6 +383,7 @@ def previous_token_python(text: str, start: int) -> tuple[str, int]:
 
 
 previous_token = native().previous_token if native() is not None else previous_token_python
+unknown_use = native().unknown_use if native() is not None else unknown_use_python
 
 
 def _rewrite_inside_literals(ctx: PassContext) -> list[Edit]:

@@ -8,6 +8,7 @@ is left exactly as written.
 from __future__ import annotations
 
 import posixpath
+from functools import lru_cache
 from typing import TYPE_CHECKING
 
 from musify.engine.edits import Edit
@@ -18,18 +19,35 @@ if TYPE_CHECKING:
 
 
 def run(ctx: PassContext) -> list[Edit]:
+    includes = ctx.scan.includes
+    if not includes:
+        return []
     edits = []
     headers = ctx.ruleset.headers
-    for inc in ctx.scan.includes:
-        target = resolve_project_include(ctx.project, ctx.path, inc.path)
-        if target is not None:
-            new = ctx.project.header_renames.get(target)
-            if new is not None:
-                new_path = _renamed_include(inc.path, target, new)
-                edits.append(Edit(inc.start, inc.end, new_path, "include:project", "project", "header",
-                                   category="include"))
-            continue
-        rule = headers.get(inc.path) or _prefix_rule_cached(headers, inc.path)
+    project = ctx.project
+    # the memos and the file's directory looked up once per file, not once per include
+    resolved = _memo_for(_RESOLVED, project) if project.files else None
+    prefixed = _memo_for(_PREFIX_MEMOS, headers, len(headers))
+    directory = posixpath.dirname(ctx.path)
+    for inc in includes:
+        written = inc.path
+        if resolved is not None:  # `resolve_project_include`, its memo at hand
+            key = (directory, written)
+            target = resolved.get(key, _UNKNOWN)
+            if target is _UNKNOWN:
+                target = resolved[key] = _resolve(project, directory, written)
+            if target is not None:
+                new = project.header_renames.get(target)
+                if new is not None:
+                    new_path = _renamed_include(written, target, new)
+                    edits.append(Edit(inc.start, inc.end, new_path, "include:project", "project", "header",
+                                       category="include"))
+                continue
+        rule = headers.get(written)
+        if rule is None:  # `_prefix_rule_cached`, its memo at hand
+            rule = prefixed.get(written, _UNKNOWN)
+            if rule is _UNKNOWN:
+                rule = prefixed[written] = _prefix_rule(headers, written)
         if rule is None:
             continue
         if rule.status == "unsupported":
@@ -61,6 +79,7 @@ def _memo_for(memos: dict, owner: object, size: int = 0) -> dict:
     return entry[2]
 
 
+_UNKNOWN = object()  # not in a memo yet
 _PREFIX_MEMOS: dict = {}  # id(header table) -> (the table, its size, path -> rule)
 
 
@@ -119,8 +138,10 @@ def _resolve(project: ProjectInfo, directory: str, written: str) -> str | None:
     return None
 
 
+@lru_cache(maxsize=4096)
 def _is_plain(path: str) -> bool:
-    """Whether `path` is relative and already normal: no empty, `.` or `..` component."""
+    """Whether `path` is relative and already normal: no empty, `.` or `..` component (asked
+    once per written path: the same few names are included from every directory)."""
     return bool(path) and path[0] != "/" and path[-1] != "/" and "//" not in path \
         and "/./" not in f"/{path}/" and "/../" not in f"/{path}/"
 

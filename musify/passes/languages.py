@@ -15,6 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cache
 from importlib import import_module
+from typing import NamedTuple
 
 from musify.passes import PASSES, PassFn, resolve
 
@@ -24,17 +25,62 @@ class Language:
     name: str
     front_end: Callable  # (text, RuleSet) -> Scan
     passes: tuple[tuple[str, PassFn], ...]
+    # per pass, its module's `needs(ruleset)` and `active(ruleset, options)`, or None (see `plan`)
+    gates: tuple[tuple[Callable | None, Callable | None], ...] = ()
+
+
+class Plan(NamedTuple):
+    """What the runner calls on each file of a language under one rule set and options."""
+
+    passes: tuple[tuple[str, PassFn, frozenset[str] | None], ...]  # (name, run, words or None)
+    prefixes: tuple[str, ...]  # the scanner's prefixes the words were checked against (() : none)
+
+
+def plan(language: Language, ruleset, options) -> Plan:
+    """The passes worth calling, in order, each with the words one of which a file must hold as a
+    candidate identifier for the pass to find anything (None: no such test). A pass whose module's
+    `active(ruleset, options)` says it does nothing under them is left out (`--reverse` for the
+    version comparisons, no `--semantic` for the precise pass); a pass's `needs(ruleset)` is kept
+    only where the C-family scanner reports every one of the words (`Scan.may_hold` says why a
+    file without them has no such finding). Made once per run: kept on the rule set by language
+    and options (and made again if rules were added since)."""
+    memo = ruleset.__dict__.setdefault("_plans", {})
+    key = (language.name, id(options), len(ruleset.names), len(ruleset.qualified), len(ruleset.by_hazard))
+    made = memo.get(key)
+    if made is not None and made[0] is options:
+        return made[1]
+    from musify.frontend.scanner import reported_words
+
+    passes = []
+    prefixes: tuple[str, ...] = ()
+    for (name, run), (needs, active) in zip(language.passes, language.gates):
+        if active is not None and not active(ruleset, options):
+            continue
+        words = needs(ruleset) if needs is not None else None
+        if words is not None:
+            prefixes = scanner_prefixes(ruleset)
+            if language.front_end is not scan_c or not reported_words(words, prefixes):
+                words = None
+        passes.append((name, run, words))
+    if len(memo) >= 8:
+        memo.clear()
+    made = memo[key] = (options, Plan(tuple(passes), prefixes))
+    return made[1]
 
 
 def scanner_prefixes(ruleset) -> tuple[str, ...]:
     """The prefixes the C-family scanner stops at, derived from the rules (cached on the RuleSet)."""
     cached = getattr(ruleset, "_prefixes", None)
     if cached is None:
-        from musify.frontend.scanner import candidate_prefixes
+        from musify.frontend.scanner import VENDOR_PREFIXES, candidate_prefixes
 
-        # names MUSA keeps need no look-up: only those with an edit or a diagnostic are candidates
-        names = {n for n, r in ruleset.names.items() if r.status != "unchanged" or r.diag}
-        cached = candidate_prefixes(names | set(ruleset.qualified))
+        # names MUSA keeps need no look-up: only those with an edit or a diagnostic are candidates;
+        # `candidate_prefixes` of those and the qualified names, with the vendor prefixes (most
+        # names) passed over before their records are read: a third of the time, once a process
+        vendor = VENDOR_PREFIXES
+        names = [n for n, r in ruleset.names.items()
+                 if not n.startswith(vendor) and (r.status != "unchanged" or r.diag)]
+        cached = candidate_prefixes([*names, *(n for n in ruleset.qualified if not n.startswith(vendor))])
         ruleset._prefixes = cached  # type: ignore[attr-defined]
     return cached
 
@@ -66,7 +112,9 @@ TABLE: dict[str, tuple[str, tuple[tuple[str, str], ...]]] = {
 def _load(name: str) -> Language:
     front_end, passes = TABLE[name]
     module, function = front_end.split(":")
-    return Language(name, getattr(import_module(module), function), resolve(passes))
+    modules = [import_module(m) for _, m in passes]
+    return Language(name, getattr(import_module(module), function), resolve(passes),
+                    tuple((getattr(m, "needs", None), getattr(m, "active", None)) for m in modules))
 
 
 def language_for(kind: str) -> Language:

@@ -14,6 +14,11 @@ from musify.frontend.scanner import Ctx
 from musify.passes._base import PassContext
 
 
+def active(ruleset, options) -> bool:
+    """Off without `--semantic` and in the MUSA -> CUDA direction (the runner then never calls it)."""
+    return bool(options.semantic) and not options.reverse
+
+
 def run(ctx: PassContext) -> list[Edit]:
     if not ctx.options.semantic or ctx.options.reverse:
         return []

@@ -12,6 +12,11 @@ from musify.rules.reverse import reverse_choices
 _NAME_CONTEXTS = frozenset({Ctx.CODE, Ctx.DIRECTIVE, Ctx.MACRO, Ctx.MACRO_NAME})
 
 
+def active(ruleset, options) -> bool:
+    """Only a reversed rule set has shared MUSA names (the runner calls it only then)."""
+    return bool(reverse_choices(ruleset))
+
+
 def run(ctx: PassContext) -> list[Edit]:
     """Pass: MU1003 at the first use in a file of each MUSA name that several CUDA names share."""
     choices = reverse_choices(ctx.ruleset)

@@ -12,6 +12,7 @@ from functools import lru_cache
 
 from musify.engine.edits import Edit
 from musify.frontend import syntax
+from musify.frontend.launch_shape import well_formed
 from musify.frontend.launches import count_kernel_defs, kernel_text, launch_spans
 from musify.passes._base import PassContext
 from musify.passes.hazards.file_facts import directive_at
@@ -47,8 +48,12 @@ def run(ctx: PassContext) -> list[Edit]:
 def _parse(ctx: PassContext, launches: list[tuple]) -> int:
     """How many of `launches` (`launch_spans` tuples) tree-sitter reads, warning about each it
     cannot. One parse for the batch; only when that fails is each parsed on its own, to say which
-    one it cannot read."""
+    one it cannot read. No parse at all when each is a plain launch outside a macro's body, which
+    tree-sitter reads (`launch_shape.well_formed`), so the batch too."""
     text = ctx.text
+    if all(directive_at(ctx, start) is None and well_formed(text, start, close + 1)
+           for start, _, _, _, close in launches):
+        return len(launches)
     snippets = [_parseable(ctx, text[start:close + 1], directive_at(ctx, start) is not None) + ";"
                 for start, _, _, _, close in launches]
     together = syntax.parse_statement("\n".join(snippets))

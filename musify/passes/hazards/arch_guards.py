@@ -21,6 +21,16 @@ from musify.passes.hazards.file_facts import directive_at
 _LOOKED_AT = frozenset({Ctx.CODE, Ctx.DIRECTIVE, Ctx.MACRO})
 
 
+def active(ruleset, options) -> bool:
+    """Nothing to rewrite in the MUSA -> CUDA direction (the runner then never calls it)."""
+    return not options.reverse
+
+
+def needs(ruleset) -> frozenset[str]:
+    """Every finding is at a use of an architecture macro (the runner skips a file without one)."""
+    return ruleset.tagged("arch-macro")
+
+
 def run(ctx: PassContext) -> list[Edit]:
     text = ctx.text
     macros = [name for name in ctx.ruleset.tagged("arch-macro") if name in text]

@@ -146,17 +146,16 @@ def device_functions(text: str, codemap: CodeMap, kernel_words: frozenset[str],
     rules tag `kernel-qualifier` or `device-qualifier`, in order. The search is `_claunch`'s
     `definitions` where it was built (a fifth of the warp-size pass in Python; the same answers,
     tests/test_claunch_equivalence.py), else `device_functions_python`."""
-    words = kernel_words | device_words
+    words, qualifier, kernel = _qualifiers(kernel_words, device_words)
     if not words or not any(w in text for w in words):
         return FunctionList(text)
     if _NATIVE is None:
         return device_functions_python(text, codemap, kernel_words, device_words)
     out = FunctionList(text)
-    qualifier = _qualifier_pattern(frozenset(words))
     # the rows as `_add_function` makes them (name span and is-kernel found in C too)
     rows = _NATIVE.definitions(text, codemap.spans(), [
         m.span() for m in qualifier.finditer(text)
-        if not (m.start() and (text[m.start() - 1].isalnum() or text[m.start() - 1] == "_"))], _words(kernel_words))
+        if not (m.start() and (text[m.start() - 1].isalnum() or text[m.start() - 1] == "_"))], kernel)
     if rows:
         try:
             out._a = array("i", rows)
@@ -165,9 +164,21 @@ def device_functions(text: str, codemap: CodeMap, kernel_words: frozenset[str],
     return out
 
 
-@lru_cache(maxsize=8)
-def _words(words: frozenset[str]) -> tuple[str, ...]:
-    return tuple(words)
+_QUALIFIERS: dict[tuple[int, int], tuple] = {}
+
+
+def _qualifiers(kernel_words: frozenset[str], device_words: frozenset[str]) -> tuple:
+    """(every qualifier word, their pattern, the kernel words as a tuple), made once for a pair of
+    tag sets (kept by identity: a run has one pair) rather than a union and a look-up per file."""
+    entry = _QUALIFIERS.get((id(kernel_words), id(device_words)))
+    if entry is None or entry[0] is not kernel_words or entry[1] is not device_words:
+        words = kernel_words | device_words
+        if len(_QUALIFIERS) >= 8:
+            _QUALIFIERS.clear()
+        entry = _QUALIFIERS[(id(kernel_words), id(device_words))] = (
+            kernel_words, device_words, tuple(words), _qualifier_pattern(frozenset(words)) if words else None,
+            tuple(kernel_words))
+    return entry[2:]
 
 
 def device_functions_python(text: str, codemap: CodeMap, kernel_words: frozenset[str],
@@ -219,7 +230,7 @@ def _definition_after(text: str, pos: int, codemap: CodeMap) -> tuple[int, int, 
     if m is None or text[m.start()] != "(":
         return None  # a variable (or nothing)
     paren = m.start()
-    close = match_bracket(text, paren, codemap)
+    close = codemap.closing(_BRACKETS["("], text, paren)  # the reference path: no compiled pairing
     if close < 0:
         return None
     # qualifiers, trailing return type, attributes, initialiser list up to the body
@@ -227,7 +238,7 @@ def _definition_after(text: str, pos: int, codemap: CodeMap) -> tuple[int, int, 
     if m is None or text[m.start()] == ";":
         return None
     brace = m.start()
-    end = match_bracket(text, brace, codemap)
+    end = codemap.closing(_BRACKETS["{"], text, brace)
     return (paren, brace, end + 1) if end >= 0 else None
 
 
@@ -236,8 +247,12 @@ _BRACKETS = {o: re.compile(re.escape(o) + "|" + re.escape(c)) for o, c in _PAIRS
 
 
 def match_bracket(text: str, i: int, codemap: CodeMap) -> int:
-    """Offset of the bracket closing text[i] (same kind, nested, code only), or -1."""
-    return codemap.closing(_BRACKETS[text[i]], text, i)
+    """Offset of the bracket closing text[i] (same kind, nested, code only), or -1: from the
+    compiled pairing of the file's brackets where `_claunch` was built (the same answers,
+    tests/test_claunch_equivalence.py)."""
+    if _NATIVE is None:
+        return codemap.closing(_BRACKETS[text[i]], text, i)
+    return codemap.closer(_BRACKETS[text[i]], text, i, _NATIVE.pairs)
 
 
 def enclosing(functions: list[DeviceFunction], offset: int) -> DeviceFunction | None:

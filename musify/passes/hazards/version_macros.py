@@ -9,6 +9,8 @@ the other: the rename follows the rules and the comparison gets a diagnostic nam
 
 from __future__ import annotations
 
+from operator import is_
+
 from musify.engine.edits import Edit
 from musify.frontend.scanner import Ctx
 from musify.passes._base import PassContext
@@ -29,21 +31,37 @@ def decode(scale: str, value: int) -> str:
     return f"{value} on CUDA's scale"
 
 
-def _scales(ctx: PassContext) -> dict[str, str]:
-    """Version macro name -> its scale tag."""
-    out: dict[str, str] = {}
-    for scale in SCALES:
-        for name in ctx.ruleset.tagged(scale):
-            out.setdefault(name, scale)
-    return out
+def _scales(ruleset) -> tuple[dict[str, str], frozenset[str]]:
+    """Version macro name -> its scale tag, and the names. Made again only when a scale's tagged
+    names changed (kept on the rule set, as the warp-size pass keeps its names)."""
+    tagged = ruleset.tagged
+    sets = (tagged(SCALES[0]), tagged(SCALES[1]), tagged(SCALES[2]), tagged(SCALES[3]))  # asked per file
+    made = getattr(ruleset, "_version_scales", None)
+    if made is None or not all(map(is_, made[0], sets)):
+        out: dict[str, str] = {}
+        for scale, names in zip(SCALES, sets):
+            for name in names:
+                out.setdefault(name, scale)
+        made = ruleset._version_scales = (sets, (out, frozenset(out)))  # type: ignore[attr-defined]
+    return made[1]
+
+
+def active(ruleset, options) -> bool:
+    """Nothing to say in the MUSA -> CUDA direction (the runner then never calls it)."""
+    return not options.reverse
+
+
+def needs(ruleset) -> frozenset[str]:
+    """Every finding is at a use of a version macro (the runner skips a file without one)."""
+    return _scales(ruleset)[1]
 
 
 def run(ctx: PassContext) -> list[Edit]:
     text = ctx.text
     if ctx.options.reverse:
         return []
-    scales = _scales(ctx)
-    for ident in ctx.scan.idents.select(scales, _LOOKED_AT):
+    scales, names = _scales(ctx.ruleset)
+    for ident in ctx.scan.idents.select(names, _LOOKED_AT):
         scale = scales[ident.name]
         cmp = comparison_at(text, ident.start, ident.end, line_end(text, ident.end))
         if cmp is None or cmp.value is None:

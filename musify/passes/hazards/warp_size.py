@@ -23,6 +23,7 @@ import bisect
 import re
 from dataclasses import dataclass
 from functools import lru_cache
+from operator import is_
 
 from musify.arch import WARP_WIDTH
 from musify.engine.edits import Edit
@@ -78,7 +79,7 @@ def _names_of(ruleset) -> _Names:
     pass keeps its fast renames; adding a rule replaces a tag's set, which the check sees)."""
     sets = tuple(map(ruleset.tagged, _TAGS))
     made = getattr(ruleset, "_warp_names", None)
-    if made is None or any(a is not b for a, b in zip(made[0], sets)):
+    if made is None or not all(map(is_, made[0], sets)):
         made = ruleset._warp_names = (sets, _Names(*sets))
     return made[1]
 

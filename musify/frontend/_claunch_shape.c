@@ -1,0 +1,278 @@
+/* `launch_shape.well_formed_python` in C (musify/frontend/launch_shape.py is the reference and
+ * says what the subset is and why a launch in it needs no parse); part of the `_claunch`
+ * extension. tests/test_launch_shape.py proves both give the same answers on generated inputs.
+ *
+ * launch_shape(text, start, end, reserved) -> bool: text[start:end] is a launch of the subset;
+ * `reserved` (a set) holds the words never read as a name. */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <string.h>
+
+enum { K_END, K_ID, K_NUM, K_OP, K_BAD };
+#define MAX_DEPTH 32 /* launch_shape.MAX_DEPTH */
+
+typedef struct {
+    int kind;
+    const void *data;
+    PyObject *text, *reserved;
+    Py_ssize_t pos, end;       /* the next character to read, the end of the launch */
+    int tok;                   /* the current token: K_* */
+    Py_ssize_t ts, te;         /* its span */
+    char op[4];                /* an operator's spelling */
+    int depth, failed;         /* failed: an error was raised (the answer is then NULL) */
+} Reader;
+
+#define AT(r, i) PyUnicode_READ((r)->kind, (r)->data, (i))
+
+static inline int word_char(Py_UCS4 c) {  /* the regex `\w` */
+    return c < 128 ? (c == '_' || (c >= '0' && c <= '9') || ((c | 32) >= 'a' && (c | 32) <= 'z'))
+                   : (int)Py_UNICODE_ISALNUM(c);
+}
+static inline int hex_digit(Py_UCS4 c) { return (c >= '0' && c <= '9') || ((c | 32) >= 'a' && (c | 32) <= 'f'); }
+static inline int dec_digit(Py_UCS4 c) { return c >= '0' && c <= '9'; }
+static inline int ascii_start(Py_UCS4 c) { return c == '_' || ((c | 32) >= 'a' && (c | 32) <= 'z'); }
+static inline int ascii_word(Py_UCS4 c) { return ascii_start(c) || dec_digit(c); }
+
+/* the character at `i` within the launch, or 0 past its end (the regex matches within it) */
+static inline Py_UCS4 ch(const Reader *r, Py_ssize_t i) { return i < r->end ? AT(r, i) : 0; }
+
+/* `(?:ll|LL|l|L)` at *i: advances past it, 1 when one was there */
+static int long_suffix(const Reader *r, Py_ssize_t *i) {
+    Py_UCS4 a = ch(r, *i), b = ch(r, *i + 1);
+    if ((a == 'l' && b == 'l') || (a == 'L' && b == 'L')) *i += 2;
+    else if (a == 'l' || a == 'L') *i += 1;
+    else return 0;
+    return 1;
+}
+
+/* the `num` alternative at `s`: its end, or -1 */
+static Py_ssize_t number(const Reader *r, Py_ssize_t s) {
+    Py_ssize_t i = s;
+    if (ch(r, i) == '0' && (ch(r, i + 1) == 'x' || ch(r, i + 1) == 'X') && hex_digit(ch(r, i + 2))) {
+        i += 2;
+        while (hex_digit(ch(r, i))) i++;
+    } else if (ch(r, i) == '0' || (dec_digit(ch(r, i)) && ch(r, i) != '0')) {
+        if (ch(r, i) == '0') i++;
+        else while (dec_digit(ch(r, i))) i++;
+        if (ch(r, i) == '.' && dec_digit(ch(r, i + 1))) {
+            i += 1;
+            while (dec_digit(ch(r, i))) i++;
+            if (ch(r, i) == 'f' || ch(r, i) == 'F') i++;
+        }
+    } else {
+        return -1;
+    }
+    if (ch(r, i) == 'u' || ch(r, i) == 'U') {
+        i++;
+        long_suffix(r, &i);
+    } else if (long_suffix(r, &i) && (ch(r, i) == 'u' || ch(r, i) == 'U')) {
+        i++;
+    }
+    /* `(?![\w.])`: a shorter match would stop before a word character or '.' too */
+    if (i < r->end && (word_char(AT(r, i)) || AT(r, i) == '.')) return -1;
+    return i;
+}
+
+static const char *const OPS3[] = {"<<<", ">>>", NULL};
+static const char *const OPS2[] = {"++", "--", "::", "->", "&&", "||", "==", "!=", NULL};
+static const char OPS1[] = "-+*/%&|^!~.,()[]<>";
+
+static int spelled(const Reader *r, Py_ssize_t i, const char *s) {
+    for (Py_ssize_t k = 0; s[k]; k++)
+        if (ch(r, i + k) != (Py_UCS4)(unsigned char)s[k]) return 0;
+    return 1;
+}
+
+/* reads the next token into r->tok (K_END at the end, K_BAD where no token matches) */
+static void next(Reader *r) {
+    Py_ssize_t i = r->pos;
+    while (i < r->end) {
+        Py_UCS4 c = AT(r, i);
+        if (c != ' ' && c != '\t' && c != '\r' && c != '\n') break;
+        i++;
+    }
+    r->ts = i;
+    if (i >= r->end) {
+        r->tok = K_END;
+        r->pos = i;
+        return;
+    }
+    Py_UCS4 c = AT(r, i);
+    Py_ssize_t e = dec_digit(c) ? number(r, i) : -1;
+    if (e >= 0) {
+        r->tok = K_NUM;
+    } else if (dec_digit(c)) {
+        r->tok = K_BAD;
+    } else if (ascii_start(c)) {
+        e = i + 1;
+        while (e < r->end && ascii_word(AT(r, e))) e++;
+        r->tok = (e < r->end && word_char(AT(r, e))) ? K_BAD : K_ID;  /* `(?!\w)` */
+    } else {
+        r->tok = K_BAD;
+        for (int k = 0; OPS3[k] && r->tok == K_BAD; k++)
+            if (spelled(r, i, OPS3[k])) { strcpy(r->op, OPS3[k]); e = i + 3; r->tok = K_OP; }
+        for (int k = 0; OPS2[k] && r->tok == K_BAD; k++)
+            if (spelled(r, i, OPS2[k])) { strcpy(r->op, OPS2[k]); e = i + 2; r->tok = K_OP; }
+        if (r->tok == K_BAD && c < 128 && c && strchr(OPS1, (int)c)) {
+            r->op[0] = (char)c;
+            r->op[1] = 0;
+            e = i + 1;
+            r->tok = K_OP;
+            if (c == '/' && (ch(r, e) == '/' || ch(r, e) == '*')) r->tok = K_BAD;  /* a comment */
+        }
+    }
+    r->te = e;
+    r->pos = r->tok == K_BAD ? r->end : e;
+}
+
+static int is_op(const Reader *r, const char *s) { return r->tok == K_OP && strcmp(r->op, s) == 0; }
+
+static int take(Reader *r, const char *s) {
+    if (!is_op(r, s)) return 0;
+    next(r);
+    return 1;
+}
+
+/* the current token is a word equal to `s` */
+static int is_word(const Reader *r, const char *s) {
+    if (r->tok != K_ID || (Py_ssize_t)strlen(s) != r->te - r->ts) return 0;
+    return spelled(r, r->ts, s);
+}
+
+/* the current word is in `reserved` (-1: an error was raised) */
+static int reserved(Reader *r) {
+    PyObject *w = PyUnicode_Substring(r->text, r->ts, r->te);
+    if (!w) return -1;
+    int in = PySet_Contains(r->reserved, w);
+    Py_DECREF(w);
+    return in;
+}
+
+static int word(Reader *r) {
+    if (r->tok != K_ID) return 0;
+    int in = reserved(r);
+    if (in < 0) r->failed = 1;
+    if (in) return 0;
+    next(r);
+    return 1;
+}
+
+static int name(Reader *r) {
+    if (!word(r)) return 0;
+    while (take(r, "::"))
+        if (!word(r)) return 0;
+    return 1;
+}
+
+static const char *const PRIMITIVE[] = {
+    "bool", "char", "int", "float", "double", "void", "size_t", "ssize_t", "ptrdiff_t", "intptr_t", "uintptr_t",
+    "charptr_t", "nullptr_t", "max_align_t", "int8_t", "int16_t", "int32_t", "int64_t", "uint8_t", "uint16_t",
+    "uint32_t", "uint64_t", "char8_t", "char16_t", "char32_t", "char64_t", NULL};
+
+static int primitive(const Reader *r) {
+    for (int k = 0; PRIMITIVE[k]; k++)
+        if (is_word(r, PRIMITIVE[k])) return 1;
+    return 0;
+}
+
+static int expression(Reader *r);
+
+/* item (, item)* close */
+static int list(Reader *r, int (*item)(Reader *), const char *close) {
+    for (;;) {
+        if (!item(r)) return 0;
+        if (take(r, close)) return 1;
+        if (!take(r, ",")) return 0;
+    }
+}
+
+static int arguments(Reader *r, const char *close) { return take(r, close) || list(r, expression, close); }
+
+static int primary(Reader *r) {
+    if (r->tok == K_NUM || is_word(r, "nullptr") || is_word(r, "true") || is_word(r, "false")) {
+        next(r);
+        return 1;
+    }
+    if (is_word(r, "sizeof")) {
+        next(r);
+        if (!take(r, "(")) return 0;
+        if (primitive(r)) next(r);
+        else if (!name(r)) return 0;
+        return take(r, ")");
+    }
+    if (r->tok == K_ID) return name(r);
+    if (take(r, "(")) return expression(r) && take(r, ")");
+    return 0;
+}
+
+static int postfix(Reader *r) {
+    if (!primary(r)) return 0;
+    for (;;) {
+        if (take(r, ".") || take(r, "->")) {
+            if (!word(r)) return 0;
+        } else if (take(r, "[")) {
+            if (!(expression(r) && take(r, "]"))) return 0;
+        } else if (take(r, "(")) {
+            if (!arguments(r, ")")) return 0;
+        } else {
+            return 1;
+        }
+    }
+}
+
+static int unary(Reader *r) {
+    while (r->tok == K_OP && r->op[1] == 0 && strchr("-+!~*&", r->op[0])) next(r);
+    return postfix(r);
+}
+
+static int binary(const Reader *r) {
+    static const char *const BINARY[] = {"+", "-", "*", "/", "%", "&", "|", "^", "&&", "||", "==", "!=", NULL};
+    for (int k = 0; BINARY[k]; k++)
+        if (is_op(r, BINARY[k])) return 1;
+    return 0;
+}
+
+static int expression(Reader *r) {
+    r->depth++;
+    int ok = r->depth <= MAX_DEPTH && unary(r);
+    while (ok && binary(r)) {
+        next(r);
+        ok = unary(r);
+    }
+    r->depth--;
+    return ok;
+}
+
+static int template_argument(Reader *r) {
+    if (r->tok == K_NUM || primitive(r)) {
+        next(r);
+        return 1;
+    }
+    return name(r);
+}
+
+static int launch(Reader *r) {
+    take(r, "::");
+    if (!name(r)) return 0;
+    if (take(r, "<") && !list(r, template_argument, ">")) return 0;
+    if (!take(r, "<<<") || !list(r, expression, ">>>")) return 0;
+    return take(r, "(") && arguments(r, ")") && r->tok == K_END;
+}
+
+PyObject *musify_claunch_launch_shape(PyObject *Py_UNUSED(self), PyObject *args) {
+    PyObject *text, *words;
+    Py_ssize_t start, end;
+    if (!PyArg_ParseTuple(args, "UnnO:launch_shape", &text, &start, &end, &words)) return NULL;
+    if (!PyAnySet_Check(words)) {
+        PyErr_SetString(PyExc_TypeError, "launch_shape: reserved must be a set");
+        return NULL;
+    }
+    Py_ssize_t n = PyUnicode_GET_LENGTH(text);
+    if (start < 0) start = 0;
+    if (end > n) end = n;
+    Reader r = {PyUnicode_KIND(text), PyUnicode_DATA(text), text, words, start, end, K_END, 0, 0, {0}, 0, 0};
+    next(&r);
+    int ok = start < end && launch(&r);
+    if (r.failed) return NULL;
+    return PyBool_FromLong(ok);
+}

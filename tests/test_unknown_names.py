@@ -1,0 +1,55 @@
+"""The unknown-name check decided from the tokens before a name (`identifiers.unknown_use`,
+compiled) records what the full check, token by token, records."""
+
+from __future__ import annotations
+
+from hypothesis import example, given, settings
+from hypothesis import strategies as st
+
+from musify.frontend.scanner import Ctx, LineIndex, Scan, scan
+from musify.options import Options
+from musify.passes import identifiers
+from musify.passes._base import PassContext, ProjectInfo
+from musify.passes.identifiers import _declares, _enumerator, previous_token
+
+
+def _unknown_reference(ctx: PassContext, start: int, name: str, where: Ctx, position) -> None:
+    """`_unknown` as it was before `unknown_use`: every question asked in Python."""
+    if where == Ctx.MACRO_NAME:
+        ctx.declared.add(name)
+        return
+    before = previous_token(ctx.text, start)
+    if _declares(ctx.text, before) or (before[0] in ("{", ",") and _enumerator(ctx, start, start + len(name))):
+        ctx.declared.add(name)
+        return
+    if before[0] in (".", "->"):
+        return
+    ctx.found.pending_unknown.append((name, *position(start)))
+
+
+BEFORE = ["int ", "const ", "*", "&", " ", "\n", "\\\n", "vector<int> ", "map<K, V> ", "a < b > ", "x > ", "~",
+          "return ", "sizeof ", "x.", "p->", "a::", "{ ", "f(a, ", "enum E { A, ", "enum class F : int { ",
+          "= ", "(", "9 ", "new ", "_x ", "é ", "a && b > ", "}", ";", "template <typename T> "]
+AFTER = [",", " = 2", "}", ";", ")", " ", "\n", "(x)", " x;", ""]
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(st.sampled_from(BEFORE), max_size=6).map("".join), st.sampled_from(AFTER),
+       st.sampled_from([Ctx.CODE, Ctx.MACRO, Ctx.MACRO_NAME, Ctx.DIRECTIVE]))
+@example("enum E { A, ", ",", Ctx.CODE)
+@example("vector<int> ", ";", Ctx.CODE)
+def test_unknown_names_are_recorded_as_the_full_check_records_them(before: str, after: str, where: Ctx) -> None:
+    name = "cudaZ"
+    text = before + name + after
+    results = []
+    for check in (identifiers._unknown, _unknown_reference):
+        ctx = PassContext("a.cu", text, scan(text), None, Options(), ProjectInfo(), LineIndex(text))
+        check(ctx, len(before), name, where, ctx.lines.position)
+        results.append((sorted(ctx.declared), ctx.pending_unknown))
+    assert results[0] == results[1], text
+
+
+def test_an_empty_scan_context_is_accepted() -> None:
+    ctx = PassContext("a.cu", "cudaZ", Scan(), None, Options(), ProjectInfo(), LineIndex("cudaZ"))
+    identifiers._unknown(ctx, 0, "cudaZ", Ctx.CODE, ctx.lines.position)
+    assert ctx.pending_unknown == [("cudaZ", 1, 1)]
