@@ -70,12 +70,12 @@ def peer_problem(peer: Path, tables: Path) -> str | None:
     return None
 
 
-def timed(cmd: list[str], env: dict | None = None) -> tuple[float, float, int, str]:
+def timed(cmd: list[str], env: dict | None = None, cwd: Path | None = None) -> tuple[float, float, int, str]:
     """Wall seconds, CPU seconds (user + system, the process and its children), exit status and
     stderr's tail."""
     with tempfile.TemporaryFile() as err:
         t0 = time.perf_counter()
-        proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=err, env=env)
+        proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=err, env=env, cwd=cwd)
         _, status, usage = os.wait4(proc.pid, 0)
         wall = time.perf_counter() - t0
         proc.returncode = os.waitstatus_to_exitcode(status)
@@ -101,7 +101,9 @@ def musify_run(corpus: Path, out: Path, jobs: int, checkout: Path = REPO) -> tup
     cmd = [sys.executable, "-m", "musify", "migrate", str(corpus), "-o", str(out), "-j", str(jobs),
            "--json", str(out) + ".json", "-q", "--no-cache"]
     env = dict(os.environ, PYTHONPATH=str(checkout) + os.pathsep + os.environ.get("PYTHONPATH", ""))
-    wall, cpu, rc, err = timed(cmd, with_bytecode(env, out.parent))
+    # run from the checkout: `python -m` puts the working directory first on sys.path, so from
+    # another checkout's folder (or beside an editable install) it would import that one's musify
+    wall, cpu, rc, err = timed(cmd, with_bytecode(env, out.parent), cwd=checkout)
     if rc not in (0, 1):
         sys.exit(f"musify failed ({rc}): {err}")
     return wall, cpu
@@ -186,6 +188,8 @@ def main() -> None:
     ap.add_argument("--baseline", type=Path, help="another musify checkout (its extensions built) to time "
                     "in each round too, e.g. a worktree of main: before/after side by side")
     args = ap.parse_args()
+    args.work = args.work.resolve()  # the musify runs start in their checkout's folder
+    args.tree = [tree.resolve() for tree in args.tree]
     args.work.mkdir(parents=True, exist_ok=True)
     skip = peer_problem(args.peer, args.tables)
     print(f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores"

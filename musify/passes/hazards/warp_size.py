@@ -180,6 +180,8 @@ def _check_function(ctx: PassContext, fn: DeviceFunction, names: _Names, snippet
     derived = _thread_variables(captures, names)
     masks = _mask_variables(captures, names)
     bit_used = _used_as_bits(tree.root, masks, names) if masks else set()
+    full = _full_mask_variables(captures)
+    carried = _passed_on(tree.root, full) if full else set()
     nodes = sorted((n for kind in ("call", "bin", "init", "for") for n in captures.get(kind, ())),
                    key=lambda n: (n.start_byte, -n.end_byte))
     for node in nodes:
@@ -189,7 +191,7 @@ def _check_function(ctx: PassContext, fn: DeviceFunction, names: _Names, snippet
         elif kind == "binary_expression":
             _check_binary(node, names, derived, masks, report)
         elif kind == "init_declarator":
-            _check_init(node, names, bit_used, report)
+            _check_init(node, names, bit_used, carried, report)
         elif kind == "for_statement" and _is_warp_offset_loop(node, names):
             header = _text(node).split(")", 1)[0] + ")"
             report(node, "MU2023", expr=" ".join(header.split()))
@@ -201,12 +203,13 @@ def _check_function(ctx: PassContext, fn: DeviceFunction, names: _Names, snippet
                  sites=where, **{**common, "count": len(sites), **args})
 
 
-def _check_init(node, names: _Names, bit_used: set[str], report) -> None:
+def _check_init(node, names: _Names, bit_used: set[str], carried: set[str], report) -> None:
     name, value = node.child_by_field_name("declarator"), node.child_by_field_name("value")
     if name is None or value is None:
         return
     if "mask" in _text(name).lower() and _is_full_mask(value):
-        report(value, "MU2020", expr=_text(value), call=f"the lane mask {_text(name)}")
+        if _text(name) in carried:
+            report(value, "MU2020", expr=_text(value), call=f"the lane mask {_text(name)}")
         return
     if bit_used and _text(name) in bit_used and _calls(value, names.mask_result):
         decl = node.parent
@@ -325,6 +328,49 @@ def _mask_variables(captures: dict[str, list], names: _Names) -> set[str]:
         if name is not None and value is not None and _calls(value, names.mask_result):
             out.add(_text(name))
     return out
+
+
+def _full_mask_variables(captures: dict[str, list]) -> set[str]:
+    """Variables named like a mask and initialised with the full 32-bit mask (MU2020's candidates)."""
+    out = set()
+    for node in captures.get("init", ()):
+        name, value = node.child_by_field_name("declarator"), node.child_by_field_name("value")
+        if name is not None and value is not None and "mask" in _text(name).lower() and _is_full_mask(value):
+            out.add(_text(name))
+    return out
+
+
+_WRAPPERS = frozenset({"parenthesized_expression", "cast_expression"})
+
+
+def _passed_on(root, wanted: set[str]) -> set[str]:
+    """The variables of `wanted` passed to a call (as an argument, or `&`/`|`-combined into one)
+    or returned as they are: only then can a value be a lane mask. A full 32-bit constant that
+    is only computed with (nvshmem's `const uint64_t mask_4_bytes = 0x00000000ffffffff;` then
+    `low = v & mask_4_bytes;`) is a byte mask, and a note that MUSA reads it as the whole warp
+    would be wrong."""
+    out = set()
+    for n in _identifiers_named(root, wanted):
+        name = _text(n)
+        if name in out:
+            continue
+        parent = _above(n)
+        if parent is not None and parent.type == "binary_expression" and \
+                _text(parent.child_by_field_name("operator")) in ("&", "|"):
+            parent = _above(parent)
+            if parent is not None and parent.type == "argument_list":
+                out.add(name)
+        elif parent is not None and parent.type in ("argument_list", "return_statement"):
+            out.add(name)
+    return out
+
+
+def _above(node):
+    """The node's parent, past parentheses and casts."""
+    parent = node.parent
+    while parent is not None and parent.type in _WRAPPERS:
+        parent = parent.parent
+    return parent
 
 
 def _used_as_bits(root, masks: set[str], names: _Names) -> set[str]:

@@ -30,8 +30,13 @@ __global__ void kernel(const float* x, float* out, int n) {
   }
   // DIAG: MU2025
   if (warpSize == 32) {
-    out[warp] = v + vote + full_mask;
+    out[warp] = v + vote;
   }
+  __syncwarp(full_mask);
+  // Negative: a full 32-bit constant named as a mask but only computed with is a byte mask
+  // (nvshmem's proxy_device.cuh), not a lane mask.
+  const unsigned long long mask_4_bytes = 0x00000000ffffffff;
+  out[1] = (float)(n & mask_4_bytes);
   // Negatives: sizes, not warps.
   int chunks = n / 32;
   int rest = n % 32;
