@@ -6,10 +6,15 @@ and the diagnostic carries the fix. Hopper-only instructions inside (wgmma, fp8 
 
 Host assembly is not PTX: the host compiler assembles it on a MUSA machine as before (PyTorch's
 headers hold POWER VSX and Arm NEON `__asm__` in CPU vector code, and calling those errors made a
-clean header tree fail). A use is host assembly when it is outside every `__device__`/`__global__`
-function and outside every macro body (where it is expanded is not known), and its template shows
-nothing of PTX (a PTX opcode or type or state-space suffix, a PTX special register, `.reg`/`.pred`);
-any sign alone keeps the error, so a device function the analysis cannot see (qualified through a
+clean header tree fail). A use is host assembly when its template shows nothing of PTX (a PTX
+opcode or type or state-space suffix, a PTX special register, `.reg`/`.pred`), it is outside every
+`__device__`/`__global__` function, and it is outside every macro body (where a macro is expanded
+is not known) unless the file holds no device code at all: not a `.cu`/`.cuh`/`.mu`/`.muh` file, no
+device or kernel qualifier anywhere in its code and no test of a device compilation
+(`__CUDA_ARCH__`, `__CUDACC__`, `__NVCC__`: cuda_bf16.hpp qualifies its functions through its own
+macros, and its shuffle macro's PTX opcode is a macro argument; PyTorch vendors valgrind.h, whose client-request
+macros are x86, Arm, POWER, s390 and MIPS assembly: 178 errors made `torch/utils` fail). Any PTX
+sign alone keeps the error, so a device function the analysis cannot see (qualified through a
 project macro) still reports its PTX.
 """
 
@@ -59,7 +64,7 @@ def run(ctx: PassContext) -> list[Edit]:
         close = match_bracket(text, m.end() - 1, codemap)
         body = text[m.end():close if close >= 0 else _statement_end(text, m.end())]
         # cheapest first: most device assembly shows PTX, and the function walk is the dearest
-        if _PTX.search(body) is None and directive_at(ctx, m.start()) is None \
+        if _PTX.search(body) is None and (directive_at(ctx, m.start()) is None or _host_only(ctx)) \
                 and enclosing(device_functions_of(ctx), m.start()) is None:
             continue  # host assembly: the host compiler's, unchanged on MUSA
         spelled = " ".join(text[m.start():m.end() - 1].split())
@@ -68,6 +73,35 @@ def run(ctx: PassContext) -> list[Edit]:
             if any(literal in body for literal in literals) and pattern.search(body):
                 ctx.warn("MU2035", m.start(), spelled, what=f"'{spelled}' with {feature}", feature=feature)
     return []
+
+
+_DEVICE_SUFFIXES = (".cu", ".cuh", ".mu", ".muh")
+# macros only a device compilation defines (tested in `#if`s of files whose device functions are
+# qualified through macros of their own): either face, for a reverse run too
+_DEVICE_COMPILATION = re.compile(r"__(?:CUDA|MUSA)_ARCH|__(?:CUDA|MUSA)CC|__NVCC__")
+
+
+def _host_only(ctx: PassContext) -> bool:
+    """The file holds no device code: not a CUDA (or MUSA) source by its name, no test of a device
+    compilation, and no word the rules tag as a kernel or device qualifier (`__global__`,
+    `__device__`) anywhere in its code, macro bodies included (a `#define HD __host__ __device__`
+    makes it a device file)."""
+    if ctx.path.endswith(_DEVICE_SUFFIXES) or _DEVICE_COMPILATION.search(ctx.text):
+        return False
+    words = ctx.ruleset.tagged("kernel-qualifier") | ctx.ruleset.tagged("device-qualifier")
+    codemap = ctx.scan.code_map()
+    for word in words:
+        at = ctx.text.find(word)
+        while at >= 0:
+            end = at + len(word)
+            if codemap.is_code(at) and not _word_char(ctx.text, at - 1) and not _word_char(ctx.text, end):
+                return False
+            at = ctx.text.find(word, end)
+    return True
+
+
+def _word_char(text: str, at: int) -> bool:
+    return 0 <= at < len(text) and (text[at].isalnum() or text[at] == "_")
 
 
 def asm_matches(text: str) -> Iterator[re.Match[str]]:
