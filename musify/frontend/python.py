@@ -28,12 +28,23 @@ class PythonTree:
 
     @property
     def nodes(self) -> list[ast.AST]:
-        """Every node, in `ast.walk` order, computed once (several passes look at all of them)."""
+        """Every node but the context and operator leaves, in `ast.walk` order, computed once
+        (several passes look at all of them)."""
         cached = self.__dict__.get("_nodes")
         if cached is None:
-            cached = list(ast.walk(self.module)) if self.module is not None else []
+            cached = walk(self.module) if self.module is not None else []
             self.__dict__["_nodes"] = cached
         return cached
+
+    def of(self, *classes: type) -> list[ast.AST]:
+        """The nodes of exactly these classes (the parser makes no subclasses), in `nodes` order:
+        a pass's loop then runs its `isinstance` tests on the few nodes it handles, not on all."""
+        key = frozenset(classes)
+        made = self.__dict__.setdefault("_of", {})
+        found = made.get(key)
+        if found is None:
+            found = made[key] = [n for n in self.nodes if n.__class__ in key]
+        return found
 
     def offset(self, lineno: int, col_bytes: int) -> int:
         """The text offset of an `ast` position (1-based line, UTF-8 byte column)."""
@@ -63,6 +74,31 @@ _SINGLE_1 = rf"'(?:[^'\\\r\n]|{_ESCAPE})*'"
 _SINGLE_2 = rf'"(?:[^"\\\r\n]|{_ESCAPE})*"'
 _TOKEN = re.compile(rf"#[^\r\n]*|(?:(?<!\w)[rRbBuUfF]{{1,2}})?(?:{_TRIPLE_1}|{_TRIPLE_2}|{_SINGLE_1}|{_SINGLE_2})",
                     re.DOTALL)
+
+
+def walk(root: ast.AST) -> list[ast.AST]:
+    """The nodes of `ast.walk(root)` in its order (breadth first), less the context and operator
+    leaves (`Load`, `Store`, `Add`, `Eq`, ...: no pass looks for them, and they were a third of
+    the nodes), without its generators: the list is the queue. Twice as fast as
+    `list(ast.walk(root))` on PyTorch's sources, where that walk was a quarter of the Python front
+    end's time."""
+    out = [root]
+    append, node_class, list_class, leaves = out.append, ast.AST, list, _LEAVES
+    for node in out:  # the loop reads what it appends
+        for name in node._fields:
+            value = getattr(node, name, None)
+            if value.__class__ is list_class:
+                for item in value:
+                    if isinstance(item, node_class) and item.__class__ not in leaves:
+                        append(item)
+            elif isinstance(value, node_class) and value.__class__ not in leaves:
+                append(value)
+    return out
+
+
+# the classes of the leaves `walk` leaves out: every subclass of these abstract node kinds
+_LEAVES = frozenset(leaf for kind in (ast.expr_context, ast.operator, ast.boolop, ast.unaryop, ast.cmpop)
+                    for leaf in kind.__subclasses__())
 
 
 def scan_python(text: str, _ruleset: object = None) -> Scan:
@@ -124,12 +160,14 @@ def _agrees(spans: list[tuple[int, int, Ctx]], tree: PythonTree) -> bool:
     report oddly) starts where a string span starts."""
     string_starts = {s for s, _, where in spans if where == Ctx.STRING}
     inside: set[int] = set()
-    for node in tree.nodes:
-        if id(node) in inside:
-            continue
-        if isinstance(node, ast.JoinedStr):
-            inside.update(id(n) for n in ast.walk(node) if n is not node)
-        elif not (isinstance(node, ast.Constant) and isinstance(node.value, (str, bytes))):
+    constant, joined, text_types = ast.Constant, ast.JoinedStr, (str, bytes)
+    for node in tree.of(constant, joined):
+        cls = node.__class__
+        if cls is joined:
+            if id(node) in inside:
+                continue
+            inside.update(id(n) for n in walk(node)[1:])
+        elif cls is not constant or node.value.__class__ not in text_types or id(node) in inside:
             continue
         if tree.offset(node.lineno, node.col_offset) not in string_starts:
             return False

@@ -29,7 +29,7 @@ def setup_edits(ctx: PassContext, tree: PythonTree, docstrings: set[int]) -> lis
     flag_strings: set[int] = set()
     lists: list[ast.AST] = []
     assigned = _list_assignments(tree.module)
-    for node in tree.nodes:
+    for node in tree.of(ast.Dict, ast.Subscript, ast.Call):
         if isinstance(node, ast.Dict):
             for k, v in zip(node.keys, node.values):
                 if isinstance(k, ast.Constant) and k.value == vocab["cuda"]:
@@ -52,13 +52,13 @@ def setup_edits(ctx: PassContext, tree: PythonTree, docstrings: set[int]) -> lis
     # (Triton's compiler.py passes it to ptxas)
     builds = _builds().search(ctx.text) is not None
     if builds:
-        lists.extend(n for n in tree.nodes if isinstance(n, (ast.List, ast.Tuple)) and _holds_flag(ctx, n))
+        lists.extend(n for n in tree.of(ast.List, ast.Tuple) if _holds_flag(ctx, n))
     seen_lists: set[int] = set()
     for lst in lists:
         if isinstance(lst, (ast.List, ast.Tuple)) and id(lst) not in seen_lists:
             seen_lists.add(id(lst))
             edits.extend(_flag_list(ctx, tree, lst, flag_strings))
-    for node in tree.nodes:
+    for node in tree.of(ast.Constant):
         if isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in flag_strings \
                 and id(node) not in docstrings:
             edits.extend(_plain_string(ctx, tree, node, builds))

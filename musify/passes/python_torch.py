@@ -59,7 +59,7 @@ def run(ctx: PassContext) -> list[Edit]:
     w = Walk(ctx, tree, python_vocab())
     _bindings(w)
     _contexts(w)
-    for node in tree.nodes:
+    for node in tree.of(ast.Import, ast.ImportFrom, ast.Attribute, ast.Name, ast.Call, ast.Constant, ast.JoinedStr):
         if isinstance(node, ast.Import):
             _import(w, node)
         elif isinstance(node, ast.ImportFrom):
@@ -98,7 +98,7 @@ def _modules(vocab: dict) -> dict[str, str]:
 def _bindings(w: Walk) -> None:
     modules = _modules(w.vocab)
     package = w.vocab["package"]
-    for node in w.tree.nodes:
+    for node in w.tree.of(ast.Import, ast.ImportFrom, ast.Module, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef):
         if isinstance(node, ast.Import):
             for a in node.names:
                 if a.name == package["after"]:
@@ -298,14 +298,14 @@ def _add_package_import(w: Walk) -> None:
     package = w.vocab["package"]
     if w.imports_package or any(e.replacement.startswith(package["musa"] + ".") for e in w.edits):
         return
-    for node in w.tree.nodes:
+    for node in w.tree.of(ast.Import):
         if isinstance(node, ast.Import) and any(a.name == package["after"] or a.name.startswith(package["after"] + ".")
                                                 for a in node.names):
             break
     else:
         return
-    first = min((n for n in w.tree.nodes if isinstance(n, ast.Import)
-                 and any(a.name.split(".")[0] == package["after"] for a in n.names)),
+    first = min((n for n in w.tree.of(ast.Import)
+                 if any(a.name.split(".")[0] == package["after"] for a in n.names)),
                 key=lambda n: (n.lineno, n.col_offset))
     text = w.ctx.text
     line_start = w.tree.line_starts[first.lineno - 1]
@@ -330,7 +330,7 @@ def _contexts(w: Walk) -> None:
     backend = w.vocab["backend"]
     funcs: set[int] = set()
     inner: set[int] = set()
-    for node in w.tree.nodes:
+    for node in w.tree.of(ast.Attribute, ast.Call, ast.arguments, ast.Assign, ast.AnnAssign, ast.Compare, ast.Dict):
         if isinstance(node, ast.Attribute):
             inner.add(id(node.value))
         elif isinstance(node, ast.Call):
