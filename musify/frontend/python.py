@@ -1,4 +1,4 @@
-"""The Python front end: the standard `tokenize` for comments and strings, `ast` for structure.
+"""The Python front end: `ast` for structure, one regular expression for comments and strings.
 
 Edits made from it touch only names and the string literals a pass has chosen, so comments,
 docstrings and formatting come out byte for byte. `ast` reports columns in UTF-8 bytes;

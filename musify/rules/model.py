@@ -35,6 +35,7 @@ HAZARDS: dict[str, tuple[str, str]] = {
     "device-qualifier": ("hazards", "marks a device function definition (a body device-side checks look into)"),
     "execution-space": ("structure", "an execution space an extended lambda can carry (`[=] __device__ (int i) {...}`)"),
     "device-sync": ("features", "a device-wide synchronisation; inside device code it is dynamic parallelism"),
+    "device-compilation": ("inline_asm", "a macro the CUDA compiler defines: a file that tests it is meant for device compilation"),
     "template-only": ("identifiers", "a class template whose bare name is an ordinary word: only `NAME<` is this name"),
 }
 

@@ -10,8 +10,8 @@ clean header tree fail). A use is host assembly when its template shows nothing 
 opcode or type or state-space suffix, a PTX special register, `.reg`/`.pred`), it is outside every
 `__device__`/`__global__` function, and it is outside every macro body (where a macro is expanded
 is not known) unless the file holds no device code at all: not a `.cu`/`.cuh`/`.mu`/`.muh` file, no
-device or kernel qualifier anywhere in its code and no test of a device compilation
-(`__CUDA_ARCH__`, `__CUDACC__`, `__NVCC__`: cuda_bf16.hpp qualifies its functions through its own
+device or kernel qualifier anywhere in its code and no macro the rules tag `device-compilation`
+(`__CUDA_ARCH__`, `__CUDACC__`, `__NVCC__`, or their MUSA names: cuda_bf16.hpp qualifies its functions through its own
 macros, and its shuffle macro's PTX opcode is a macro argument; PyTorch vendors valgrind.h, whose client-request
 macros are x86, Arm, POWER, s390 and MIPS assembly: 178 errors made `torch/utils` fail). Any PTX
 sign alone keeps the error, so a device function the analysis cannot see (qualified through a
@@ -76,9 +76,6 @@ def run(ctx: PassContext) -> list[Edit]:
 
 
 _DEVICE_SUFFIXES = (".cu", ".cuh", ".mu", ".muh")
-# macros only a device compilation defines (tested in `#if`s of files whose device functions are
-# qualified through macros of their own): either face, for a reverse run too
-_DEVICE_COMPILATION = re.compile(r"__(?:CUDA|MUSA)_ARCH|__(?:CUDA|MUSA)CC|__NVCC__")
 
 
 def _host_only(ctx: PassContext) -> bool:
@@ -86,7 +83,7 @@ def _host_only(ctx: PassContext) -> bool:
     compilation, and no word the rules tag as a kernel or device qualifier (`__global__`,
     `__device__`) anywhere in its code, macro bodies included (a `#define HD __host__ __device__`
     makes it a device file)."""
-    if ctx.path.endswith(_DEVICE_SUFFIXES) or _DEVICE_COMPILATION.search(ctx.text):
+    if ctx.path.endswith(_DEVICE_SUFFIXES) or any(name in ctx.text for name in _compilation_macros(ctx.ruleset)):
         return False
     words = ctx.ruleset.tagged("kernel-qualifier") | ctx.ruleset.tagged("device-qualifier")
     codemap = ctx.scan.code_map()
@@ -98,6 +95,17 @@ def _host_only(ctx: PassContext) -> bool:
                 return False
             at = ctx.text.find(word, end)
     return True
+
+
+def _compilation_macros(ruleset) -> set[str]:
+    """The macros tagged `device-compilation` (`__CUDA_ARCH__`, `__CUDACC__`, `__NVCC__`) in both
+    spellings: a file half ported, or one ported back, tests the MUSA ones."""
+    names = set(ruleset.tagged("device-compilation"))
+    for name in list(names):
+        rule = ruleset.names.get(name)
+        if rule is not None and rule.musa:
+            names.add(rule.musa)
+    return names
 
 
 def _word_char(text: str, at: int) -> bool:
