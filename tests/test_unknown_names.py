@@ -24,12 +24,31 @@ def _unknown_reference(ctx: PassContext, start: int, name: str, where: Ctx, posi
         return
     if before[0] in (".", "->"):
         return
+    if _nested_namespace_head(ctx.text[:start]):
+        ctx.declared.add(name)
+        return
     ctx.found.pending_unknown.append((name, *position(start)))
+
+
+def _nested_namespace_head(head: str) -> bool:
+    """`head` ends with `namespace a::b::` (C++17), written out token by token."""
+    words = head.replace("::", " :: ").split()
+    if len(words) < 3 or words[-1] != "::":
+        return False
+    i = len(words) - 1
+    while i >= 2 and words[i] == "::" and words[i - 1].isidentifier():
+        i -= 2
+        if words[i] == "inline":
+            i -= 1
+        if i >= 0 and words[i] == "namespace":
+            return True
+    return False
 
 
 BEFORE = ["int ", "const ", "*", "&", " ", "\n", "\\\n", "vector<int> ", "map<K, V> ", "a < b > ", "x > ", "~",
           "return ", "sizeof ", "x.", "p->", "a::", "{ ", "f(a, ", "enum E { A, ", "enum class F : int { ",
-          "= ", "(", "9 ", "new ", "_x ", "é ", "a && b > ", "}", ";", "template <typename T> "]
+          "= ", "(", "9 ", "new ", "_x ", "é ", "a && b > ", "}", ";", "template <typename T> ",
+          "namespace ", "namespace at::", "inline ", "b :: "]
 AFTER = [",", " = 2", "}", ";", ")", " ", "\n", "(x)", " x;", ""]
 
 
@@ -47,6 +66,17 @@ def test_unknown_names_are_recorded_as_the_full_check_records_them(before: str, 
         check(ctx, len(before), name, where, ctx.lines.position)
         results.append((sorted(ctx.declared), ctx.pending_unknown))
     assert results[0] == results[1], text
+
+
+def test_a_name_declared_by_a_nested_namespace_definition_is_not_reported(tmp_path) -> None:
+    """PyTorch's `namespace at::native::cuda_utils {` (block_reduce.cuh) declares `cuda_utils`:
+    its uses in the other files of the project are not MU1001."""
+    from musify.api import migrate
+
+    (tmp_path / "block_reduce.cuh").write_text("namespace at::native::cuda_utils {\nint f();\n}\n")
+    (tmp_path / "norm.cu").write_text('#include "block_reduce.cuh"\nint g() { return at::native::cuda_utils::f(); }\n')
+    record, _ = migrate([str(tmp_path)])
+    assert not [d for f in record.files for d in f.diagnostics if d.id == "MU1001"]
 
 
 def test_an_empty_scan_context_is_accepted() -> None:

@@ -255,6 +255,8 @@ def _unknown(ctx: PassContext, start: int, name: str, where: Ctx, position) -> N
             use = DECLARED
         else:
             use = MEMBER if before[0] in (".", "->") else USE
+    if use == USE and _NESTED_NAMESPACE.search(ctx.text, max(0, start - 256), start) is not None:
+        use = DECLARED  # `namespace at::native::cuda_utils {`: a C++17 nested namespace definition
     if use == DECLARED:
         ctx.declared.add(name)
     elif use == USE:  # (a member access is neither)
@@ -262,6 +264,8 @@ def _unknown(ctx: PassContext, start: int, name: str, where: Ctx, position) -> N
 
 
 DECLARED, MEMBER, USE, UNDECIDED = range(4)  # what `unknown_use` makes of an unknown name
+# the head of a nested namespace definition, up to the name being declared (`namespace a::inline b::`)
+_NESTED_NAMESPACE = re.compile(r"\bnamespace\s+(?:(?:inline\s+)?[A-Za-z_]\w*\s*::\s*)+\Z")
 
 
 def unknown_use_python(text: str, start: int) -> int:
