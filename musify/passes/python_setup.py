@@ -12,6 +12,7 @@ from __future__ import annotations
 import ast
 import re
 from functools import lru_cache
+from itertools import pairwise
 
 from musify.engine.edits import Edit
 from musify.frontend.python import PythonTree
@@ -53,6 +54,8 @@ def setup_edits(ctx: PassContext, tree: PythonTree, docstrings: set[int]) -> lis
     builds = _builds().search(ctx.text) is not None
     if builds:
         lists.extend(n for n in tree.of(ast.List, ast.Tuple) if _holds_flag(ctx, n))
+    if builds:
+        edits.extend(_appended_pairs(ctx, tree, flag_strings))
     seen_lists: set[int] = set()
     for lst in lists:
         if isinstance(lst, (ast.List, ast.Tuple)) and id(lst) not in seen_lists:
@@ -159,6 +162,71 @@ def _flag_list(ctx: PassContext, tree: PythonTree, lst: ast.List | ast.Tuple, se
     if isinstance(lst, ast.Tuple) and len(elts) > 1 and len(elts) - removed == 1:
         edits.append(_one_tuple(ctx, tree, lst, edits))
     return edits
+
+
+_BODIES = ("body", "orelse", "finalbody")
+
+
+def _appended(stmt: ast.stmt) -> tuple[str, ast.Constant] | None:
+    """(list name, string) of a statement `NAME.append("...")`."""
+    call = stmt.value if isinstance(stmt, ast.Expr) else None
+    if not (isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute) and call.func.attr == "append"
+            and isinstance(call.func.value, ast.Name) and len(call.args) == 1 and not call.keywords):
+        return None
+    arg = call.args[0]
+    return (call.func.value.id, arg) if isinstance(arg, ast.Constant) and isinstance(arg.value, str) else None
+
+
+def _appended_pairs(ctx: PassContext, tree: PythonTree, seen: set[int]) -> list[Edit]:
+    """A flag and its value appended to one list by two statements in a row, the way most
+    extension builds collect their architectures (`cc_flag.append("-gencode")` then
+    `cc_flag.append("arch=compute_80,code=sm_80")`): the first becomes the MUSA flag and the
+    second statement goes, when each stands on its own line(s); otherwise the pair is reported."""
+    edits: list[Edit] = []
+    for node in tree.nodes:
+        for field_name in _BODIES:
+            body = getattr(node, field_name, None)
+            if not isinstance(body, list):
+                continue
+            for first, second in pairwise(body):
+                a, b = _appended(first), _appended(second)
+                if a is None or b is None or a[0] != b[0] or id(a[1]) in seen:
+                    continue
+                result = rewrite_word(ctx, a[1].value, b[1].value)
+                if result is None or result.words != 2:
+                    continue
+                seen.update((id(a[1]), id(b[1])))
+                s, _ = tree.span(a[1])
+                _, e = tree.span(b[1])
+                for diag, args in result.diags:
+                    ctx.warn(diag, s, end=e, severity=result.severity if diag == "MU6022" else None,
+                             origin=ORIGIN, **args)
+                edits.extend(_replace_pair(ctx, tree, first, second, a[1], result.new))
+    return edits
+
+
+def _replace_pair(ctx: PassContext, tree: PythonTree, first: ast.stmt, second: ast.stmt, flag: ast.Constant,
+                  new: str | None) -> list[Edit]:
+    """The edits that turn two append statements into one (`new`), or into none (`new` None);
+    none at all (the diagnostic stays) unless each statement has its lines to itself."""
+    text = ctx.text
+    spans = []
+    for stmt in (first, second):
+        start, end = tree.span(stmt)
+        line_start = text.rfind("\n", 0, start) + 1
+        line_end = text.find("\n", end)
+        line_end = len(text) if line_end < 0 else line_end + 1
+        rest = text[end:line_end].strip()
+        if text[line_start:start].strip() or (rest and not rest.startswith("#")):
+            return []  # another statement shares a line: not removed
+        spans.append((line_start, line_end))
+    drop = [Edit(*spans[1], "", "flag:drop", "build", "flag")]
+    if new is None:
+        return [Edit(*spans[0], "", "flag:drop", "build", "flag"), *drop]
+    inside = _inside(ctx, tree, flag)
+    if inside is None:
+        return []
+    return [Edit(*inside, new, "flag:" + flag.value, "build", "flag"), *drop]
 
 
 def _one_tuple(ctx: PassContext, tree: PythonTree, lst: ast.Tuple, edits: list[Edit]) -> Edit:

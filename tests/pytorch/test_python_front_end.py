@@ -141,6 +141,29 @@ def test_flag_tuples_and_lists_outside_extra_compile_args(rules):
     assert [d.id for d in diags] == ["MU6022", "MU6022", "MU6020", "MU6014"]
 
 
+def test_a_flag_and_its_value_appended_by_two_statements(rules):
+    """flash-attn, causal-conv1d and mamba collect their architectures with
+    `cc_flag.append("-gencode")` then `cc_flag.append("arch=...")`: the pair becomes one MUSA flag.
+    A pair sharing a line with another statement is reported and left; other lists are untouched."""
+    src = ("from setuptools import setup\n"
+           "cc_flag = []\n"
+           "if True:\n"
+           "    cc_flag.append('-gencode')  # Ampere\n"
+           "    cc_flag.append('arch=compute_80,code=sm_80')\n"
+           "cc_flag.append('-gencode'); cc_flag.append('arch=compute_90,code=sm_90')\n"
+           "other.append('-gencode')\n"
+           "cc_flag.append('arch=compute_75,code=sm_75')\n")
+    new, diags = port(rules, src)
+    assert new == ("from setuptools import setup\n"
+                   "cc_flag = []\n"
+                   "if True:\n"
+                   "    cc_flag.append('--offload-arch=mp_22')  # Ampere\n"
+                   "cc_flag.append('-gencode'); cc_flag.append('arch=compute_90,code=sm_90')\n"
+                   "other.append('-gencode')\n"
+                   "cc_flag.append('arch=compute_75,code=sm_75')\n")
+    assert sorted((d.id, d.line) for d in diags if d.id == "MU6022") == [("MU6022", 4), ("MU6022", 6)]
+
+
 def test_flag_lists_of_a_file_that_builds_nothing_are_left_alone(rules):
     """Triton's compiler.py hands ["-lineinfo"] to ptxas: not an nvcc flag list, never rewritten."""
     src = ("import torch\n"
