@@ -198,10 +198,16 @@ def _appended_pairs(ctx: PassContext, tree: PythonTree, seen: set[int]) -> list[
                 seen.update((id(a[1]), id(b[1])))
                 s, _ = tree.span(a[1])
                 _, e = tree.span(b[1])
+                pair = _replace_pair(ctx, tree, first, second, a[1], result.new)
+                if not pair:
+                    ctx.warn("MU6014", s, end=e, construct=f"{a[1].value} {b[1].value}", origin=ORIGIN,
+                             why=f"appended by statements that share a line with others; write "
+                                 f"{result.new or 'nothing'} in their place by hand")
+                    continue
                 for diag, args in result.diags:
                     ctx.warn(diag, s, end=e, severity=result.severity if diag == "MU6022" else None,
                              origin=ORIGIN, **args)
-                edits.extend(_replace_pair(ctx, tree, first, second, a[1], result.new))
+                edits.extend(pair)
     return edits
 
 
