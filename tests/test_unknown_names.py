@@ -24,25 +24,29 @@ def _unknown_reference(ctx: PassContext, start: int, name: str, where: Ctx, posi
         return
     if before[0] in (".", "->"):
         return
-    if _nested_namespace_head(ctx.text[:start]):
+    if _nested_namespace_head(ctx.text, start):
         ctx.declared.add(name)
         return
     ctx.found.pending_unknown.append((name, *position(start)))
 
 
-def _nested_namespace_head(head: str) -> bool:
-    """`head` ends with `namespace a::b::` (C++17), written out token by token."""
-    words = head.replace("::", " :: ").split()
-    if len(words) < 3 or words[-1] != "::":
+def _nested_namespace_head(text: str, start: int) -> bool:
+    """The tokens before `start` are `namespace [inline] a :: [inline] b ::` (C++17/20), read
+    token by token backwards."""
+    tok, at = previous_token(text, start)
+    if tok != "::":
         return False
-    i = len(words) - 1
-    while i >= 2 and words[i] == "::" and words[i - 1].isidentifier():
-        i -= 2
-        if words[i] == "inline":
-            i -= 1
-        if i >= 0 and words[i] == "namespace":
+    while True:
+        name, at = previous_token(text, at)
+        if not name.isidentifier():
+            return False
+        tok, at = previous_token(text, at)
+        if tok == "inline":
+            tok, at = previous_token(text, at)
+        if tok == "namespace":
             return True
-    return False
+        if tok != "::":
+            return False
 
 
 BEFORE = ["int ", "const ", "*", "&", " ", "\n", "\\\n", "vector<int> ", "map<K, V> ", "a < b > ", "x > ", "~",

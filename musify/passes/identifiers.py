@@ -265,7 +265,8 @@ def _unknown(ctx: PassContext, start: int, name: str, where: Ctx, position) -> N
 
 DECLARED, MEMBER, USE, UNDECIDED = range(4)  # what `unknown_use` makes of an unknown name
 # the head of a nested namespace definition, up to the name being declared (`namespace a::inline b::`)
-_NESTED_NAMESPACE = re.compile(r"\bnamespace\s+(?:(?:inline\s+)?[A-Za-z_]\w*\s*::\s*)+\Z")
+_BLANK = r"(?:\s|\\\r?\n)"  # a blank, or a line continuation
+_NESTED_NAMESPACE = re.compile(rf"\bnamespace{_BLANK}+(?:(?:inline{_BLANK}+)?[A-Za-z_]\w*{_BLANK}*::{_BLANK}*)+\Z")
 
 
 def unknown_use_python(text: str, start: int) -> int:
