@@ -15,6 +15,8 @@ SPECS = [
     DiagSpec("MU6004", "warning", "low", "import kept: names not known in the MUSA module",
              "'from {module} import' kept as written: {musa} is not known to provide {names}; import "
              "those from {module} and the rest from {musa} by hand"),
+    DiagSpec("MU6006", "note", "low", "import split between torch and torch_musa",
+             "'from {module} import' split in two: {module} keeps {names}; the rest is imported from {musa}"),
     DiagSpec("MU6005", "warning", "low", "imported name is a best guess",
              "'{name}' imported from {musa} instead of {module}: this project's best guess, check that "
              "your torch_musa provides it"),

@@ -252,8 +252,9 @@ def _import_from(w: Walk, node: ast.ImportFrom) -> None:
             if table and node.module == cuda:
                 missing = [a.name for a in node.names if a.name not in table]
                 if missing:
-                    w.ctx.warn("MU6004", w.tree.span(node)[0], module=cuda, names=", ".join(missing),
-                               musa=musa, origin="pass:python_torch")
+                    if not _split_import(w, node, table, cuda, musa, missing):
+                        w.ctx.warn("MU6004", w.tree.span(node)[0], module=cuda, names=", ".join(missing),
+                                   musa=musa, origin="pass:python_torch")
                     return
             span = _module_span(w, node)
             if span is None:
@@ -278,6 +279,43 @@ def _import_from(w: Walk, node: ast.ImportFrom) -> None:
         s, _ = w.tree.span(a)
         if w.ctx.text.startswith(a.name, s):
             w.edit(s, s + len(a.name), last if a.asname else f"{last} as {a.name}", full, "module")
+
+
+def _split_import(w: Walk, node: ast.ImportFrom, table: dict[str, str], module: str, musa: str,
+                  missing: list[str]) -> bool:
+    """`from torch.utils.cpp_extension import CppExtension, CUDAExtension, CUDA_HOME` (most extension
+    builds import a helper torch_musa lacks beside the builder) becomes two imports: the names
+    torch_musa is not known to provide stay with torch, the others come from torch_musa under their
+    MUSA names, and their uses follow. Done only where the import has its lines to itself and no
+    comment inside (a comment has no place to go); elsewhere the import is kept (MU6004)."""
+    known = [a for a in node.names if a.name in table]
+    if not known or any(a.name == "*" for a in node.names):
+        return False
+    text = w.ctx.text
+    start, end = w.tree.span(node)
+    line_start = text.rfind("\n", 0, start) + 1
+    indent = text[line_start:start]
+    line_end = text.find("\n", end)
+    rest = text[end:len(text) if line_end < 0 else line_end]
+    if indent.strip() or rest.strip() or "#" in text[start:end]:
+        return False
+    newline = "\r\n" if text[end:end + 2] == "\r\n" else "\n"
+
+    def names(aliases: list[ast.alias], rename: dict[str, str]) -> str:
+        return ", ".join(rename.get(a.name, a.name) + (f" as {a.asname}" if a.asname else "") for a in aliases)
+
+    kept = [a for a in node.names if a.name not in table]
+    new = (f"from {module} import {names(kept, {})}{newline}"
+           f"{indent}from {musa} import {names(known, table)}")
+    w.edit(start, end, new, module, "module")
+    for a in known:
+        if a.asname is None and table[a.name] != a.name:
+            w.renamed_names[a.name] = table[a.name]
+        rule = next(r for r in records(w.vocab, "name") if r["module"] == module and r["cuda"] == a.name)
+        if rule.get("guess"):
+            w.ctx.warn("MU6005", start, a.name, module=module, musa=musa, origin="pass:python_torch")
+    w.ctx.warn("MU6006", start, module=module, names=", ".join(missing), musa=musa, origin="pass:python_torch")
+    return True
 
 
 def _rename_imported(w: Walk, node: ast.ImportFrom, table: dict[str, str], module: str) -> None:

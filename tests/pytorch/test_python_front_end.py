@@ -118,8 +118,34 @@ def test_setup_py_extension_builder(rules):
     assert {"MU6020", "MU6022", "MU6024"} <= set(ids(diags))
 
 
-def test_unknown_names_keep_the_import(rules):
-    src = "from torch.utils.cpp_extension import load_inline, CUDAExtension\nload_inline('m', cpp_sources=[], cuda_sources=['x'])\n"
+def test_names_torch_musa_lacks_split_the_import(rules):
+    """causal-conv1d and mamba import CppExtension (and HIP_HOME) beside CUDAExtension: the names
+    torch_musa is not known to provide stay with torch, the rest come from torch_musa."""
+    src = ("from torch.utils.cpp_extension import load_inline, CUDAExtension\n"
+           "load_inline('m', cpp_sources=[], cuda_sources=['x'])\n"
+           "if True:\n"
+           "    from torch.utils.cpp_extension import (\n"
+           "        CppExtension as CE,\n"
+           "        CUDA_HOME,\n"
+           "    )\n"
+           "    print(CUDA_HOME, CE)\n"
+           "ext = CUDAExtension('m', ['a.cpp'])\n")
+    new, diags = port(rules, src)
+    assert new == ("from torch.utils.cpp_extension import load_inline\n"
+                   "from torch_musa.utils.musa_extension import MUSAExtension\n"
+                   "load_inline('m', cpp_sources=[], cuda_sources=['x'])\n"
+                   "if True:\n"
+                   "    from torch.utils.cpp_extension import CppExtension as CE\n"
+                   "    from torch_musa.utils.musa_extension import MUSA_HOME\n"
+                   "    print(MUSA_HOME, CE)\n"
+                   "ext = MUSAExtension('m', ['a.cpp'])\n")
+    assert ids(diags) == ["MU6006", "MU6013", "MU6006"]
+
+
+def test_an_import_with_a_comment_inside_is_kept(rules):
+    src = ("from torch.utils.cpp_extension import (  # the builders\n"
+           "    load_inline, CUDAExtension)\n"
+           "load_inline('m', cpp_sources=[], cuda_sources=['x'])\n")
     new, diags = port(rules, src)
     assert new == src
     assert ids(diags) == ["MU6004", "MU6013"]
