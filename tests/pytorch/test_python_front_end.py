@@ -191,6 +191,20 @@ def test_a_flag_and_its_value_appended_by_two_statements(rules):
     assert "write --offload-arch=mp_31 in their place by hand" in next(d.message for d in diags if d.id == "MU6014")
 
 
+def test_nvcc_parallel_threads_are_dropped(rules):
+    """causal-conv1d's `append_nvcc_threads` adds `["--threads", "4"]`: a build-speed option of nvcc only."""
+    src = ("from setuptools import setup\n"
+           "def append_nvcc_threads(args):\n"
+           "    return args + ['--threads', '4']\n"
+           "flags = ['-O3', '--threads=8']\n")
+    new, diags = port(rules, src)
+    assert new == ("from setuptools import setup\n"
+                   "def append_nvcc_threads(args):\n"
+                   "    return args + []\n"
+                   "flags = ['-O3']\n")
+    assert ids(diags) == ["MU6020", "MU6020"]
+
+
 def test_flag_lists_of_a_file_that_builds_nothing_are_left_alone(rules):
     """Triton's compiler.py hands ["-lineinfo"] to ptxas: not an nvcc flag list, never rewritten."""
     src = ("import torch\n"
