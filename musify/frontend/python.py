@@ -46,6 +46,20 @@ class PythonTree:
             found = made[key] = [n for n in self.nodes if n.__class__ in key]
         return found
 
+    def own_lines(self, node: ast.AST) -> tuple[int, int] | None:
+        """(start of the node's first line, end of its last line after the line break) where no
+        other statement shares those lines (a comment after it may), else None: what a pass may
+        replace or remove whole."""
+        start, end = self.span(node)
+        text = self.text
+        line_start = text.rfind("\n", 0, start) + 1
+        line_end = text.find("\n", end)
+        line_end = len(text) if line_end < 0 else line_end + 1
+        rest = text[end:line_end].strip()
+        if text[line_start:start].strip() or (rest and not rest.startswith("#")):
+            return None
+        return line_start, line_end
+
     def offset(self, lineno: int, col_bytes: int) -> int:
         """The text offset of an `ast` position (1-based line, UTF-8 byte column)."""
         start = self.line_starts[lineno - 1]

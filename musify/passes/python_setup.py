@@ -54,7 +54,6 @@ def setup_edits(ctx: PassContext, tree: PythonTree, docstrings: set[int]) -> lis
     builds = _builds().search(ctx.text) is not None
     if builds:
         lists.extend(n for n in tree.of(ast.List, ast.Tuple) if _holds_flag(ctx, n))
-    if builds:
         edits.extend(_appended_pairs(ctx, tree, flag_strings))
     seen_lists: set[int] = set()
     for lst in lists:
@@ -215,20 +214,12 @@ def _replace_pair(ctx: PassContext, tree: PythonTree, first: ast.stmt, second: a
                   new: str | None) -> list[Edit]:
     """The edits that turn two append statements into one (`new`), or into none (`new` None);
     none at all (the diagnostic stays) unless each statement has its lines to itself."""
-    text = ctx.text
-    spans = []
-    for stmt in (first, second):
-        start, end = tree.span(stmt)
-        line_start = text.rfind("\n", 0, start) + 1
-        line_end = text.find("\n", end)
-        line_end = len(text) if line_end < 0 else line_end + 1
-        rest = text[end:line_end].strip()
-        if text[line_start:start].strip() or (rest and not rest.startswith("#")):
-            return []  # another statement shares a line: not removed
-        spans.append((line_start, line_end))
-    drop = [Edit(*spans[1], "", "flag:drop", "build", "flag")]
+    lines = tree.own_lines(first), tree.own_lines(second)
+    if None in lines:
+        return []  # another statement shares a line: not removed
+    drop = [Edit(*lines[1], "", "flag:drop", "build", "flag")]
     if new is None:
-        return [Edit(*spans[0], "", "flag:drop", "build", "flag"), *drop]
+        return [Edit(*lines[0], "", "flag:drop", "build", "flag"), *drop]
     inside = _inside(ctx, tree, flag)
     if inside is None:
         return []

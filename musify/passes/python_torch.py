@@ -287,18 +287,17 @@ def _split_import(w: Walk, node: ast.ImportFrom, table: dict[str, str], module: 
     builds import a helper torch_musa lacks beside the builder) becomes two imports: the names
     torch_musa is not known to provide stay with torch, the others come from torch_musa under their
     MUSA names, and their uses follow. Done only where the import has its lines to itself and no
-    comment inside (a comment has no place to go); elsewhere the import is kept (MU6004)."""
+    comment inside (a comment has no place to go; one after it stays there); elsewhere the import is
+    kept (MU6004)."""
     known = [a for a in node.names if a.name in table]
     if not known or any(a.name == "*" for a in node.names):
         return False
     text = w.ctx.text
     start, end = w.tree.span(node)
-    line_start = text.rfind("\n", 0, start) + 1
-    indent = text[line_start:start]
-    line_end = text.find("\n", end)
-    rest = text[end:len(text) if line_end < 0 else line_end]
-    if indent.strip() or rest.strip() or "#" in text[start:end]:
+    lines = w.tree.own_lines(node)
+    if lines is None or "#" in text[start:end]:
         return False
+    indent = text[lines[0]:start]
     newline = "\r\n" if text[end:end + 2] == "\r\n" else "\n"
 
     def names(aliases: list[ast.alias], rename: dict[str, str]) -> str:

@@ -164,6 +164,16 @@ def device_functions(text: str, codemap: CodeMap, kernel_words: frozenset[str],
     return out
 
 
+def has_qualifier(text: str, codemap: CodeMap, kernel_words: frozenset[str], device_words: frozenset[str]) -> bool:
+    """A kernel or device qualifier word stands somewhere in code (macro bodies included), found as
+    `device_functions` finds them."""
+    words, qualifier, _ = _qualifiers(kernel_words, device_words)
+    if not words or not any(w in text for w in words):
+        return False
+    return any(codemap.is_code(m.start()) for m in qualifier.finditer(text)
+               if not (m.start() and (text[m.start() - 1].isalnum() or text[m.start() - 1] == "_")))
+
+
 _QUALIFIERS: dict[tuple[int, int], tuple] = {}
 
 

@@ -25,7 +25,7 @@ from collections.abc import Iterator
 
 from musify.engine.edits import Edit
 from musify.passes._base import PassContext
-from musify.passes.hazards.common import enclosing, match_bracket
+from musify.passes.hazards.common import enclosing, has_qualifier, match_bracket
 from musify.passes.hazards.file_facts import device_functions_of, directive_at
 
 _ASM = re.compile(r"(?<![\w.])(asm|__asm__|__asm)(\s+(?:volatile|__volatile__)|\s*(?:volatile|__volatile__)(?=\s*\())?\s*\(")
@@ -82,19 +82,18 @@ def _host_only(ctx: PassContext) -> bool:
     """The file holds no device code: not a CUDA (or MUSA) source by its name, no test of a device
     compilation, and no word the rules tag as a kernel or device qualifier (`__global__`,
     `__device__`) anywhere in its code, macro bodies included (a `#define HD __host__ __device__`
-    makes it a device file)."""
-    if ctx.path.endswith(_DEVICE_SUFFIXES) or any(name in ctx.text for name in _compilation_macros(ctx.ruleset)):
-        return False
-    words = ctx.ruleset.tagged("kernel-qualifier") | ctx.ruleset.tagged("device-qualifier")
-    codemap = ctx.scan.code_map()
-    for word in words:
-        at = ctx.text.find(word)
-        while at >= 0:
-            end = at + len(word)
-            if codemap.is_code(at) and not _word_char(ctx.text, at - 1) and not _word_char(ctx.text, end):
-                return False
-            at = ctx.text.find(word, end)
-    return True
+    makes it a device file). Asked once per file (valgrind.h has 178 such macros)."""
+    found = ctx.scratch.get(_HOST_ONLY)
+    if found is None:
+        tagged = ctx.ruleset.tagged
+        found = ctx.scratch[_HOST_ONLY] = not (
+            ctx.path.endswith(_DEVICE_SUFFIXES)
+            or any(name in ctx.text for name in _compilation_macros(ctx.ruleset))
+            or has_qualifier(ctx.text, ctx.scan.code_map(), tagged("kernel-qualifier"), tagged("device-qualifier")))
+    return found
+
+
+_HOST_ONLY = "inline_asm.host_only"
 
 
 def _compilation_macros(ruleset) -> set[str]:
@@ -106,10 +105,6 @@ def _compilation_macros(ruleset) -> set[str]:
         if rule is not None and rule.musa:
             names.add(rule.musa)
     return names
-
-
-def _word_char(text: str, at: int) -> bool:
-    return 0 <= at < len(text) and (text[at].isalnum() or text[at] == "_")
 
 
 def asm_matches(text: str) -> Iterator[re.Match[str]]:
