@@ -252,7 +252,11 @@ def _import_from(w: Walk, node: ast.ImportFrom) -> None:
             if table and node.module == cuda:
                 missing = [a.name for a in node.names if a.name not in table]
                 if missing:
-                    if not _split_import(w, node, table, cuda, musa, missing):
+                    # nothing torch_musa provides: the import is already what a port needs (the
+                    # first half of a split, run again on its own output, among others)
+                    star = any(a.name == "*" for a in node.names)
+                    if (star or len(missing) < len(node.names)) and not _split_import(w, node, table, cuda, musa,
+                                                                                      missing):
                         w.ctx.warn("MU6004", w.tree.span(node)[0], module=cuda, names=", ".join(missing),
                                    musa=musa, origin="pass:python_torch")
                     return
@@ -290,7 +294,7 @@ def _split_import(w: Walk, node: ast.ImportFrom, table: dict[str, str], module: 
     comment inside (a comment has no place to go; one after it stays there); elsewhere the import is
     kept (MU6004)."""
     known = [a for a in node.names if a.name in table]
-    if not known or any(a.name == "*" for a in node.names):
+    if any(a.name == "*" for a in node.names):
         return False
     text = w.ctx.text
     start, end = w.tree.span(node)

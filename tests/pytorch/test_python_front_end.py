@@ -142,6 +142,15 @@ def test_names_torch_musa_lacks_split_the_import(rules):
     assert ids(diags) == ["MU6006", "MU6013", "MU6006"]
 
 
+def test_an_import_of_helpers_torch_musa_lacks_alone_is_left_without_a_word(rules):
+    """The first half of a split, met again when the port is migrated a second time, needs nothing;
+    a `*` import still hides the builders and is reported."""
+    src = "from torch.utils.cpp_extension import CppExtension, HIP_HOME\n"
+    assert port(rules, src) == (src, [])
+    _, diags = port(rules, "from torch.utils.cpp_extension import *\n")
+    assert ids(diags) == ["MU6004"]
+
+
 def test_an_import_with_a_comment_inside_is_kept(rules):
     src = ("from torch.utils.cpp_extension import (  # the builders\n"
            "    load_inline, CUDAExtension)\n"
