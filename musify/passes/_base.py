@@ -11,8 +11,8 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from musify import diagnostics
 from musify.diagnostics import Diagnostic
+from musify.diagnostics import make_from as _make_from
 
 if TYPE_CHECKING:  # annotations only: a run that migrates nothing never loads the scanner
     from musify.frontend.scanner import LineIndex, Scan
@@ -139,12 +139,11 @@ class PassContext:
             end = offset + len(name) if name and self.text.startswith(name, offset) else offset
         if end == offset:
             end_pos = (line, col)
-        elif offset < end and "\n" not in self.text[offset:end]:
+        elif offset < end and self.text.find("\n", offset, end) < 0:
             end_pos = (line, col + end - offset)  # the same line (lines start after each '\n')
         else:
             end_pos = self.lines.position(end)
-        self.found.diagnostics.append(
-            diagnostics.make(diag_id, self.display_path or self.path, line, col, name, severity,
-                             end=end_pos, origin=origin or f"pass:{self.found.current_pass}", sites=sites,
-                             **args)
-        )
+        found = self.found
+        found.diagnostics.append(  # `args`, this call's own dict, handed over as it is
+            _make_from(diag_id, self.display_path or self.path, line, col, name, severity, end_pos,
+                       origin or "pass:" + found.current_pass, sites, args))
