@@ -79,10 +79,10 @@ def _names(ctx: PassContext) -> _Names:
 def _names_of(ruleset) -> _Names:
     """Made again only when the rule set's tagged names changed (kept on it, as the identifier
     pass keeps its fast renames; adding a rule replaces a tag's set, which the check sees)."""
-    sets = tuple(map(ruleset.tagged, _TAGS))
+    sets = tuple(map(ruleset.by_hazard.get, _TAGS))  # `tagged`, with None for no set (in C: asked per file)
     made = getattr(ruleset, "_warp_names", None)
     if made is None or not all(map(is_, made[0], sets)):
-        made = ruleset._warp_names = (sets, _Names(*sets))
+        made = ruleset._warp_names = (sets, _Names(*map(ruleset.tagged, _TAGS)))
     return made[1]
 
 
@@ -92,11 +92,12 @@ def run(ctx: PassContext) -> list[Edit]:
         return []
     names = _names(ctx)
     text = ctx.text
-    shuffles = [i.start for i in ctx.scan.idents.select(names.shuffle)]
-    results = [i.start for i in ctx.scan.idents.select(names.mask_result)]
+    idents = ctx.scan.idents
+    shuffles = [i.start for i in idents.select(names.shuffle)]
+    results = [i.start for i in idents.select(names.mask_result)]
     for fn in functions:
-        if (has_trigger(text, fn.body_start, fn.end) or _any_in(results, fn) or (
-                _any_in(shuffles, fn) and _standalone(_SIXTEEN_AHEAD, text, fn.body_start, fn.end))) \
+        if (has_trigger(text, fn.body_start, fn.end) or (results and _any_in(results, fn)) or (
+                shuffles and _any_in(shuffles, fn) and _standalone(_SIXTEEN_AHEAD, text, fn.body_start, fn.end))) \
                 and may_report(snippet := text[fn.start:fn.end], names):
             _check_function(ctx, fn, names, snippet)
     return []
@@ -151,8 +152,9 @@ def _thread_named(lowered: str) -> bool:
 
 def has_trigger(text: str, start: int, end: int) -> bool:
     """`_TRIGGER.search(text, start, end)` finds something."""
-    return any(p.search(text, start, end) for p in _TRIGGER_LITERAL) or \
-        _standalone(_THIRTY_ONE_OR_TWO, text, start, end)
+    full, tilde, shift = _TRIGGER_LITERAL
+    return full.search(text, start, end) is not None or tilde.search(text, start, end) is not None or \
+        shift.search(text, start, end) is not None or _standalone(_THIRTY_ONE_OR_TWO, text, start, end)
 
 
 def _standalone(pattern: re.Pattern[str], text: str, start: int, end: int) -> bool:
