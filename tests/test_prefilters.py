@@ -6,7 +6,7 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from musify.frontend import launches, syntax
-from musify.passes.hazards import inline_asm, warp_size
+from musify.passes.hazards import inline_asm, warp_size, warp_tree
 
 ASM_PIECES = ["asm", "__asm", "__asm__", "_asm", ".asm", "xasm", "asm(", "asm volatile(", "__asm__ __volatile__ (",
               "asm\n(", "asmasm(", "__", "_", " ", "(", "volatile", "(\"mov\");", "\n", "a", "s", "m"]
@@ -41,9 +41,9 @@ WARP_PIECES = ["unsigned m = __ballot_sync(0xffffffff, p);", "int c = __popc(m);
        st.sets(st.sampled_from(["m", "mask", "m2", "é", "", "x"]), max_size=3))
 def test_identifiers_found_by_name_are_those_a_walk_finds(body: str, wanted: set[str]) -> None:
     root = syntax.parse_toplevel("__device__ void f(int p) {" + body + "}").root
-    walked = {(n.start_byte, n.end_byte) for n in warp_size._walk(root)
-              if n.type == "identifier" and warp_size._text(n) in wanted}
-    assert {(n.start_byte, n.end_byte) for n in warp_size._identifiers_named(root, wanted)} == walked
+    text = warp_tree._decoded
+    walked = {(n.start_byte, n.end_byte) for n in warp_tree.walk(root) if n.type == "identifier" and text(n) in wanted}
+    assert {(n.start_byte, n.end_byte) for n in warp_tree.identifiers_named(root, wanted, text)} == walked
 
 
 @settings(max_examples=400, deadline=None)

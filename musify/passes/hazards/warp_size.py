@@ -24,11 +24,13 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 from operator import is_
+from typing import NamedTuple
 
 from musify.arch import WARP_WIDTH
 from musify.engine.edits import Edit
 from musify.frontend import syntax
 from musify.passes._base import PassContext
+from musify.passes.hazards import warp_tree
 from musify.passes.hazards.common import DeviceFunction, int_value, warp_severity
 from musify.passes.hazards.file_facts import device_functions_of
 
@@ -77,10 +79,10 @@ def _names(ctx: PassContext) -> _Names:
 def _names_of(ruleset) -> _Names:
     """Made again only when the rule set's tagged names changed (kept on it, as the identifier
     pass keeps its fast renames; adding a rule replaces a tag's set, which the check sees)."""
-    sets = tuple(map(ruleset.tagged, _TAGS))
+    sets = tuple(map(ruleset.by_hazard.get, _TAGS))  # `tagged`, with None for no set (in C: asked per file)
     made = getattr(ruleset, "_warp_names", None)
     if made is None or not all(map(is_, made[0], sets)):
-        made = ruleset._warp_names = (sets, _Names(*sets))
+        made = ruleset._warp_names = (sets, _Names(*map(ruleset.tagged, _TAGS)))
     return made[1]
 
 
@@ -90,11 +92,12 @@ def run(ctx: PassContext) -> list[Edit]:
         return []
     names = _names(ctx)
     text = ctx.text
-    shuffles = [i.start for i in ctx.scan.idents.select(names.shuffle)]
-    results = [i.start for i in ctx.scan.idents.select(names.mask_result)]
+    idents = ctx.scan.idents
+    shuffles = [i.start for i in idents.select(names.shuffle)]
+    results = [i.start for i in idents.select(names.mask_result)]
     for fn in functions:
-        if (has_trigger(text, fn.body_start, fn.end) or _any_in(results, fn) or (
-                _any_in(shuffles, fn) and _standalone(_SIXTEEN_AHEAD, text, fn.body_start, fn.end))) \
+        if (has_trigger(text, fn.body_start, fn.end) or (results and _any_in(results, fn)) or (
+                shuffles and _any_in(shuffles, fn) and _standalone(_SIXTEEN_AHEAD, text, fn.body_start, fn.end))) \
                 and may_report(snippet := text[fn.start:fn.end], names):
             _check_function(ctx, fn, names, snippet)
     return []
@@ -133,13 +136,25 @@ def may_report(snippet: str, names: _Names) -> bool:
         ">>" in snippet and "5" in snippet)
     # MU2021, MU2024: arithmetic or a comparison on a thread expression, which needs a thread
     # index or a tid-like name (every variable derived from one starts from one of them)
-    return lane_numbers and (named(names.thread_index) or _THREAD_NAME.search(snippet) is not None)
+    return lane_numbers and (named(names.thread_index) or _thread_named(snippet.lower()))
+
+
+# `_THREAD_NAME.search` on ASCII text, as plain substring tests of its lower-cased form: each
+# alternative with a `\w*` on one side matches exactly where its fixed part occurs ("ltid" and
+# "_lane" hold "tid" and "lane"); the case-blind regex took 200 us on a 1.4 KB function
+_THREAD_NAME_PARTS = ("tid", "tx", "lane", "threadid", "thread_id", "localid", "local_id", "warpid", "warp_id")
+
+
+def _thread_named(lowered: str) -> bool:
+    """`_THREAD_NAME.search` finds a name in the ASCII text that `lowered` lower-cases."""
+    return any(part in lowered for part in _THREAD_NAME_PARTS)
 
 
 def has_trigger(text: str, start: int, end: int) -> bool:
     """`_TRIGGER.search(text, start, end)` finds something."""
-    return any(p.search(text, start, end) for p in _TRIGGER_LITERAL) or \
-        _standalone(_THIRTY_ONE_OR_TWO, text, start, end)
+    full, tilde, shift = _TRIGGER_LITERAL
+    return full.search(text, start, end) is not None or tilde.search(text, start, end) is not None or \
+        shift.search(text, start, end) is not None or _standalone(_THIRTY_ONE_OR_TWO, text, start, end)
 
 
 def _standalone(pattern: re.Pattern[str], text: str, start: int, end: int) -> bool:
@@ -163,8 +178,9 @@ def _any_in(offsets: list[int], fn: DeviceFunction) -> bool:
 def _check_function(ctx: PassContext, fn: DeviceFunction, names: _Names, snippet: str | None = None) -> None:
     if snippet is None:
         snippet = ctx.text[fn.start:fn.end]
-    tree = syntax.parse_toplevel(snippet)
-    to_char = _offset_converter(snippet)
+    tree = warp_tree.Function(snippet)
+    text = tree.text
+    to_char = warp_tree.offset_converter(snippet)
     arch = ctx.options.arch
     common = {"arch": arch, "width": WARP_WIDTH.get(arch, 128), "func": fn.name}
     severity = warp_severity(arch)
@@ -176,122 +192,152 @@ def _check_function(ctx: PassContext, fn: DeviceFunction, names: _Names, snippet
         if all(offset != at for at, _, _ in sites):
             sites.append((offset, node, args))
 
-    captures = _query_nodes(tree.root)
-    derived = _thread_variables(captures, names)
-    masks = _mask_variables(captures, names)
-    bit_used = _used_as_bits(tree.root, masks, names) if masks else set()
-    full = _full_mask_variables(captures)
-    carried = _passed_on(tree.root, full) if full else set()
-    nodes = sorted((n for kind in ("call", "bin", "init", "for") for n in captures.get(kind, ())),
-                   key=lambda n: (n.start_byte, -n.end_byte))
-    for node in nodes:
-        kind = node.type
-        if kind == "call_expression":
-            _check_call(node, names, masks, report)
-        elif kind == "binary_expression":
-            _check_binary(node, names, derived, masks, report)
-        elif kind == "init_declarator":
-            _check_init(node, names, bit_used, carried, report)
-        elif kind == "for_statement" and _is_warp_offset_loop(node, names):
-            header = _text(node).split(")", 1)[0] + ")"
-            report(node, "MU2023", expr=" ".join(header.split()))
-    for diag, sites in sorted(found.items(), key=lambda kv: kv[1][0][0]):
-        offset, node, args = sites[0]
-        where = tuple(ctx.lines.position(at) for at, _, _ in sites[1:])
+    kinds = warp_tree.collect(tree.root)
+    inits = [_init_of(node, tree, names) for node in kinds["init_declarator"]]
+    derived = _thread_variables(inits, kinds["parameter_declaration"], names, tree)
+    masks = {i.name for i in inits if i.from_result}
+    bit_used = _used_as_bits(tree.root, masks, names, text) if masks else set()
+    full = {i.name for i in inits if i.full_mask}
+    carried = _passed_on(tree.root, full, text) if full else set()
+    # the sites in document order (outer first), each with what its check needs
+    sites = [(n, _check_call) for n in kinds["call_expression"]]
+    sites += [(n, _check_binary) for n in kinds["binary_expression"] if _may_flag_binary(n, tree)]
+    sites += [(i.node, i) for i in inits]
+    sites += [(n, _check_for) for n in kinds["for_statement"]]
+    sites.sort(key=lambda site: (site[0].start_byte, -site[0].end_byte))
+    for node, check in sites:
+        if check is _check_call:
+            _check_call(node, names, masks, report, tree)
+        elif check is _check_binary:
+            _check_binary(node, names, derived, masks, report, tree)
+        elif check is _check_for:
+            _check_for(node, names, report, tree)
+        else:
+            _check_init(check, names, bit_used, carried, report, text)
+    for diag, sites_of in sorted(found.items(), key=lambda kv: kv[1][0][0]):
+        offset, node, args = sites_of[0]
+        where = tuple(ctx.lines.position(at) for at, _, _ in sites_of[1:])
         level = "note" if diag == "MU2020" else severity
-        ctx.warn(diag, offset, _text(node), level, end=offset + len(_text(node)), origin="pass:warp_size",
-                 sites=where, **{**common, "count": len(sites), **args})
+        spelled = text(node)
+        ctx.warn(diag, offset, spelled, level, end=offset + len(spelled), origin="pass:warp_size",
+                 sites=where, **{**common, "count": len(sites_of), **args})
 
 
-def _check_init(node, names: _Names, bit_used: set[str], carried: set[str], report) -> None:
+class _Init(NamedTuple):
+    """What the checks ask of one `init_declarator`, read from the tree once."""
+
+    node: object
+    name: str | None  # the declarator's text
+    value: object  # the value node, or None
+    value_text: str
+    type: str | None  # the declaration's type, as written
+    from_result: bool  # named and valued, the value calling a lane-mask result
+    full_mask: bool  # named like a mask and initialised with the full 32-bit mask
+
+
+def _init_of(node, tree: warp_tree.Function, names: _Names) -> _Init:
+    text = tree.text
     name, value = node.child_by_field_name("declarator"), node.child_by_field_name("value")
+    decl = node.parent
+    type_node = decl.child_by_field_name("type") if decl is not None else None
+    type_text = text(type_node) if type_node is not None else None
+    if name is None or value is None:
+        return _Init(node, None if name is None else text(name), value, "" if value is None else text(value),
+                     type_text, False, False)
+    name_text = text(name)
+    return _Init(node, name_text, value, text(value), type_text, tree.calls(value, names.mask_result),
+                 "mask" in name_text.lower() and _is_full_mask(value, text))
+
+
+def _check_init(init: _Init, names: _Names, bit_used: set[str], carried: set[str], report, text) -> None:
+    name, value = init.name, init.value
     if name is None or value is None:
         return
-    if "mask" in _text(name).lower() and _is_full_mask(value):
-        if _text(name) in carried:
-            report(value, "MU2020", expr=_text(value), call=f"the lane mask {_text(name)}")
+    if init.full_mask:
+        if name in carried:
+            report(value, "MU2020", expr=text(value), call=f"the lane mask {name}")
         return
-    if bit_used and _text(name) in bit_used and _calls(value, names.mask_result):
-        decl = node.parent
-        type_node = decl.child_by_field_name("type") if decl is not None else None
-        if type_node is not None and _INT32.match(" ".join(_text(type_node).split())):
-            report(value, "MU2041", expr=" ".join(_text(node).split()),
-                   how=f"kept in a 32-bit '{' '.join(_text(type_node).split())}' and used as lane bits")
+    if bit_used and name in bit_used and init.from_result and init.type is not None \
+            and _INT32.match(" ".join(init.type.split())):
+        report(value, "MU2041", expr=" ".join(text(init.node).split()),
+               how=f"kept in a 32-bit '{' '.join(init.type.split())}' and used as lane bits")
 
 
-def _check_call(node, names: _Names, masks: set[str], report) -> None:
+def _check_call(node, names: _Names, masks: set[str], report, tree: warp_tree.Function) -> None:
+    text = tree.text
     fn = node.child_by_field_name("function")
     args = node.child_by_field_name("arguments")
     if fn is None or args is None:
         return
-    name = _text(fn)
+    name = text(fn)
     if name not in names.mask_arg and name not in names.popcount and name not in names.shuffle:
         return  # every check below asks for one of these
     values = [c for c in args.named_children if c.type != "comment"]
-    if name in names.mask_arg and values and _is_full_mask(values[0]):
-        report(values[0], "MU2020", expr=_text(values[0]), call=f"{name}()")
-    if name in names.popcount and values and (_calls(values[0], names.mask_result) or _text(values[0]) in masks):
-        report(node, "MU2041", expr=" ".join(_text(node).split()), how=f"counted with {name}()")
+    if name in names.mask_arg and values and _is_full_mask(values[0], text):
+        report(values[0], "MU2020", expr=text(values[0]), call=f"{name}()")
+    if name in names.popcount and values and (tree.calls(values[0], names.mask_result) or text(values[0]) in masks):
+        report(node, "MU2041", expr=" ".join(text(node).split()), how=f"counted with {name}()")
     if name in names.shuffle:
         width_at = 3 if name in names.mask_arg else 2
-        if len(values) > width_at and int_value(_text(values[width_at])) == 32:
+        if len(values) > width_at and int_value(text(values[width_at])) == 32:
             report(values[width_at], "MU2022", call=name)
         offset_at = width_at - 1
-        if name in names.shuffle_offset and len(values) > offset_at and int_value(_text(values[offset_at])) == 16:
+        if name in names.shuffle_offset and len(values) > offset_at and int_value(text(values[offset_at])) == 16:
             report(values[offset_at], "MU2023", expr=f"{name}(..., 16)")
 
 
-def _check_binary(node, names: _Names, derived: set[str], masks: set[str], report) -> None:
+# every spelling of the numbers `_check_binary` reports on (31, 32, 5, the full mask, `~0`) holds
+# one of these: decimal with leading zeros and suffixes ("032u"), hex ("0x20", "0x1F",
+# "0xFFFFFFFF"), `~`
+_NUMBER_HINT = re.compile(r"3[12]|20|1[fF]|5|~|[fF]{8}")
+
+
+def _may_flag_binary(node, tree: warp_tree.Function) -> bool:
+    """False only where `_check_binary` cannot report `node`: its operator is none it checks, or
+    (on ASCII text, where `int_value` reads ASCII digits only) no number it reports on is
+    spelled in it. Most binary expressions are `i < n` or `a * b`: two field reads end them."""
+    if tree.ascii and _NUMBER_HINT.search(tree.text(node)) is None:
+        return False
     op = node.child_by_field_name("operator")
-    if op is None:
-        return
-    op_text = _text(op)
-    if op_text not in _CHECKED_OPS:
-        return  # `+`, `*`, `&&`, ...: no check below looks at them (operands not read)
+    return op is not None and tree.text(op) in _CHECKED_OPS
+
+
+def _check_binary(node, names: _Names, derived: set[str], masks: set[str], report,
+                  tree: warp_tree.Function) -> None:
+    text = tree.text
+    op_text = text(node.child_by_field_name("operator"))
     left, right = node.child_by_field_name("left"), node.child_by_field_name("right")
     if left is None or right is None:
         return
-    left_text, right_text = _text(left), _text(right)
+    left_text, right_text = text(left), text(right)
     lval, rval = int_value(left_text), int_value(right_text)
     if op_text in ("==", "!="):
         for mask_side, other in ((left, right), (right, left)):
-            if _is_full_mask(other) and (_text(mask_side) in masks or _calls(mask_side, names.mask_result)):
-                report(node, "MU2041", expr=_expr(node), how="compared with the full 32-bit mask")
+            if _is_full_mask(other, text) and (text(mask_side) in masks or tree.calls(mask_side, names.mask_result)):
+                report(node, "MU2041", expr=_expr(node, text), how="compared with the full 32-bit mask")
                 return
     if (left_text in names.warp_size or right_text in names.warp_size) and 32 in (lval, rval) \
             and op_text in _COMPARISONS:
-        report(node, "MU2025", expr=_expr(node))
+        report(node, "MU2025", expr=_expr(node, text))
         return
     fix = _LANE_ARITH.get((op_text, rval))
-    if fix is not None and _is_thread_expr(left, derived, names):
-        report(node, "MU2021", expr=_expr(node),
+    if fix is not None and _is_thread_expr(left, derived, names, text):
+        report(node, "MU2021", expr=_expr(node, text),
                fix=fix.replace("W", min(names.warp_size, default="the warp size")))
-    elif (op_text, rval) in (("<", 32), ("<=", 31), (">=", 32), (">", 31)) and _is_thread_expr(left, derived, names):
-        report(node, "MU2024", expr=_expr(node))
+    elif (op_text, rval) in (("<", 32), ("<=", 31), (">=", 32), (">", 31)) and \
+            _is_thread_expr(left, derived, names, text):
+        report(node, "MU2024", expr=_expr(node, text))
 
 
-def _expr(node) -> str:
+def _check_for(node, names: _Names, report, tree: warp_tree.Function) -> None:
+    if _is_warp_offset_loop(node, names, tree):
+        header = tree.text(node).split(")", 1)[0] + ")"
+        report(node, "MU2023", expr=" ".join(header.split()))
+
+
+def _expr(node, text) -> str:
     """The node's text on one line, as a diagnostic shows it (made only for what is reported)."""
-    return " ".join(_text(node).split())
-
-
-def _calls(node, wanted: frozenset[str]) -> bool:
-    """`node` calls one of `wanted` (anywhere inside it)."""
-    source = node.text
-    if not any(name in source for name in _encoded(wanted)):
-        return False  # a call's function is part of the node's bytes: no name in them, no such call
-    for n in _walk(node):
-        if n.type == "call_expression":
-            fn = n.child_by_field_name("function")
-            if fn is not None and _text(fn) in wanted:
-                return True
-    return False
-
-
-@lru_cache(maxsize=16)
-def _encoded(names: frozenset[str]) -> tuple[bytes, ...]:
-    """The names as the bytes `_text` decodes them from."""
-    return tuple(name.encode("utf-8", "surrogateescape") for name in names)
+    return " ".join(text(node).split())
 
 
 _COMPARISONS = frozenset({"==", "!=", "<", ">", "<=", ">="})
@@ -299,64 +345,37 @@ _COMPARISONS = frozenset({"==", "!=", "<", ">", "<=", ">="})
 _CHECKED_OPS = _COMPARISONS | {op for op, _ in _LANE_ARITH}
 
 
-def _is_warp_offset_loop(node, names: _Names) -> bool:
+def _is_warp_offset_loop(node, names: _Names, tree: warp_tree.Function) -> bool:
     """`for (o = 16; o > 0; o >>= 1)` or `for (o = 1; o < 32; o <<= 1)` around a shuffle."""
     init = node.child_by_field_name("initializer")
     cond = node.child_by_field_name("condition")
     body = node.child_by_field_name("body")
-    if init is None or cond is None or body is None or not _calls(body, names.shuffle):
+    if init is None or cond is None or body is None:
         return False
-    init_values = {int_value(_text(n)) for n in _walk(init) if n.type == "number_literal"}
-    cond_values = {int_value(_text(n)) for n in _walk(cond) if n.type == "number_literal"}
-    return 16 in init_values or 32 in cond_values
-
-
-_QUERY = "(call_expression) @call (binary_expression) @bin (init_declarator) @init " \
-         "(for_statement) @for (parameter_declaration) @param"
-
-
-def _query_nodes(root) -> dict[str, list]:
-    """The node kinds this pass looks at, collected by a tree-sitter query (in C, not a Python walk)."""
-    return syntax.captures(root, _QUERY)
-
-
-def _mask_variables(captures: dict[str, list], names: _Names) -> set[str]:
-    """Variables initialised from a lane-mask result (`m = __ballot_sync(...)`), whatever their type."""
-    out = set()
-    for node in captures.get("init", ()):
-        name, value = node.child_by_field_name("declarator"), node.child_by_field_name("value")
-        if name is not None and value is not None and _calls(value, names.mask_result):
-            out.add(_text(name))
-    return out
-
-
-def _full_mask_variables(captures: dict[str, list]) -> set[str]:
-    """Variables named like a mask and initialised with the full 32-bit mask (MU2020's candidates)."""
-    out = set()
-    for node in captures.get("init", ()):
-        name, value = node.child_by_field_name("declarator"), node.child_by_field_name("value")
-        if name is not None and value is not None and "mask" in _text(name).lower() and _is_full_mask(value):
-            out.add(_text(name))
-    return out
+    text = tree.text
+    init_values = {int_value(text(n)) for n in warp_tree.walk(init) if n.type == "number_literal"}
+    cond_values = {int_value(text(n)) for n in warp_tree.walk(cond) if n.type == "number_literal"}
+    # the body, the largest part, is searched last
+    return (16 in init_values or 32 in cond_values) and tree.calls(body, names.shuffle)
 
 
 _WRAPPERS = frozenset({"parenthesized_expression", "cast_expression"})
 
 
-def _passed_on(root, wanted: set[str]) -> set[str]:
+def _passed_on(root, wanted: set[str], text) -> set[str]:
     """The variables of `wanted` passed to a call (as an argument, or `&`/`|`-combined into one)
     or returned as they are: only then can a value be a lane mask. A full 32-bit constant that
     is only computed with (nvshmem's `const uint64_t mask_4_bytes = 0x00000000ffffffff;` then
     `low = v & mask_4_bytes;`) is a byte mask, and a note that MUSA reads it as the whole warp
     would be wrong."""
     out = set()
-    for n in _identifiers_named(root, wanted):
-        name = _text(n)
+    for n in warp_tree.identifiers_named(root, wanted, text):
+        name = text(n)
         if name in out:
             continue
         parent = _above(n)
         if parent is not None and parent.type == "binary_expression" and \
-                _text(parent.child_by_field_name("operator")) in ("&", "|"):
+                text(parent.child_by_field_name("operator")) in ("&", "|"):
             parent = _above(parent)
             if parent is not None and parent.type == "argument_list":
                 out.add(name)
@@ -373,12 +392,12 @@ def _above(node):
     return parent
 
 
-def _used_as_bits(root, masks: set[str], names: _Names) -> set[str]:
+def _used_as_bits(root, masks: set[str], names: _Names, text) -> set[str]:
     """The mask variables the code reads as bits: any use but passing the mask on as a call
     argument (to a `*_sync` call or a helper), which is how warp-agnostic code carries it."""
     out = set()
-    for n in _identifiers_named(root, masks):
-        if _text(n) in out:
+    for n in warp_tree.identifiers_named(root, masks, text):
+        if text(n) in out:
             continue
         parent = n.parent
         if parent is None or parent.type in ("init_declarator", "declaration"):
@@ -386,52 +405,67 @@ def _used_as_bits(root, masks: set[str], names: _Names) -> set[str]:
         if parent.type == "argument_list":
             call = parent.parent
             fn = call.child_by_field_name("function") if call is not None else None
-            if fn is None or _text(fn) not in names.popcount:
+            if fn is None or text(fn) not in names.popcount:
                 continue
-        out.add(_text(n))
+        out.add(text(n))
     return out
 
 
-def _identifiers_named(root, wanted: set[str]):
-    """The identifier nodes under `root` whose text is in `wanted`, found where the names occur
-    in its bytes (the deepest node spanning an occurrence) rather than by a walk of every node,
-    which made Python objects of the whole tree: a quarter of this pass. Order is not kept."""
-    if "" in wanted:  # an empty (missing) name has no occurrence to look for: walk
-        yield from (n for n in _walk(root) if n.type == "identifier" and _text(n) in wanted)
-        return
-    source, base = root.text, root.start_byte
-    for name in wanted:
-        token = name.encode("utf-8", "surrogateescape")
-        at = source.find(token)
-        while at >= 0:
-            node = root.descendant_for_byte_range(base + at, base + at + len(token))
-            if node is not None and node.type == "identifier" and node.start_byte == base + at \
-                    and node.end_byte == base + at + len(token):
-                yield node
-            at = source.find(token, at + 1)
-
-
-def _thread_variables(captures: dict[str, list], names: _Names) -> set[str]:
+def _thread_variables(inits: list[_Init], params: list, names: _Names, tree: warp_tree.Function) -> set[str]:
     """Integer variables computed from a thread index or block size (or from each other), plus
-    tid-like names."""
+    tid-like names.
+
+    A chain is followed for three rounds over the declarations in the order a tree-sitter query
+    for `_QUERY` captures them (not document order), so a variable four or more links from a
+    thread index was found or not depending on that order. Here the links are followed in
+    steps, each from the names the step before found (the order matters not at all): after three
+    the names at most three links away are found, which every order finds, and if a fourth step
+    finds nothing these are all there are. Only where it does are the declarations put in the
+    query's order and followed as before (`_derive`)."""
+    text = tree.text
+    decls = _declared_integers(inits, names)
+    seeds: set[str] = set()
+    for node in params:
+        name = node.child_by_field_name("declarator")
+        if name is not None and _THREAD_NAME.fullmatch(text(name)):
+            seeds.add(text(name))
+    derived = set(seeds)
+    for step in range(4):
+        found = {name for name, value, from_index in decls
+                 if name not in derived and (from_index or _mentions(value, derived))}
+        if not found:
+            return derived
+        if step == 3:  # a chain of four links or more: the query's order decides
+            break
+        derived |= found
+    order = {(n.start_byte, n.end_byte): k for k, n in enumerate(syntax.captures(tree.root, _QUERY).get("init", ()))}
+    by_query = sorted(inits, key=lambda i: order[i.node.start_byte, i.node.end_byte])
+    return _derive(_declared_integers(by_query, names), set(seeds))
+
+
+# the query whose captures gave the nodes this pass reads, before `warp_tree.collect`
+_QUERY = "(call_expression) @call (binary_expression) @bin (init_declarator) @init " \
+         "(for_statement) @for (parameter_declaration) @param"
+
+
+def _declared_integers(inits: list[_Init], names: _Names) -> list[tuple[str, str, bool]]:
+    """(name, value, whether the value names a thread index) of each integer declaration with
+    a value, in the order of `inits`."""
     decls = []
-    derived: set[str] = set()
-    for node in list(captures.get("init", ())) + list(captures.get("param", ())):
-        if node.type == "init_declarator":
-            decl = node.parent
-            type_node = decl.child_by_field_name("type") if decl is not None else None
-            if type_node is None or not _INTEGRAL.search(_text(type_node)):
-                continue
-            name, value = node.child_by_field_name("declarator"), node.child_by_field_name("value")
-            if name is not None and value is not None:
-                decls.append((_text(name), _text(value)))
-        elif node.type in ("parameter_declaration",):
-            name = node.child_by_field_name("declarator")
-            if name is not None and _THREAD_NAME.fullmatch(_text(name)):
-                derived.add(_text(name))
+    for init in inits:
+        if init.type is None or not _INTEGRAL.search(init.type):
+            continue
+        if init.name is not None and init.value is not None:
+            decls.append((init.name, init.value_text, _mentions(init.value_text, names.thread_index)))
+    return decls
+
+
+def _derive(decls: list[tuple[str, str, bool]], derived: set[str]) -> set[str]:
+    """`derived` and the names of `decls` that follow from it, in three rounds over `decls` in
+    their order."""
     for _ in range(3):  # a short chain (tid -> lane -> ...) is enough
-        for name, value in decls:
-            if name not in derived and (_mentions(value, names.thread_index) or _mentions(value, derived)):
+        for name, value, from_index in decls:
+            if name not in derived and (from_index or _mentions(value, derived)):
                 derived.add(name)
     return derived
 
@@ -446,41 +480,21 @@ def _word(name: str) -> re.Pattern[str]:
     return re.compile(rf"\b{re.escape(name)}\b")
 
 
-def _is_thread_expr(node, derived: set[str], names: _Names) -> bool:
-    for n in _walk(node):
+def _is_thread_expr(node, derived: set[str], names: _Names, text) -> bool:
+    for n in warp_tree.walk(node):
         if n.type == "identifier":
-            t = _text(n)
+            t = text(n)
             if t in names.thread_index or t in derived or _THREAD_NAME.fullmatch(t):
                 return True
     return False
 
 
-def _is_full_mask(node) -> bool:
+def _is_full_mask(node, text) -> bool:
     if node.type == "number_literal":
-        return int_value(_text(node)) == FULL_MASK
+        return int_value(text(node)) == FULL_MASK
     if node.type == "unary_expression":
         op, arg = node.child_by_field_name("operator"), node.child_by_field_name("argument")
-        return op is not None and arg is not None and _text(op) == "~" and int_value(_text(arg)) == 0
+        return op is not None and arg is not None and text(op) == "~" and int_value(text(arg)) == 0
     if node.type == "parenthesized_expression" and node.named_child_count == 1:
-        return _is_full_mask(node.named_children[0])
+        return _is_full_mask(node.named_children[0], text)
     return False
-
-
-def _walk(node):
-    stack = [node]
-    while stack:
-        n = stack.pop()
-        yield n
-        stack.extend(reversed(n.children))
-
-
-def _text(node) -> str:
-    return node.text.decode("utf-8", "surrogateescape")
-
-
-def _offset_converter(snippet: str):
-    """tree-sitter gives byte offsets; diagnostics need character offsets."""
-    if snippet.isascii():
-        return lambda b: b
-    data = snippet.encode("utf-8", "surrogateescape")
-    return lambda b: len(data[:b].decode("utf-8", "surrogateescape"))

@@ -1,0 +1,106 @@
+"""The warp-size pass's fast paths give the answers of the slower ones they replaced.
+
+`warp_tree.collect` (a cursor walk) against a tree-sitter query for the same node kinds (the
+same nodes; the query's order is its own, and `_thread_variables` is checked against the old
+rounds over the declarations in that order),
+`Function.calls` (calls found where the names occur) against a walk of every node, the text
+slices against `node.text` decoded, `_thread_named` against the `_THREAD_NAME` regex, and
+`_may_flag_binary` (the binary expressions skipped) against `_check_binary` run on them all.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from hypothesis import HealthCheck, example, given, settings
+from hypothesis import strategies as st
+
+from musify.frontend import syntax
+from musify.passes.hazards import warp_size, warp_tree
+from musify.rules import load_ruleset
+
+REPO = Path(__file__).resolve().parents[1]
+_NAMES = warp_size._names_of(load_ruleset())
+_QUERY = " ".join(f"({kind}) @{kind}" for kind in warp_tree.KINDS)
+PIECES = ["int lane = threadIdx.x & 31;", "x = a < 32 ? b : c;", "if (warpSize == 32) s = 2;", "s = v >> 5;",
+          "for (int o = 16; o > 0; o >>= 1) s += __shfl_down_sync(0xffffffff, s, o);", "m = f(g(x), __ballot(p));",
+          "unsigned m = __ballot_sync(~0u, p);", "c = __popc(m);", "if (m == 0xFFFFFFFF) s = 3;", "s = (x, m);",
+          "__shfl(__shfl, 1);", "(__shfl_xor)(v, 16);", "obj.__shfl_sync(0, v, 1);", "auto l = [&](int a) { return a % 32; };",
+          "t = x / 0x20 + y % 0x1F - 0xffffffffu;", "x = ~0 != m;", "/* __shfl_sync(0, v, 0, 32) */", "\"__ballot\";",
+          "s += 10;", "int q{tid / 32};", "y = (tid) & (31);", "#if 1\n", "#endif\n", "{", "}", "(", ")", ";", "é",
+          "g(h(__activemask()));", "int a = b + 1;", "int b = c;", "int c = d * 2;", "int d = e;", "int e = tid;",
+          "int f = [&] { int g = a; return g; }();", "int h = f;", "x = __shfl_down(v, 16, 32) + __shfl(v, 0, 32);"]
+
+
+def _functions() -> list[str]:
+    """Device functions from the bundled programs."""
+    out = []
+    for path in sorted((REPO / "corpora").rglob("*.cu*")):
+        text = path.read_text(encoding="utf-8", errors="surrogateescape")
+        at = text.find("__global__")
+        while at >= 0:
+            close = text.find("\n}", at)
+            out.append(text[at:close + 2 if close >= 0 else len(text)])
+            at = text.find("__global__", at + 1)
+    return out
+
+
+def _spans(nodes) -> list[tuple[str, int, int]]:
+    return [(n.type, n.start_byte, n.end_byte) for n in nodes]
+
+
+def _same_collection(snippet: str) -> None:
+    tree = warp_tree.Function(snippet)
+    walked = warp_tree.collect(tree.root)
+    queried = syntax.captures(tree.root, _QUERY)
+    for kind in warp_tree.KINDS:
+        assert _spans(walked[kind]) == sorted(_spans(queried.get(kind, [])), key=lambda s: (s[1], -s[2])), \
+            (kind, snippet)
+    inits = [warp_size._init_of(node, tree, _NAMES) for node in walked["init_declarator"]]
+    by_query = sorted(inits, key=lambda i: _spans(queried["init_declarator"]).index(_spans([i.node])[0]))
+    seeds = {tree.text(n.child_by_field_name("declarator")) for n in walked["parameter_declaration"]
+             if n.child_by_field_name("declarator") is not None
+             and warp_size._THREAD_NAME.fullmatch(tree.text(n.child_by_field_name("declarator")))}
+    assert warp_size._thread_variables(inits, walked["parameter_declaration"], _NAMES, tree) == \
+        warp_size._derive(warp_size._declared_integers(by_query, _NAMES), seeds), snippet
+    for node in warp_tree.walk(tree.root):
+        assert tree.text(node) == node.text.decode("utf-8", "surrogateescape")
+        for wanted in (_NAMES.shuffle, _NAMES.mask_result, _NAMES.popcount, frozenset({"f", "g"})):
+            assert tree.calls(node, wanted) == tree.calls_walked(node, wanted), (node, snippet)
+
+
+def test_collection_and_calls_on_the_corpora() -> None:
+    functions = _functions()
+    assert len(functions) > 20
+    for snippet in functions:
+        _same_collection(snippet)
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(st.sampled_from(PIECES), max_size=10).map("".join))
+@example("__shfl(__shfl, 1); (__shfl_xor)(v, 16);")
+@example("int a = b + 1;int b = c;int c = d * 2;int d = e;int e = tid;int q = a & 31;")  # five links, reversed
+@example("int e = tid;int d = e;int c = d * 2;int b = c;int a = b + 1;")  # in order
+def test_collection_and_calls_on_fragments(body: str) -> None:
+    _same_collection("__global__ void k(int tid, unsigned m) {" + body + "}")
+
+
+@given(st.text(alphabet=st.sampled_from(list("tidxlanehrwpoc_TIDXLANE 3.")), max_size=20))
+@example("ltid")
+@example("WARP_ID")
+@example("my_Lane")
+def test_thread_names_as_substrings(text: str) -> None:
+    assert warp_size._thread_named(text.lower()) == (warp_size._THREAD_NAME.search(text) is not None)
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(st.sampled_from(PIECES), max_size=8).map("".join))
+def test_binaries_skipped_report_nothing(body: str) -> None:
+    """A binary expression `_may_flag_binary` turns away gets no report from `_check_binary`."""
+    tree = warp_tree.Function("__global__ void k(int tid, unsigned m) {" + body + "}")
+    reports = []
+    for node in warp_tree.collect(tree.root)["binary_expression"]:
+        if not warp_size._may_flag_binary(node, tree) and node.child_by_field_name("operator") is not None:
+            warp_size._check_binary(node, _NAMES, {"tid", "lane", "l"}, {"m"},
+                                    lambda *args, **kw: reports.append(args), tree)
+    assert reports == [], body
