@@ -115,25 +115,40 @@ static int namespace_near(const Text *t, Py_ssize_t start, Py_ssize_t window) {
     return 0;
 }
 
-/* renames(ident rows, names, fast, skip, migrated_mask[, text, unknown, decided_mask]) ->
- * (edit rows, item size, fields, rest, uses): the identifier pass's hot loop over an `IdentList`
- * (its array and its names). For each identifier whose context bit is in `migrated_mask`: when
- * `fast` (name -> the Edit's fields after its span) has its name, an edit row (start, end, index
- * into `fields`); when `skip` (a set) has it, nothing (the pass would do nothing with it); when
- * `unknown` (a set: names no rule knows that look like a vendor's) has it and its context bit is
- * in `decided_mask`, what `_unknown` would decide from the tokens before it: nothing for a
- * member, (start, name) in `uses` for a use to report (no "namespace" within 256 characters
- * before it); otherwise, and for every other name, it goes to `rest` as an `Ident`, in order,
- * for the Python pass (rules with diagnostics, qualified names, declarations). Each distinct
- * name is looked up once. Identifiers in other contexts are dropped. */
+/* whether the name at [start, end) follows '{' or ',' and is followed (past blanks) by something
+ * other than '=', ',' or '}' (identifiers.`_opens_a_list_item`): then it is no enumerator being
+ * declared, and `_unknown` reports it as a use */
+static int opens_a_list_item(const Text *t, Py_ssize_t start, Py_ssize_t end) {
+    Py_ssize_t ts, te;
+    token_before(t, start, &ts, &te);
+    if (!token_is(t, ts, te, "{") && !token_is(t, ts, te, ",")) return 0;
+    Py_ssize_t j = end;
+    while (j < t->n && (CH(t, j) == ' ' || CH(t, j) == '\t' || CH(t, j) == '\r' || CH(t, j) == '\n')) j++;
+    return j < t->n && CH(t, j) != '=' && CH(t, j) != ',' && CH(t, j) != '}';
+}
+
+/* renames(ident rows, names, fast, skip, migrated_mask[, text, unknown, decided_mask, declared,
+ * declaring_mask]) -> (edit rows, item size, fields, rest, uses): the identifier pass's hot loop
+ * over an `IdentList` (its array and its names). For each identifier whose context bit is in
+ * `migrated_mask`: when `fast` (name -> the Edit's fields after its span) has its name, an edit
+ * row (start, end, index into `fields`); when `skip` (a set) has it, nothing (the pass would do
+ * nothing with it); when `unknown` (a set: names no rule knows that look like a vendor's) has
+ * it, what `_unknown` would decide: in a context of `declaring_mask` (a `#define`'s name) the
+ * name added to `declared` (a set); in one of `decided_mask`, from the tokens around it, the
+ * name added to `declared` for a declaration, nothing for a member, (start, name) in `uses` for
+ * a use to report (no "namespace" within 256 characters before it). Everything else goes to
+ * `rest` as an `Ident`, in order, for the Python pass (rules with diagnostics, qualified names,
+ * template arguments, enumerators). Each distinct name is looked up once. Identifiers in other
+ * contexts are dropped. */
 PyObject *musify_cscan_renames(PyObject *Py_UNUSED(self), PyObject *args) {
-    PyObject *rows, *names, *fast, *skip, *text = NULL, *unknown = NULL;
-    long mask, decided = 0;
-    if (!PyArg_ParseTuple(args, "OO!O!O!l|UO!l:renames", &rows, &PyList_Type, &names, &PyDict_Type, &fast,
-                          &PySet_Type, &skip, &mask, &text, &PySet_Type, &unknown, &decided))
+    PyObject *rows, *names, *fast, *skip, *text = NULL, *unknown = NULL, *declared = NULL;
+    long mask, decided = 0, declaring = 0;
+    if (!PyArg_ParseTuple(args, "OO!O!O!l|UO!lO!l:renames", &rows, &PyList_Type, &names, &PyDict_Type, &fast,
+                          &PySet_Type, &skip, &mask, &text, &PySet_Type, &unknown, &decided, &PySet_Type, &declared,
+                          &declaring))
         return NULL;
-    if (unknown && !text) {
-        PyErr_SetString(PyExc_TypeError, "renames: `unknown` needs the text");
+    if (unknown && (!text || !declared)) {
+        PyErr_SetString(PyExc_TypeError, "renames: `unknown` needs the text and the declared set");
         return NULL;
     }
     Text t = {0};
@@ -180,13 +195,22 @@ PyObject *musify_cscan_renames(PyObject *Py_UNUSED(self), PyObject *args) {
             }
         }
         Py_ssize_t d = decision[name];
+        if (d == UNRECOGNISED && (declaring & (1L << ctx))) {
+            if (PySet_Add(declared, PyList_GET_ITEM(names, name)) < 0) goto done;
+            continue;
+        }
         if (d == UNRECOGNISED && (decided & (1L << ctx))) {
-            Py_ssize_t start = rows_get(view.buf, out.itemsize, 4 * i);
-            if (start < 0 || start > t.n) {
-                PyErr_SetString(PyExc_IndexError, "renames: an identifier starts past the end of the text");
+            Py_ssize_t start = rows_get(view.buf, out.itemsize, 4 * i), end = rows_get(view.buf, out.itemsize, 4 * i + 1);
+            if (start < 0 || end < start || end > t.n) {
+                PyErr_SetString(PyExc_IndexError, "renames: an identifier ends past the end of the text");
                 goto done;
             }
             int use = unknown_use_at(&t, start);
+            if (use == 3 && opens_a_list_item(&t, start, end)) use = 2;
+            if (use == 0) {  /* declared here */
+                if (PySet_Add(declared, PyList_GET_ITEM(names, name)) < 0) goto done;
+                continue;
+            }
             if (use == 1) continue;  /* a member: nothing to report */
             if (use == 2 && !namespace_near(&t, start, 256)) {
                 PyObject *items[2] = {PyLong_FromSsize_t(start), Py_NewRef(PyList_GET_ITEM(names, name))};

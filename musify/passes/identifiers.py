@@ -22,9 +22,10 @@ from musify.rules.model import Rule, RuleSet
 
 _MIGRATED = frozenset({Ctx.CODE, Ctx.DIRECTIVE, Ctx.MACRO, Ctx.MACRO_NAME})
 _MIGRATED_MASK = sum(1 << c for c in _MIGRATED)
-# contexts where a use of an unrecognised name is decided with the renames (a `#define`d name is a declaration)
-_DECIDED = _MIGRATED - {Ctx.MACRO_NAME}
-_DECIDED_MASK = sum(1 << c for c in _DECIDED)
+# contexts where an unrecognised name is decided with the renames: a `#define`d name is a
+# declaration; elsewhere the tokens around it decide
+_DECLARING_MASK = 1 << Ctx.MACRO_NAME
+_DECIDED_MASK = sum(1 << c for c in _MIGRATED - {Ctx.MACRO_NAME})
 
 # what a kind of record is called in a message ("call of 'cudaBindTexture'")
 _WHAT = {"function": "call of"}
@@ -55,7 +56,7 @@ def run(ctx: PassContext) -> list[Edit]:
     fast, skip = fast_renames(ctx.ruleset, ctx.scan.idents.names)
     unknown = _unknown_names(ctx.ruleset)
     # most uses of a name already known to be unrecognised are decided with the renames (`uses`)
-    edits, rest, uses = renames(ctx.scan.idents, fast, skip, compiled, text, unknown)
+    edits, rest, uses = renames(ctx.scan.idents, fast, skip, compiled, text, unknown, ctx.declared)
     text_position = ctx.lines.position
     pending = ctx.found.pending_unknown
     before = len(pending)
@@ -168,27 +169,30 @@ def _unknown_names(ruleset: RuleSet) -> set[str]:
 
 
 def renames(idents: IdentList, fast: dict, skip: set[str], compiled=None, text: str = "",
-            unknown: set[str] | None = None) -> tuple[EditList, list[Ident], list[tuple[int, str]]]:
+            unknown: set[str] | None = None,
+            declared: set[str] | None = None) -> tuple[EditList, list[Ident], list[tuple[int, str]]]:
     """Plain renames as edits (the compiled loop when `compiled` is the `_cscan` module), nothing
     for the names in `skip`; for names in `unknown` (no rule, vendor-looking), what `_unknown`
-    decides from the tokens before a use in `text` (nothing for a member access, (offset, name)
-    in the third list for a use to report); the other migrated identifiers (in order) for the
-    caller. A file that calls its own `CUDA_CHECK` on every line made one Python call per use."""
+    decides where the tokens around a use in `text` are enough (the name added to `declared`, a
+    set, for a declaration; nothing for a member access; (offset, name) in the third list for a
+    use to report); the other migrated identifiers (in order) for the caller. A file that calls
+    its own `CUDA_CHECK` on every line made one Python call per use."""
     if compiled is None:
-        return renames_python(idents, fast, skip, text, unknown)
+        return renames_python(idents, fast, skip, text, unknown, declared)
     if unknown is None:
         data, itemsize, fields, rest, uses = compiled.renames(idents.data, idents.names, fast, skip, _MIGRATED_MASK)
     else:
         data, itemsize, fields, rest, uses = compiled.renames(idents.data, idents.names, fast, skip, _MIGRATED_MASK,
-                                                              text, unknown, _DECIDED_MASK)
+                                                              text, unknown, _DECIDED_MASK, declared,
+                                                              _DECLARING_MASK)
     rows = array("i" if itemsize == 4 else "q")
     rows.frombytes(data)
     return EditList(rows, fields), rest, uses
 
 
-def renames_python(idents: IdentList, fast: dict, skip: set[str], text: str = "",
-                   unknown: set[str] | None = None) -> tuple[EditList, list[Ident], list[tuple[int, str]]]:
-    """The pure-Python `_cscan.renames`: the same edits, the same rest and the same uses."""
+def renames_python(idents: IdentList, fast: dict, skip: set[str], text: str = "", unknown: set[str] | None = None,
+                   declared: set[str] | None = None) -> tuple[EditList, list[Ident], list[tuple[int, str]]]:
+    """The pure-Python `_cscan.renames`: the same edits, rest, uses and names declared."""
     edits = EditList()
     rest: list[Ident] = []
     uses: list[tuple[int, str]] = []
@@ -203,15 +207,22 @@ def renames_python(idents: IdentList, fast: dict, skip: set[str], text: str = ""
             decision[name] = fields if fields is not None else (
                 True if name in skip else False if unknown is not None and name in unknown else None)
         fields = decision[name]
-        if fields is False and ident.ctx in _DECIDED:
+        if fields is False and ident.ctx is Ctx.MACRO_NAME:
+            declared.add(name)
+        elif fields is False:
             use = unknown_use_python(text, ident.start)
+            if use == UNDECIDED and _opens_a_list_item(text, ident.start, ident.end):
+                use = USE
+            if use == DECLARED:
+                declared.add(name)
+                continue
             if use == MEMBER:
                 continue
             if use == USE and not _namespace_near(text, ident.start):
                 uses.append((ident.start, name))
                 continue
             rest.append(ident)
-        elif fields is None or fields is False:
+        elif fields is None:
             rest.append(ident)
         elif fields is not True:
             edits.append(Edit(ident.start, ident.end, *fields))
@@ -319,6 +330,18 @@ def _in_nested_namespace_head(text: str, start: int) -> bool:
     looked for first: the regex tries every start in the window (6 us a use, most of the pass on
     code that calls an unknown `CUDA_CHECK` on every line), and without the word it cannot match."""
     return _namespace_near(text, start) and _NESTED_NAMESPACE.search(text, max(0, start - 256), start) is not None
+
+
+def _opens_a_list_item(text: str, start: int, end: int) -> bool:
+    """Whether the name at start..end follows `{` or `,` and is followed (past blanks) by
+    something other than `=`, `,` or `}`: no enumerator then (`_enumerator` says no before looking
+    for enum bodies), and `_unknown` reports it as a use (`do { CUDA_CHECK(...)`)."""
+    if previous_token_python(text, start)[0] not in ("{", ","):
+        return False
+    j = end
+    while j < len(text) and text[j] in " \t\r\n":
+        j += 1
+    return j < len(text) and text[j] not in "=,}"
 
 
 def _namespace_near(text: str, start: int) -> bool:
