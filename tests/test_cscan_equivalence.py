@@ -21,7 +21,15 @@ from hypothesis import strategies as st
 from musify.engine.edits import Edit
 from musify.frontend import scanner
 from musify.frontend.scanner import VENDOR_PREFIXES, Scan, line_starts_python, scan_python
-from musify.passes.identifiers import previous_token_python, renames, renames_python, unknown_use_python
+from musify.passes.identifiers import (
+    USE,
+    _in_nested_namespace_head,
+    _opens_a_list_item,
+    previous_token_python,
+    renames,
+    renames_python,
+    unknown_use_python,
+)
 
 try:
     from musify.frontend import _cscan
@@ -140,9 +148,15 @@ SKIP = {"cuda_x", "cudaMemcpyHostToDevice", "cu"}
 @given(texts)
 def test_compiled_renames_and_line_starts_match_python(text: str) -> None:
     idents = scan_python(text, VENDOR_PREFIXES).idents
-    edits, rest = renames(idents, FAST, SKIP, _cscan)
-    assert (edits, rest) == renames_python(idents, FAST, SKIP)
+    edits, rest, uses = renames(idents, FAST, SKIP, _cscan)
+    assert (edits, rest, uses) == renames_python(idents, FAST, SKIP) and uses == []
     assert all(type(e) is Edit for e in edits) and all(type(i) is scanner.Ident for i in rest)
+    unknown = {ident.name for ident in idents if ident.name not in FAST and ident.name not in SKIP}
+    for some in (unknown, set(sorted(unknown)[::2]), set()):  # every unrecognised name, half of them, none
+        compiled, python = set(), set()  # the names each finds declared
+        assert renames(idents, FAST, SKIP, _cscan, text, some, compiled) == \
+            renames_python(idents, FAST, SKIP, text, some, python)
+        assert compiled == python
     assert _cscan.line_starts(text) == line_starts_python(text)
     for at in range(0, len(text) + 1, max(1, len(text) // 12)):
         assert _cscan.previous_token(text, at) == previous_token_python(text, at)
@@ -162,6 +176,29 @@ def test_compiled_unknown_use_matches_python(before: str) -> None:
     text = before + "cudaZ;"
     for at in range(len(text) + 1):
         assert _cscan.unknown_use(text, at) == unknown_use_python(text, at), (text, at)
+
+
+# what may stand before an unrecognised name: a declaration, a member access, a use, a nested namespace
+BEFORE_UNKNOWN = [*DECLARING, "do { ", "enum { ", ", x", "namespace a::", "namespace a::inline b::", "namespace x { ", "using namespace std; ",
+                  "#define ", "CUDA_CHECK(", "x = ", "\n", "// namespace\n", " " * 250]
+
+
+@needs_cscan
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.one_of(st.sampled_from(BEFORE_UNKNOWN), st.sampled_from(["cudaZ", "CUDA_CHECK", "cuQ", " = 1", "(x);", "}"]),
+                          st.text(alphabet="*&<>~{},.:-( \nax_1", max_size=4)), max_size=12).map("".join))
+@example("namespace a::cudaZ { cudaZ; } x.cudaZ; " + " " * 250 + "cudaZ")
+def test_compiled_unknown_uses_match_python(text: str) -> None:
+    """`renames` decides the uses of unrecognised names (declared, reported, member, left to the
+    pass) as its Python reference does, and as the pass's own `_unknown` would."""
+    idents = scan_python(text, VENDOR_PREFIXES).idents
+    unknown = {"cudaZ", "CUDA_CHECK", "cuQ"}
+    compiled, python = set(), set()
+    got = renames(idents, FAST, SKIP, _cscan, text, unknown, compiled)
+    assert got == renames_python(idents, FAST, SKIP, text, unknown, python) and compiled == python
+    for start, name in got[2]:
+        reported = unknown_use_python(text, start) == USE or _opens_a_list_item(text, start, start + len(name))
+        assert reported and not _in_nested_namespace_head(text, start), (text, start)
 
 
 def _c_compiler() -> str | None:

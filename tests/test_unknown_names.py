@@ -6,6 +6,7 @@ from __future__ import annotations
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
+from musify.frontend.idents import IdentList
 from musify.frontend.scanner import Ctx, LineIndex, Scan, scan
 from musify.options import Options
 from musify.passes import identifiers
@@ -70,6 +71,15 @@ def test_unknown_names_are_recorded_as_the_full_check_records_them(before: str, 
         check(ctx, len(before), name, where, ctx.lines.position)
         results.append((sorted(ctx.declared), ctx.pending_unknown))
     assert results[0] == results[1], text
+    # what `renames` decides before `_unknown` is asked: declared, reported or dropped, as it would
+    if [i.start for i in scan(text).idents] == [len(before)]:
+        idents = IdentList()
+        idents.add(len(before), len(before) + len(name), name, where)
+        declared: set[str] = set()
+        _, rest, uses = identifiers.renames_python(idents, {}, set(), text, {name}, declared)
+        if not rest:
+            pending = [(name, *LineIndex(text).position(start)) for start, _ in uses]
+            assert (sorted(declared), pending) == results[0], text
 
 
 def test_a_name_declared_by_a_nested_namespace_definition_is_not_reported(tmp_path) -> None:

@@ -3,81 +3,6 @@
  * table of `LineIndex`. Part of the `_cscan` extension (`_cscan.c` defines the module). */
 #include "_cscan.h"
 
-/* renames(ident rows, names, fast, skip, migrated_mask) -> (edit rows, item size, fields, rest):
- * the identifier pass's hot loop over an `IdentList` (its array and its names). For each
- * identifier whose context bit is in `migrated_mask`: when `fast` (name -> the Edit's fields
- * after its span) has its name, an edit row (start, end, index into `fields`); when `skip` (a
- * set) has it, nothing (the pass would do nothing with it); otherwise it goes to `rest` as
- * an `Ident`, in order, for the Python pass (rules with diagnostics, qualified names, unknown vendor
- * names). Each distinct name is looked up once. Identifiers in other contexts are dropped. */
-PyObject *musify_cscan_renames(PyObject *Py_UNUSED(self), PyObject *args) {
-    PyObject *rows, *names, *fast, *skip;
-    long mask;
-    if (!PyArg_ParseTuple(args, "OO!O!O!l:renames", &rows, &PyList_Type, &names, &PyDict_Type, &fast, &PySet_Type,
-                          &skip, &mask))
-        return NULL;
-    Py_buffer view;
-    if (PyObject_GetBuffer(rows, &view, PyBUF_C_CONTIGUOUS) < 0) return NULL;
-    PyObject *result = NULL, *fields = PyList_New(0), *rest = PyList_New(0);
-    Py_ssize_t nnames = PyList_GET_SIZE(names);
-    Py_ssize_t *decision = PyMem_Malloc(sizeof(Py_ssize_t) * (size_t)(nnames ? nnames : 1));
-    Rows out = {NULL, 0, 0, (int)view.itemsize};
-    if (!decision) PyErr_NoMemory(); /* PyMem_Malloc sets no exception */
-    if (!fields || !rest || !decision) goto done;
-    if (view.itemsize != 4 && view.itemsize != 8) {
-        PyErr_SetString(PyExc_TypeError, "renames: rows must hold 4- or 8-byte integers");
-        goto done;
-    }
-    enum { UNKNOWN = -1, SKIP = -2, REST = -3 };
-    for (Py_ssize_t k = 0; k < nnames; k++) decision[k] = UNKNOWN;
-    Py_ssize_t n = view.len / view.itemsize / 4;
-    for (Py_ssize_t i = 0; i < n; i++) {
-        Py_ssize_t ctx = rows_get(view.buf, out.itemsize, 4 * i + 3);
-        if (ctx < 0 || ctx >= 8 || !(mask & (1L << ctx))) continue;
-        Py_ssize_t name = rows_get(view.buf, out.itemsize, 4 * i + 2);
-        if (name < 0 || name >= nnames) {
-            PyErr_SetString(PyExc_IndexError, "renames: a row names no entry of the name table");
-            goto done;
-        }
-        if (decision[name] == UNKNOWN) {
-            PyObject *key = PyList_GET_ITEM(names, name);
-            PyObject *f = PyDict_GetItemWithError(fast, key);
-            if (f) {
-                if (!PyTuple_Check(f)) {
-                    PyErr_SetString(PyExc_TypeError, "renames: each fast entry must be a tuple of Edit fields");
-                    goto done;
-                }
-                decision[name] = PyList_GET_SIZE(fields);
-                if (PyList_Append(fields, f) < 0) goto done;
-            } else if (PyErr_Occurred()) goto done;
-            else {
-                int skipped = PySet_Contains(skip, key);
-                if (skipped < 0) goto done;
-                decision[name] = skipped ? SKIP : REST;
-            }
-        }
-        Py_ssize_t d = decision[name];
-        if (d >= 0) {
-            Py_ssize_t row[3] = {rows_get(view.buf, out.itemsize, 4 * i), rows_get(view.buf, out.itemsize, 4 * i + 1), d};
-            if (rows_push(&out, row, 3) < 0) goto done;
-        } else if (d == REST) {
-            PyObject *items[4] = {PyLong_FromSsize_t(rows_get(view.buf, out.itemsize, 4 * i)),
-                                  PyLong_FromSsize_t(rows_get(view.buf, out.itemsize, 4 * i + 1)),
-                                  Py_NewRef(PyList_GET_ITEM(names, name)), Py_NewRef(musify_cscan_ctx(ctx))};
-            if (append_steal(rest, make_tuple(musify_cscan_ident_type(), items, 4)) < 0) goto done;
-        }
-    }
-    PyObject *data = rows_bytes(&out);
-    if (data) result = Py_BuildValue("(NnOO)", data, (Py_ssize_t)out.itemsize, fields, rest);
-done:
-    PyBuffer_Release(&view);
-    PyMem_Free(decision);
-    rows_free(&out);
-    Py_XDECREF(fields);
-    Py_XDECREF(rest);
-    return result;
-}
-
 /* the token ending before `start` (identifiers.previous_token): its span [*ts, *te), none when
  * *ts == *te (only blanks before) */
 static void token_before(const Text *t, Py_ssize_t start, Py_ssize_t *ts, Py_ssize_t *te) {
@@ -142,9 +67,29 @@ static int type_word(const Text *t, Py_ssize_t ts, Py_ssize_t te) {
     return 1;
 }
 
-/* unknown_use(text, start) -> what the unknown-name check makes of the name at `start`, from the
- * tokens before it (identifiers.unknown_use_python is the reference): 0 declared here, 1 a
- * member, 2 a use to report, 3 not decided here (after '>', '{' or ','). */
+/* what the unknown-name check makes of the name at `start`, from the tokens before it
+ * (identifiers.unknown_use_python is the reference): 0 declared here, 1 a member, 2 a use to
+ * report, 3 not decided here (after '>', '{' or ','). */
+static int unknown_use_at(const Text *t, Py_ssize_t start) {
+    Py_ssize_t ts, te;
+    token_before(t, start, &ts, &te);
+    int declares;
+    if (token_is(t, ts, te, "*") || token_is(t, ts, te, "&")) {
+        Py_ssize_t us, ue;
+        token_before(t, ts, &us, &ue);
+        if (token_is(t, us, ue, ">")) return 3;
+        declares = type_word(t, us, ue);
+    } else if (token_is(t, ts, te, ">")) {
+        return 3;
+    } else {
+        declares = type_word(t, ts, te) || token_is(t, ts, te, "~");
+    }
+    if (declares) return 0;
+    if (token_is(t, ts, te, "{") || token_is(t, ts, te, ",")) return 3;
+    return token_is(t, ts, te, ".") || token_is(t, ts, te, "->") ? 1 : 2;
+}
+
+/* unknown_use(text, start) -> unknown_use_at's answer */
 PyObject *musify_cscan_unknown_use(PyObject *Py_UNUSED(self), PyObject *args) {
     PyObject *text;
     Py_ssize_t start;
@@ -154,22 +99,146 @@ PyObject *musify_cscan_unknown_use(PyObject *Py_UNUSED(self), PyObject *args) {
         PyErr_SetString(PyExc_IndexError, "unknown_use: offset past the end of the text");
         return NULL;
     }
-    Py_ssize_t ts, te;
-    token_before(&t, start, &ts, &te);
-    int declares;
-    if (token_is(&t, ts, te, "*") || token_is(&t, ts, te, "&")) {
-        Py_ssize_t us, ue;
-        token_before(&t, ts, &us, &ue);
-        if (token_is(&t, us, ue, ">")) return PyLong_FromLong(3);
-        declares = type_word(&t, us, ue);
-    } else if (token_is(&t, ts, te, ">")) {
-        return PyLong_FromLong(3);
-    } else {
-        declares = type_word(&t, ts, te) || token_is(&t, ts, te, "~");
+    return PyLong_FromLong(unknown_use_at(&t, start));
+}
+
+/* whether "namespace" stands within the `window` characters before `start` (identifiers.
+ * `_namespace_near`): only then can the name follow a nested namespace's head */
+static int namespace_near(const Text *t, Py_ssize_t start, Py_ssize_t window) {
+    static const char word[] = "namespace";
+    const Py_ssize_t len = (Py_ssize_t)sizeof word - 1;
+    for (Py_ssize_t i = start - len; i >= 0 && i >= start - window; i--) {
+        Py_ssize_t k = 0;
+        while (k < len && CH(t, i + k) == (Py_UCS4)word[k]) k++;
+        if (k == len) return 1;
     }
-    if (declares) return PyLong_FromLong(0);
-    if (token_is(&t, ts, te, "{") || token_is(&t, ts, te, ",")) return PyLong_FromLong(3);
-    return PyLong_FromLong(token_is(&t, ts, te, ".") || token_is(&t, ts, te, "->") ? 1 : 2);
+    return 0;
+}
+
+/* whether the name at [start, end) follows '{' or ',' and is followed (past blanks) by something
+ * other than '=', ',' or '}' (identifiers.`_opens_a_list_item`): then it is no enumerator being
+ * declared, and `_unknown` reports it as a use */
+static int opens_a_list_item(const Text *t, Py_ssize_t start, Py_ssize_t end) {
+    Py_ssize_t ts, te;
+    token_before(t, start, &ts, &te);
+    if (!token_is(t, ts, te, "{") && !token_is(t, ts, te, ",")) return 0;
+    Py_ssize_t j = end;
+    while (j < t->n && (CH(t, j) == ' ' || CH(t, j) == '\t' || CH(t, j) == '\r' || CH(t, j) == '\n')) j++;
+    return j < t->n && CH(t, j) != '=' && CH(t, j) != ',' && CH(t, j) != '}';
+}
+
+/* renames(ident rows, names, fast, skip, migrated_mask[, text, unknown, decided_mask, declared,
+ * declaring_mask]) -> (edit rows, item size, fields, rest, uses): the identifier pass's hot loop
+ * over an `IdentList` (its array and its names). For each identifier whose context bit is in
+ * `migrated_mask`: when `fast` (name -> the Edit's fields after its span) has its name, an edit
+ * row (start, end, index into `fields`); when `skip` (a set) has it, nothing (the pass would do
+ * nothing with it); when `unknown` (a set: names no rule knows that look like a vendor's) has
+ * it, what `_unknown` would decide: in a context of `declaring_mask` (a `#define`'s name) the
+ * name added to `declared` (a set); in one of `decided_mask`, from the tokens around it, the
+ * name added to `declared` for a declaration, nothing for a member, (start, name) in `uses` for
+ * a use to report (no "namespace" within 256 characters before it). Everything else goes to
+ * `rest` as an `Ident`, in order, for the Python pass (rules with diagnostics, qualified names,
+ * template arguments, enumerators). Each distinct name is looked up once. Identifiers in other
+ * contexts are dropped. */
+PyObject *musify_cscan_renames(PyObject *Py_UNUSED(self), PyObject *args) {
+    PyObject *rows, *names, *fast, *skip, *text = NULL, *unknown = NULL, *declared = NULL;
+    long mask, decided = 0, declaring = 0;
+    if (!PyArg_ParseTuple(args, "OO!O!O!l|UO!lO!l:renames", &rows, &PyList_Type, &names, &PyDict_Type, &fast,
+                          &PySet_Type, &skip, &mask, &text, &PySet_Type, &unknown, &decided, &PySet_Type, &declared,
+                          &declaring))
+        return NULL;
+    if (unknown && (!text || !declared)) {
+        PyErr_SetString(PyExc_TypeError, "renames: `unknown` needs the text and the declared set");
+        return NULL;
+    }
+    Text t = {0};
+    if (text) t = (Text){PyUnicode_KIND(text), PyUnicode_DATA(text), PyUnicode_GET_LENGTH(text), text};
+    Py_buffer view;
+    if (PyObject_GetBuffer(rows, &view, PyBUF_C_CONTIGUOUS) < 0) return NULL;
+    PyObject *result = NULL, *fields = PyList_New(0), *rest = PyList_New(0), *uses = PyList_New(0);
+    Py_ssize_t nnames = PyList_GET_SIZE(names);
+    Py_ssize_t *decision = PyMem_Malloc(sizeof(Py_ssize_t) * (size_t)(nnames ? nnames : 1));
+    Rows out = {NULL, 0, 0, (int)view.itemsize};
+    if (!decision) PyErr_NoMemory(); /* PyMem_Malloc sets no exception */
+    if (!fields || !rest || !uses || !decision) goto done;
+    if (view.itemsize != 4 && view.itemsize != 8) {
+        PyErr_SetString(PyExc_TypeError, "renames: rows must hold 4- or 8-byte integers");
+        goto done;
+    }
+    enum { UNKNOWN = -1, SKIP = -2, REST = -3, UNRECOGNISED = -4 };
+    for (Py_ssize_t k = 0; k < nnames; k++) decision[k] = UNKNOWN;
+    Py_ssize_t n = view.len / view.itemsize / 4;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        Py_ssize_t ctx = rows_get(view.buf, out.itemsize, 4 * i + 3);
+        if (ctx < 0 || ctx >= 8 || !(mask & (1L << ctx))) continue;
+        Py_ssize_t name = rows_get(view.buf, out.itemsize, 4 * i + 2);
+        if (name < 0 || name >= nnames) {
+            PyErr_SetString(PyExc_IndexError, "renames: a row names no entry of the name table");
+            goto done;
+        }
+        if (decision[name] == UNKNOWN) {
+            PyObject *key = PyList_GET_ITEM(names, name);
+            PyObject *f = PyDict_GetItemWithError(fast, key);
+            if (f) {
+                if (!PyTuple_Check(f)) {
+                    PyErr_SetString(PyExc_TypeError, "renames: each fast entry must be a tuple of Edit fields");
+                    goto done;
+                }
+                decision[name] = PyList_GET_SIZE(fields);
+                if (PyList_Append(fields, f) < 0) goto done;
+            } else if (PyErr_Occurred()) goto done;
+            else {
+                int skipped = PySet_Contains(skip, key), unrecognised = 0;
+                if (skipped < 0) goto done;
+                if (!skipped && unknown && (unrecognised = PySet_Contains(unknown, key)) < 0) goto done;
+                decision[name] = skipped ? SKIP : unrecognised ? UNRECOGNISED : REST;
+            }
+        }
+        Py_ssize_t d = decision[name];
+        if (d == UNRECOGNISED && (declaring & (1L << ctx))) {
+            if (PySet_Add(declared, PyList_GET_ITEM(names, name)) < 0) goto done;
+            continue;
+        }
+        if (d == UNRECOGNISED && (decided & (1L << ctx))) {
+            Py_ssize_t start = rows_get(view.buf, out.itemsize, 4 * i), end = rows_get(view.buf, out.itemsize, 4 * i + 1);
+            if (start < 0 || end < start || end > t.n) {
+                PyErr_SetString(PyExc_IndexError, "renames: an identifier ends past the end of the text");
+                goto done;
+            }
+            int use = unknown_use_at(&t, start);
+            if (use == 3 && opens_a_list_item(&t, start, end)) use = 2;
+            if (use == 0) {  /* declared here */
+                if (PySet_Add(declared, PyList_GET_ITEM(names, name)) < 0) goto done;
+                continue;
+            }
+            if (use == 1) continue;  /* a member: nothing to report */
+            if (use == 2 && !namespace_near(&t, start, 256)) {
+                PyObject *items[2] = {PyLong_FromSsize_t(start), Py_NewRef(PyList_GET_ITEM(names, name))};
+                if (append_steal(uses, make_tuple(NULL, items, 2)) < 0) goto done;
+                continue;
+            }
+            d = REST;  /* declared, undecided, or perhaps a nested namespace's name: the Python pass */
+        }
+        if (d >= 0) {
+            Py_ssize_t row[3] = {rows_get(view.buf, out.itemsize, 4 * i), rows_get(view.buf, out.itemsize, 4 * i + 1), d};
+            if (rows_push(&out, row, 3) < 0) goto done;
+        } else if (d == REST || d == UNRECOGNISED) {
+            PyObject *items[4] = {PyLong_FromSsize_t(rows_get(view.buf, out.itemsize, 4 * i)),
+                                  PyLong_FromSsize_t(rows_get(view.buf, out.itemsize, 4 * i + 1)),
+                                  Py_NewRef(PyList_GET_ITEM(names, name)), Py_NewRef(musify_cscan_ctx(ctx))};
+            if (append_steal(rest, make_tuple(musify_cscan_ident_type(), items, 4)) < 0) goto done;
+        }
+    }
+    PyObject *data = rows_bytes(&out);
+    if (data) result = Py_BuildValue("(NnOOO)", data, (Py_ssize_t)out.itemsize, fields, rest, uses);
+done:
+    PyBuffer_Release(&view);
+    PyMem_Free(decision);
+    rows_free(&out);
+    Py_XDECREF(fields);
+    Py_XDECREF(rest);
+    Py_XDECREF(uses);
+    return result;
 }
 
 /* line_starts(text) -> [0, offset after each newline...]: LineIndex's table */

@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 from array import array
 from functools import lru_cache
+from operator import itemgetter
 
 from musify.engine.edits import Edit, EditList
 from musify.frontend.launches import match_angle_back
@@ -21,6 +22,10 @@ from musify.rules.model import Rule, RuleSet
 
 _MIGRATED = frozenset({Ctx.CODE, Ctx.DIRECTIVE, Ctx.MACRO, Ctx.MACRO_NAME})
 _MIGRATED_MASK = sum(1 << c for c in _MIGRATED)
+# contexts where an unrecognised name is decided with the renames: a `#define`d name is a
+# declaration; elsewhere the tokens around it decide
+_DECLARING_MASK = 1 << Ctx.MACRO_NAME
+_DECIDED_MASK = sum(1 << c for c in _MIGRATED - {Ctx.MACRO_NAME})
 
 # what a kind of record is called in a message ("call of 'cudaBindTexture'")
 _WHAT = {"function": "call of"}
@@ -49,9 +54,12 @@ def run(ctx: PassContext) -> list[Edit]:
     # plain renames (most identifiers) in one loop, compiled where available; the rest here
     compiled = native()
     fast, skip = fast_renames(ctx.ruleset, ctx.scan.idents.names)
-    edits, rest = renames(ctx.scan.idents, fast, skip, compiled)
-    text_position = ctx.lines.position
     unknown = _unknown_names(ctx.ruleset)
+    # most uses of a name already known to be unrecognised are decided with the renames (`uses`)
+    edits, rest, uses = renames(ctx.scan.idents, fast, skip, compiled, text, unknown, ctx.declared)
+    text_position = ctx.lines.position
+    pending = ctx.found.pending_unknown
+    before = len(pending)
     for ident in rest:
         name = ident.name
         if name in unknown:  # decided at its first use in the run: only this use's place is new
@@ -72,9 +80,26 @@ def run(ctx: PassContext) -> list[Edit]:
             _unknown(ctx, ident.start, name, ident.ctx, text_position)
             continue
         _use_rule(ctx, rule, ident.start, ident.end, edits, inferred_seen)
+    if uses:
+        _add_uses(pending, before, uses, ctx.lines)
     if ctx.options.rewrite_comments or ctx.options.rewrite_strings:
         edits.extend(_rewrite_inside_literals(ctx))
     return edits
+
+
+def _add_uses(pending: list, before: int, uses: list[tuple[int, str]], lines) -> None:
+    """Add the uses `renames` decided (offset, name) to the pending list, whose entries from
+    `before` on the loop over the rest added: the list stays in text order, as when every use
+    went through `_unknown`."""
+    places = lines.positions([start for start, _ in uses])
+    new = [(name, *place) for (_, name), place in zip(uses, places)]
+    if len(pending) == before:
+        pending.extend(new)
+    else:
+        pending[before:] = sorted([*pending[before:], *new], key=_PLACE)
+
+
+_PLACE = itemgetter(1, 2)  # a pending entry's (line, column)
 
 
 def fast_renames(ruleset: RuleSet, names: list[str] | None = None) -> tuple[dict[str, tuple], set[str]]:
@@ -143,35 +168,65 @@ def _unknown_names(ruleset: RuleSet) -> set[str]:
     return found
 
 
-def renames(idents: IdentList, fast: dict, skip: set[str], compiled=None) -> tuple[EditList, list[Ident]]:
+def renames(idents: IdentList, fast: dict, skip: set[str], compiled=None, text: str = "",
+            unknown: set[str] | None = None,
+            declared: set[str] | None = None) -> tuple[EditList, list[Ident], list[tuple[int, str]]]:
     """Plain renames as edits (the compiled loop when `compiled` is the `_cscan` module), nothing
-    for the names in `skip`, the other migrated identifiers (in order) for the caller."""
+    for the names in `skip`; for names in `unknown` (no rule, vendor-looking), what `_unknown`
+    decides where the tokens around a use in `text` are enough (the name added to `declared`, a
+    set, for a declaration; nothing for a member access; (offset, name) in the third list for a
+    use to report); the other migrated identifiers (in order) for the caller. A file that calls
+    its own `CUDA_CHECK` on every line made one Python call per use."""
     if compiled is None:
-        return renames_python(idents, fast, skip)
-    data, itemsize, fields, rest = compiled.renames(idents.data, idents.names, fast, skip, _MIGRATED_MASK)
+        return renames_python(idents, fast, skip, text, unknown, declared)
+    if unknown is None:
+        data, itemsize, fields, rest, uses = compiled.renames(idents.data, idents.names, fast, skip, _MIGRATED_MASK)
+    else:
+        data, itemsize, fields, rest, uses = compiled.renames(idents.data, idents.names, fast, skip, _MIGRATED_MASK,
+                                                              text, unknown, _DECIDED_MASK, declared,
+                                                              _DECLARING_MASK)
     rows = array("i" if itemsize == 4 else "q")
     rows.frombytes(data)
-    return EditList(rows, fields), rest
+    return EditList(rows, fields), rest, uses
 
 
-def renames_python(idents: IdentList, fast: dict, skip: set[str]) -> tuple[EditList, list[Ident]]:
-    """The pure-Python `_cscan.renames`: the same edits and the same rest."""
+def renames_python(idents: IdentList, fast: dict, skip: set[str], text: str = "", unknown: set[str] | None = None,
+                   declared: set[str] | None = None) -> tuple[EditList, list[Ident], list[tuple[int, str]]]:
+    """The pure-Python `_cscan.renames`: the same edits, rest, uses and names declared."""
     edits = EditList()
     rest: list[Ident] = []
-    decision: dict[str, tuple | bool | None] = {}  # name -> its fields, True (skip) or None (rest)
+    uses: list[tuple[int, str]] = []
+    # name -> its fields, True (skip), False (unrecognised) or None (rest)
+    decision: dict[str, tuple | bool | None] = {}
     for ident in idents:
         if ident.ctx not in _MIGRATED:
             continue
         name = ident.name
         if name not in decision:
             fields = fast.get(name)
-            decision[name] = fields if fields is not None else (True if name in skip else None)
+            decision[name] = fields if fields is not None else (
+                True if name in skip else False if unknown is not None and name in unknown else None)
         fields = decision[name]
-        if fields is None:
+        if fields is False and ident.ctx is Ctx.MACRO_NAME:
+            declared.add(name)
+        elif fields is False:
+            use = unknown_use_python(text, ident.start)
+            if use == UNDECIDED and _opens_a_list_item(text, ident.start, ident.end):
+                use = USE
+            if use == DECLARED:
+                declared.add(name)
+                continue
+            if use == MEMBER:
+                continue
+            if use == USE and not _namespace_near(text, ident.start):
+                uses.append((ident.start, name))
+                continue
+            rest.append(ident)
+        elif fields is None:
             rest.append(ident)
         elif fields is not True:
             edits.append(Edit(ident.start, ident.end, *fields))
-    return edits, rest
+    return edits, rest, uses
 
 
 def _use_rule(ctx: PassContext, rule: Rule, start: int, end: int, edits: list[Edit],
@@ -244,7 +299,8 @@ def qualifier_before(text: str, pos: int, window: int = 200) -> tuple[str, int] 
 def _unknown(ctx: PassContext, start: int, name: str, where: Ctx, position) -> None:
     """Record a vendor-looking name no rule knows, unless this file declares it. The tokens
     before it decide most cases (`unknown_use`, compiled); after `>`, `{` or `,` the template
-    and enumerator checks below do."""
+    and enumerator checks below do. (`renames` decides most uses of names the run already
+    knows to be unrecognised the same way, before this is called.)"""
     if where == Ctx.MACRO_NAME:
         ctx.declared.add(name)
         return
@@ -255,7 +311,7 @@ def _unknown(ctx: PassContext, start: int, name: str, where: Ctx, position) -> N
             use = DECLARED
         else:
             use = MEMBER if before[0] in (".", "->") else USE
-    if use == USE and _NESTED_NAMESPACE.search(ctx.text, max(0, start - 256), start) is not None:
+    if use == USE and _in_nested_namespace_head(ctx.text, start):
         use = DECLARED  # `namespace at::native::cuda_utils {`: a C++17 nested namespace definition
     if use == DECLARED:
         ctx.declared.add(name)
@@ -267,6 +323,31 @@ DECLARED, MEMBER, USE, UNDECIDED = range(4)  # what `unknown_use` makes of an un
 # the head of a nested namespace definition, up to the name being declared (`namespace a::inline b::`)
 _BLANK = r"(?:\s|\\\r?\n)"  # a blank, or a line continuation
 _NESTED_NAMESPACE = re.compile(rf"\bnamespace{_BLANK}+(?:(?:inline{_BLANK}+)?[A-Za-z_]\w*{_BLANK}*::{_BLANK}*)+\Z")
+
+
+def _in_nested_namespace_head(text: str, start: int) -> bool:
+    """Does the name at `start` follow `namespace a::b::` (within 256 characters)? The word is
+    looked for first: the regex tries every start in the window (6 us a use, most of the pass on
+    code that calls an unknown `CUDA_CHECK` on every line), and without the word it cannot match."""
+    return _namespace_near(text, start) and _NESTED_NAMESPACE.search(text, max(0, start - 256), start) is not None
+
+
+def _opens_a_list_item(text: str, start: int, end: int) -> bool:
+    """Whether the name at start..end follows `{` or `,` and is followed (past blanks) by
+    something other than `=`, `,` or `}`: no enumerator then (`_enumerator` says no before looking
+    for enum bodies), and `_unknown` reports it as a use (`do { CUDA_CHECK(...)`)."""
+    if previous_token_python(text, start)[0] not in ("{", ","):
+        return False
+    j = end
+    while j < len(text) and text[j] in " \t\r\n":
+        j += 1
+    return j < len(text) and text[j] not in "=,}"
+
+
+def _namespace_near(text: str, start: int) -> bool:
+    """Whether the word `namespace` lies within the 256 characters before `start` (`_cscan`'s
+    `namespace_near`)."""
+    return text.find("namespace", max(0, start - 256), start) >= 0
 
 
 def unknown_use_python(text: str, start: int) -> int:

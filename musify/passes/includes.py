@@ -27,7 +27,7 @@ def run(ctx: PassContext) -> list[Edit]:
     project = ctx.project
     # the memos and the file's directory looked up once per file, not once per include
     resolved = _memo_for(_RESOLVED, project) if project.files else None
-    prefixed = _memo_for(_PREFIX_MEMOS, headers, len(headers))
+    ruled = _memo_for(_RULE_MEMOS, headers, len(headers))
     directory = posixpath.dirname(ctx.path)
     for inc in includes:
         written = inc.path
@@ -43,11 +43,9 @@ def run(ctx: PassContext) -> list[Edit]:
                     edits.append(Edit(inc.start, inc.end, new_path, "include:project", "project", "header",
                                        category="include"))
                 continue
-        rule = headers.get(written)
-        if rule is None:  # `_prefix_rule_cached`, its memo at hand
-            rule = prefixed.get(written, _UNKNOWN)
-            if rule is _UNKNOWN:
-                rule = prefixed[written] = _prefix_rule(headers, written)
+        rule = ruled.get(written, _UNKNOWN)  # `_header_rule`, its memo at hand
+        if rule is _UNKNOWN:
+            rule = ruled[written] = _header_rule(headers, written)
         if rule is None:
             continue
         if rule.status == "unsupported":
@@ -80,15 +78,15 @@ def _memo_for(memos: dict, owner: object, size: int = 0) -> dict:
 
 
 _UNKNOWN = object()  # not in a memo yet
-_PREFIX_MEMOS: dict = {}  # id(header table) -> (the table, its size, path -> rule)
+_RULE_MEMOS: dict = {}  # id(header table) -> (the table, its size, path -> rule or None)
 
 
-def _prefix_rule_cached(headers: dict[str, Rule], path: str) -> Rule | None:
-    """`_prefix_rule`, once per include path for a header table (most includes repeat)."""
-    memo = _memo_for(_PREFIX_MEMOS, headers, len(headers))
-    if path not in memo:
-        memo[path] = _prefix_rule(headers, path)
-    return memo[path]
+def _header_rule(headers: dict[str, Rule], path: str) -> Rule | None:
+    """The rule for an include path: its own, else a directory rule's. Asked once per path for a
+    header table (most includes repeat, and most name no rule: `<cstdio>` was two look-ups in the
+    lazily read table for each of its includes)."""
+    rule = headers.get(path)
+    return rule if rule is not None else _prefix_rule(headers, path)
 
 
 def _prefix_rule(headers: dict[str, Rule], path: str) -> Rule | None:
