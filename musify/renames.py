@@ -54,10 +54,15 @@ def report_collisions(plan, files: list[FileResult], renames: dict[str, str], re
     if not rename_files:
         return files
     out = []
+    ends = tuple(renames)
     for (f, job), result in zip(plan, files):
+        # the cheap tests first: most files either have another extension or were renamed
+        if job is None or not f.rel.endswith(ends) or result.status in ("skipped", "failed") \
+                or job.output_rel.rsplit("/", 1)[-1] != f.rel.rsplit("/", 1)[-1]:
+            out.append(result)
+            continue
         stem, ext = posixpath.splitext(f.rel)
-        if job is not None and result.status not in ("skipped", "failed") and ext in renames \
-                and posixpath.basename(job.output_rel) == posixpath.basename(f.rel):
+        if ext in renames:
             target = posixpath.basename(stem + renames[ext])
             clash = diagnostics.make("MU0011", result.path, 1, 1, origin="plan", target=printable(target))
             result = replace(result, diagnostics=[*result.diagnostics, clash])
