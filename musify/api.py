@@ -73,7 +73,8 @@ def migrate(inputs: list[str], options: Options | None = None, mode: str = "none
     started = datetime.now(timezone.utc).isoformat(timespec="seconds")
 
     def listing() -> Discovery:
-        return discover(inputs, run_excludes(inputs, options), options.respect_gitignore)
+        # the stamps (each file's stat) are read by the in-place writer only
+        return discover(inputs, run_excludes(inputs, options), options.respect_gitignore, stamps=mode == "in-place")
 
     with collector.settled():  # thousands of acyclic objects that live the whole run
         if found is None:
@@ -172,25 +173,30 @@ def _join(prefix: str, rel: str) -> str:
 
 def _plan(files: list[Found], inputs: list[str], options: Options,
           prefixes: dict[str, str]) -> list[tuple[Found, FileJob | None]]:
-    """Pair each found file with its job (None for links and missing files); decide renames."""
+    """Pair each found file with its job (None for links and missing files); decide renames
+    (the file system asked about every renamed file at once: `renames.keep_names`)."""
     existing = {(f.root, f.rel) for f in files}
     new_exts, renamed_kinds, _ = file_direction(options.reverse)
     roots = _display_roots(inputs)
     plan = []
+    asked = []  # (index in plan, new relpath) of each file to rename unless it keeps its name
     for f in files:
         if f.symlink is not None or f.kind in ("missing", "special"):
             plan.append((f, None))
             continue
-        out_rel = f.rel
-        abspath = f.abspath
         if options.rename_files and f.kind in renamed_kinds:
             stem, ext = os.path.splitext(f.rel)
             if ext in new_exts:
-                target = stem + new_exts[ext]
-                if not renames.target_taken(f, target, existing) and not renames.keeps_name(f, abspath):
-                    out_rel = target
-        plan.append((f, FileJob(abspath, f.rel, f.root, f.kind, _join(prefixes.get(f.root, ""), out_rel),
-                                _display(inputs, f, roots))))
+                asked.append((len(plan), stem + new_exts[ext]))
+        plan.append((f, f.abspath))
+    targets = dict(asked)
+    keeps = renames.keep_names([(plan[k][0], target, plan[k][1]) for k, target in asked], existing)
+    renamed = {k for (k, _), kept in zip(asked, keeps) if not kept}
+    for k, (f, abspath) in enumerate(plan):
+        if abspath is not None:
+            out_rel = targets[k] if k in renamed else f.rel
+            plan[k] = (f, FileJob(abspath, f.rel, f.root, f.kind, _join(prefixes.get(f.root, ""), out_rel),
+                                  _display(inputs, f, roots)))
     return plan
 
 
