@@ -178,25 +178,27 @@ def _plan(files: list[Found], inputs: list[str], options: Options,
     existing = {(f.root, f.rel) for f in files}
     new_exts, renamed_kinds, _ = file_direction(options.reverse)
     roots = _display_roots(inputs)
-    plan = []
-    asked = []  # (index in plan, new relpath) of each file to rename unless it keeps its name
+    paths: list[str | None] = []  # each file's path; None for a link or a missing file (no job)
+    asked = []  # (index, new relpath) of each file renamed unless it keeps its name
     for f in files:
         if f.symlink is not None or f.kind in ("missing", "special"):
-            plan.append((f, None))
+            paths.append(None)
             continue
         if options.rename_files and f.kind in renamed_kinds:
             stem, ext = os.path.splitext(f.rel)
             if ext in new_exts:
-                asked.append((len(plan), stem + new_exts[ext]))
-        plan.append((f, f.abspath))
-    targets = dict(asked)
-    keeps = renames.keep_names([(plan[k][0], target, plan[k][1]) for k, target in asked], existing)
-    renamed = {k for (k, _), kept in zip(asked, keeps) if not kept}
-    for k, (f, abspath) in enumerate(plan):
-        if abspath is not None:
-            out_rel = targets[k] if k in renamed else f.rel
-            plan[k] = (f, FileJob(abspath, f.rel, f.root, f.kind, _join(prefixes.get(f.root, ""), out_rel),
-                                  _display(inputs, f, roots)))
+                asked.append((len(paths), stem + new_exts[ext]))
+        paths.append(f.abspath)
+    keeps = renames.keep_names([(files[k], target, paths[k]) for k, target in asked], existing)
+    targets = {k: target for (k, target), kept in zip(asked, keeps) if not kept}
+    plan: list[tuple[Found, FileJob | None]] = []
+    for k, (f, abspath) in enumerate(zip(files, paths)):
+        if abspath is None:
+            plan.append((f, None))
+            continue
+        out_rel = targets.get(k, f.rel)
+        plan.append((f, FileJob(abspath, f.rel, f.root, f.kind, _join(prefixes.get(f.root, ""), out_rel),
+                                _display(inputs, f, roots))))
     return plan
 
 
