@@ -255,9 +255,110 @@ done:
     return result;
 }
 
+/* probe(items) -> bytes: for each (target or None, source) of `items`, a list of str pairs, one
+ * code: 1 when `target` exists (an lstat: `os.path.lexists`), else 2 when the first read of at
+ * most 8 KB of `source` holds a NUL byte and no UTF-16/32 byte-order mark (`renames.keeps_name`:
+ * a binary file), else 0 (a source that cannot be opened or read is not binary: the runner
+ * reports it); 3 for a path holding a NUL character, which the caller answers itself. The
+ * planning of a run asks this of every file it renames; the look-ups are made with the
+ * interpreter's lock given away once. `renames.target_taken` and `keeps_name` are the reference. */
+#define SNIFF 8192
+
+static int wide_marked(const unsigned char *b, ssize_t n) {  /* textcodec.wide_codec, in its order */
+    if (n >= 4 && b[0] == 0xff && b[1] == 0xfe && b[2] == 0 && b[3] == 0 && n % 4 == 0) return 1;
+    if (n >= 4 && b[0] == 0 && b[1] == 0 && b[2] == 0xfe && b[3] == 0xff && n % 4 == 0) return 1;
+    if (n >= 2 && b[0] == 0xff && b[1] == 0xfe && n % 2 == 0) return 1;
+    if (n >= 2 && b[0] == 0xfe && b[1] == 0xff && n % 2 == 0) return 1;
+    return 0;
+}
+
+static char probe_one(const char *target, const char *source, unsigned char *buf) {
+    struct stat st;
+    if (target && lstat(target, &st) == 0) return 1;
+    int fd;
+    do {
+        fd = open(source, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+    } while (fd < 0 && errno == EINTR);
+    if (fd < 0) return 0;
+    ssize_t n;
+    do {
+        n = read(fd, buf, SNIFF);
+    } while (n < 0 && errno == EINTR);
+    close(fd);
+    if (n <= 0) return 0;
+    return memchr(buf, 0, (size_t)n) != NULL && !wide_marked(buf, n) ? 2 : 0;
+}
+
+/* `path` (a str, or None) as file-system bytes in *out (a new reference; NULL for None); 0 when it
+ * holds a NUL character, -1 on error. */
+static int fs_path(PyObject *path, PyObject **out) {
+    *out = NULL;
+    if (path == Py_None) return 1;
+    if (!PyUnicode_Check(path)) {
+        PyErr_SetString(PyExc_TypeError, "probe: paths must be str or None");
+        return -1;
+    }
+    PyObject *b = PyUnicode_EncodeFSDefault(path);
+    if (!b) return -1;
+    *out = b;
+    return strlen(PyBytes_AS_STRING(b)) == (size_t)PyBytes_GET_SIZE(b);
+}
+
+static PyObject *probe(PyObject *self, PyObject *arg) {
+    (void)self;
+    PyObject *seq = PySequence_Fast(arg, "probe: a list of (target, source) pairs");
+    if (!seq) return NULL;
+    Py_ssize_t n = PySequence_Fast_GET_SIZE(seq);
+    PyObject **paths = PyMem_Calloc((size_t)(2 * n + 1), sizeof(PyObject *));
+    PyObject *codes = PyBytes_FromStringAndSize(NULL, n);
+    unsigned char *buf = PyMem_Malloc(SNIFF);
+    if (!paths || !codes || !buf) {
+        PyErr_NoMemory();
+        goto fail;
+    }
+    char *code = PyBytes_AS_STRING(codes);
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *item = PySequence_Fast_GET_ITEM(seq, i);
+        if (!PyTuple_Check(item) || PyTuple_GET_SIZE(item) != 2) {
+            PyErr_SetString(PyExc_TypeError, "probe: a list of (target, source) pairs");
+            goto fail;
+        }
+        int a = fs_path(PyTuple_GET_ITEM(item, 0), &paths[2 * i]);
+        int b = a < 0 ? -1 : fs_path(PyTuple_GET_ITEM(item, 1), &paths[2 * i + 1]);
+        if (a < 0 || b < 0) goto fail;
+        if (paths[2 * i + 1] == NULL) {
+            PyErr_SetString(PyExc_TypeError, "probe: a source path is required");
+            goto fail;
+        }
+        code[i] = a && b ? 0 : 3;
+    }
+    Py_BEGIN_ALLOW_THREADS
+    for (Py_ssize_t i = 0; i < n; i++) {
+        if (code[i] == 3) continue;
+        const char *target = paths[2 * i] ? PyBytes_AS_STRING(paths[2 * i]) : NULL;
+        code[i] = probe_one(target, PyBytes_AS_STRING(paths[2 * i + 1]), buf);
+    }
+    Py_END_ALLOW_THREADS
+    for (Py_ssize_t i = 0; i < 2 * n; i++) Py_XDECREF(paths[i]);
+    PyMem_Free(paths);
+    PyMem_Free(buf);
+    Py_DECREF(seq);
+    return codes;
+fail:
+    if (paths) {
+        for (Py_ssize_t i = 0; i < 2 * n; i++) Py_XDECREF(paths[i]);
+        PyMem_Free(paths);
+    }
+    PyMem_Free(buf);
+    Py_XDECREF(codes);
+    Py_DECREF(seq);
+    return NULL;
+}
+
 static PyMethodDef methods[] = {
     {"put", put, METH_VARARGS, "Write one port and rename it into place, without the interpreter's lock."},
     {"put_batch", put_batch, METH_O, "Write ports in order (making their folders), the lock given away once."},
+    {"probe", probe, METH_O, "Per (target, source): 1 target exists, 2 source is binary, 0 neither, 3 ask Python."},
     {NULL, NULL, 0, NULL},
 };
 

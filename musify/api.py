@@ -7,14 +7,13 @@ from __future__ import annotations
 
 import functools
 import os
-import posixpath
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from datetime import datetime, timezone
 from typing import TYPE_CHECKING
 
-from musify import __version__, cache, diagnostics, renames, writers
+from musify import __version__, cache, collector, diagnostics, renames, writers
 from musify.config import run_excludes
 from musify.discover import SOURCE_KINDS, Discovery, Found, discover, link_stays_inside, printable
 from musify.finalise import finalise
@@ -74,22 +73,24 @@ def migrate(inputs: list[str], options: Options | None = None, mode: str = "none
     started = datetime.now(timezone.utc).isoformat(timespec="seconds")
 
     def listing() -> Discovery:
-        return discover(inputs, run_excludes(inputs, options), options.respect_gitignore)
+        # the stamps (each file's stat) are read by the in-place writer only
+        return discover(inputs, run_excludes(inputs, options), options.respect_gitignore, stamps=mode == "in-place")
 
-    if found is None:
-        found = listing()
-    if mode == "in-place" and inplace.clean(found.owned):  # a killed run's link went: the stamps are stale
-        found = listing()
-    if mode == "out":
-        _check_out_dir(out_dir, inputs)
-    rules = cache.Rules(options, ruleset)  # loaded only if some file misses the incremental cache
-    prefixes = _out_prefixes(inputs)
-    plan = _plan(found.files, inputs, options, prefixes)
-    results: list[FileResult | None] = [None] * len(plan)
-    new_bytes: list[bytes | None] = [None] * len(plan)
-    migrated_kinds = file_direction(options.reverse)[2]
-    todo = [(i, job) for i, (f, job) in enumerate(plan) if job is not None and f.kind in migrated_kinds]
-    project = _project(plan, options)
+    with collector.settled():  # thousands of acyclic objects that live the whole run
+        if found is None:
+            found = listing()
+        if mode == "in-place" and inplace.clean(found.owned):  # a killed run's link went: the stamps are stale
+            found = listing()
+        if mode == "out":
+            _check_out_dir(out_dir, inputs)
+        rules = cache.Rules(options, ruleset)  # loaded only if some file misses the incremental cache
+        prefixes = _out_prefixes(inputs)
+        plan = _plan(found.files, inputs, options, prefixes)
+        results: list[FileResult | None] = [None] * len(plan)
+        new_bytes: list[bytes | None] = [None] * len(plan)
+        migrated_kinds = file_direction(options.reverse)[2]
+        todo = [(i, job) for i, (f, job) in enumerate(plan) if job is not None and f.kind in migrated_kinds]
+        project = _project(plan, options)
     # -o writes each port as it arrives and the record needs no bytes, so a big tree's ports are
     # never all in memory; in place (which orders its writes), diff and stdout keep them
     stream = mode in ("out", "none") and not collect
@@ -172,34 +173,51 @@ def _join(prefix: str, rel: str) -> str:
 
 def _plan(files: list[Found], inputs: list[str], options: Options,
           prefixes: dict[str, str]) -> list[tuple[Found, FileJob | None]]:
-    """Pair each found file with its job (None for links and missing files); decide renames."""
+    """Pair each found file with its job (None for links and missing files); decide renames
+    (the file system asked about every renamed file at once: `renames.keep_names`)."""
     existing = {(f.root, f.rel) for f in files}
     new_exts, renamed_kinds, _ = file_direction(options.reverse)
     roots = _display_roots(inputs)
-    plan = []
+    paths: list[str | None] = []  # each file's path; None for a link or a missing file (no job)
+    asked = []  # (index, new relpath) of each file renamed unless it keeps its name
     for f in files:
         if f.symlink is not None or f.kind in ("missing", "special"):
-            plan.append((f, None))
+            paths.append(None)
             continue
-        out_rel = f.rel
-        abspath = f.abspath
         if options.rename_files and f.kind in renamed_kinds:
             stem, ext = os.path.splitext(f.rel)
             if ext in new_exts:
-                target = stem + new_exts[ext]
-                if not renames.target_taken(f, target, existing) and not renames.keeps_name(f, abspath):
-                    out_rel = target
+                asked.append((len(paths), stem + new_exts[ext]))
+        paths.append(f.abspath)
+    keeps = renames.keep_names([(files[k], target, paths[k]) for k, target in asked], existing)
+    targets = {k: target for (k, target), kept in zip(asked, keeps) if not kept}
+    plan: list[tuple[Found, FileJob | None]] = []
+    for k, (f, abspath) in enumerate(zip(files, paths)):
+        if abspath is None:
+            plan.append((f, None))
+            continue
+        out_rel = targets.get(k, f.rel)
         plan.append((f, FileJob(abspath, f.rel, f.root, f.kind, _join(prefixes.get(f.root, ""), out_rel),
                                 _display(inputs, f, roots))))
     return plan
 
 
 def _project(plan: list[tuple[Found, FileJob | None]], options: Options) -> ProjectInfo:
-    relpaths = [f.rel for f, job in plan if job is not None and f.kind in SOURCE_KINDS | {"musa"}]
+    """The project's files and renames (old relpath -> new relpath). Names are cut at their last
+    "/" with string methods (`posixpath` makes several calls per name, and this runs in the
+    parent's serial part for every file): a listed relpath has no empty component, so this is
+    what `posixpath.dirname`/`basename`/`join` give."""
+    kinds = SOURCE_KINDS | {"musa"}
+    relpaths = [f.rel for f, job in plan if job is not None and f.kind in kinds]
     renames = {}
     for _f, job in plan:
-        if job is not None and posixpath.basename(job.output_rel) != posixpath.basename(job.rel):
-            renames[job.rel] = posixpath.join(posixpath.dirname(job.rel), posixpath.basename(job.output_rel))
+        if job is None:
+            continue
+        rel, out = job.rel, job.output_rel
+        new = out[out.rfind("/") + 1:]
+        old = rel[rel.rfind("/") + 1:]
+        if new != old:
+            renames[rel] = rel[:len(rel) - len(old)] + new
     return build_project_info(relpaths, renames)
 
 

@@ -35,13 +35,35 @@ def paused() -> Iterator[None]:
 
 
 @contextmanager
+def settled() -> Iterator[None]:
+    """No automatic collection inside, and what is alive at the end leaves it as old objects: for
+    a block that makes thousands of long-lived acyclic objects (the discovery and the plan), which
+    young collections would otherwise walk once or twice more (about 10 ms on 5,000 files)."""
+    with paused():
+        try:
+            yield
+        finally:
+            _age()
+
+
+def _age() -> None:
+    """Move every tracked object to the oldest generation (which only full collections walk)."""
+    gc.freeze()
+    gc.unfreeze()
+
+
+@contextmanager
 def frozen() -> Iterator[None]:
-    """Every object that exists now is left out of the collections made inside."""
+    """Every object that exists now is left out of the collections made inside; and what is
+    made inside and still alive at the end (a run's results: thousands of acyclic objects, kept
+    until the record is written) leaves as old as the rest, so the next young collections do
+    not walk it all once more (on a -j2 run of 5,000 files that first walk was about 20 ms of
+    the parent's serial time). Only full collections, which a run seldom makes, walk them."""
     gc.freeze()
     try:
         yield
     finally:
-        gc.unfreeze()
+        _age()
 
 
 def skip_last_collection() -> None:

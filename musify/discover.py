@@ -243,16 +243,19 @@ def excluded(rel: str, patterns: tuple[str, ...] | list[str]) -> bool:
     return any(fnmatch.fnmatchcase(rel, p) or fnmatch.fnmatchcase(name, p) for p in patterns)
 
 
-def discover(inputs: list[str], exclude: tuple[str, ...] = (), respect_gitignore: bool = True) -> Discovery:
+def discover(inputs: list[str], exclude: tuple[str, ...] = (), respect_gitignore: bool = True,
+             stamps: bool = True) -> Discovery:
     """List every file under the inputs (sorted, deterministic), without following links.
 
     Nothing is skipped silently: a directory that cannot be listed and a FIFO, socket or device
-    are entries of their own (kinds "missing" and "special", with `error`), so the run reports them."""
+    are entries of their own (kinds "missing" and "special", with `error`), so the run reports them.
+    Without `stamps`, a regular file found in a directory has no `stamp` (for a caller that
+    reads none: its type comes from the listing, without a stat of each file)."""
     found = Discovery([])
     for item in inputs:
         path = os.path.abspath(item)
         if os.path.isdir(path) and not os.path.islink(path):
-            _walk(path, exclude, respect_gitignore, found)
+            _walk(path, exclude, respect_gitignore, found, stamps)
             continue
         root, name = os.path.split(path)
         try:
@@ -276,10 +279,12 @@ def _entry(root: str, rel: str, name: str, st: os.stat_result) -> Found:
     return Found(root, rel, classify(name), stamp=stamp_of(st))
 
 
-def _walk(root: str, exclude: tuple[str, ...], respect_gitignore: bool, found: Discovery) -> None:
+def _walk(root: str, exclude: tuple[str, ...], respect_gitignore: bool, found: Discovery,
+          stamps: bool = True) -> None:
     """Every run (a replayed one too) pays for this walk, so it asks the system as little as it
     can: a directory's type comes from its listing (no stat), only files are stat'ed (for their
-    stamp), and the exclusion and .gitignore tests are skipped when there is nothing to test."""
+    stamp; without `stamps` only what the listing does not say is a regular file, a link or a
+    folder), and the exclusion and .gitignore tests are skipped when there is nothing to test."""
     ignore = GitIgnore()
     files = found.files
     todo = [""]
@@ -307,7 +312,7 @@ def _walk(root: str, exclude: tuple[str, ...], respect_gitignore: bool, found: D
             st = None
             try:
                 is_dir = e.is_dir(follow_symlinks=False)
-                if not is_dir:
+                if not is_dir and (stamps or not e.is_file(follow_symlinks=False)):
                     st = e.stat(follow_symlinks=False)
                     is_dir = stat.S_ISDIR(st.st_mode)  # (a directory that replaced the entry)
             except OSError as exc:
@@ -319,7 +324,7 @@ def _walk(root: str, exclude: tuple[str, ...], respect_gitignore: bool, found: D
             if is_dir:
                 subdirs.append(rel)
             else:
-                files.append(_entry(root, rel, name, st))
+                files.append(_entry(root, rel, name, st) if st is not None else Found(root, rel, classify(name)))
         todo.extend(reversed(subdirs))
     files.sort(key=lambda x: (x.root, x.rel))
 

@@ -136,7 +136,8 @@ def run_jobs(todo: list[tuple[int, FileJob]], ruleset: RuleSet, options: Options
     context = multiprocessing.get_context(method)
     if method == "fork":
         _WORKER["ruleset"] = ruleset  # inherited by the forked workers
-        _preload({job.kind for _, job in todo}, ruleset)
+        with collector.settled():  # modules and tables: nothing for a young collection to find
+            _preload({job.kind for _, job in todo}, ruleset)
     # the parent's objects as they are now are shared with the workers, untouched
     try:
         with collector.frozen(), ProcessPoolExecutor(max_workers=options.jobs, mp_context=context, initializer=_init_worker,

@@ -8,7 +8,6 @@ mode.
 
 from __future__ import annotations
 
-import difflib
 import os
 import shutil
 import stat
@@ -17,6 +16,7 @@ import tempfile
 from collections.abc import Iterable
 from typing import TextIO
 
+from musify.discover import join_rel
 from musify.frontend import compiled
 
 
@@ -78,9 +78,7 @@ def write_stated(out_dir: str, rel: str, data: bytes | None, source: str, st: os
     allows: a fixed temporary name per folder (no random names to try), created with its final
     mode where the umask allows it and checked through the open file (no path looked up twice),
     and no look at the target where its folder was made by this run (nothing can be there yet)."""
-    head, _, name = rel.rpartition("/")
-    directory = os.path.join(out_dir, *head.split("/")) if head else (out_dir or ".")
-    dst = os.path.join(directory, name)
+    directory, dst = _place(out_dir, rel)
     if data is None:
         copy_file(source, dst)
         return
@@ -112,8 +110,7 @@ def write_stated_many(out_dir: str, ports: list[tuple[str, bytes | None, str, os
     batch: list[tuple] = []
     where: list[tuple[int, str, str]] = []  # per batched port: its index, folder, target
     for k, (rel, data, source, st) in enumerate(ports):
-        head, _, name = rel.rpartition("/")
-        directory = os.path.join(out_dir, *head.split("/")) if head else (out_dir or ".")
+        directory, dst = _place(out_dir, rel)
         made = _MADE.get(directory)
         if _CPORT is None or data is None or made is False:
             _flush_batch(batch, where, ports, out_dir, causes)
@@ -121,12 +118,20 @@ def write_stated_many(out_dir: str, ports: list[tuple[str, bytes | None, str, os
             continue
         mode, owner, first = _attributes(st)
         uid, gid = owner if owner is not None else (-1, -1)
-        dst = os.path.join(directory, name)
-        tmp = os.path.join(directory, _TEMP_NAME[0] if _TEMP_NAME else _temp_name())
+        tmp = join_rel(directory, _TEMP_NAME[0] if _TEMP_NAME else _temp_name())
         batch.append((directory, made is None, tmp, dst, data, first, mode, uid, gid))
         where.append((k, directory, dst))
     _flush_batch(batch, where, ports, out_dir, causes)
     return causes
+
+
+def _place(out_dir: str, rel: str) -> tuple[str, str]:
+    """The folder and the path of the port `rel` (a posix path) in the tree `out_dir`, as
+    `os.path.join` makes them, joined by `discover.join_rel` (the writer thread asks this of
+    every port while it holds the interpreter's lock: `os.path.join` took three times as long)."""
+    head, _, name = rel.rpartition("/")
+    directory = join_rel(out_dir, head) if head else (out_dir or ".")
+    return directory, join_rel(directory, name)
 
 
 def _write_one(out_dir: str, rel: str, data: bytes | None, source: str, st: os.stat_result | None) -> str | None:
@@ -515,6 +520,8 @@ def replace_link(path: str, target: str) -> None:
 
 
 def unified_diff(old: bytes, new: bytes, old_name: str, new_name: str) -> str:
+    import difflib  # only --diff needs it: not imported with every run
+
     a = old.decode("utf-8", "surrogateescape").splitlines(keepends=True)
     b = new.decode("utf-8", "surrogateescape").splitlines(keepends=True)
     lines = difflib.unified_diff(a, b, "a/" + old_name, "b/" + new_name)

@@ -61,6 +61,45 @@ def test_the_rename_sniff_tells_binaries_from_wide_text(tmp_path):
     assert renames.keeps_name(found["bin.cu"], str(tmp_path / "text.cu")) is False  # the given path is read
 
 
+def _sniff_cases(tmp_path):
+    """Files of every kind the rename decision tells apart, each with a new name that is or is
+    not taken (on disk, or only in the listing)."""
+    contents = {
+        "bin.cu": b"ELF\0\0\1", "text.cu": b"int x;\n", "empty.cu": b"",
+        "wide16.cu": "\ufeffint x;".encode("utf-16-le"), "wide32.cu": "\ufeffint x;".encode("utf-32-le"),
+        "odd16.cu": b"\xff\xfe\0", "be16.cuh": "\ufeffint;".encode("utf-16-be"), "be32.cuh": "\ufeffint;".encode("utf-32-be"),
+        "late.cu": b"x" * 9000 + b"\0", "early.cu": b"x" * 8191 + b"\0", "taken.cu": b"\0",
+        "listed.cu": b"int y;", "gone.cu": None, "fifo.cu": "fifo", "dir.cu": "dir",
+    }
+    for name, data in contents.items():
+        path = tmp_path / name
+        if data == "fifo":
+            os.mkfifo(path)
+        elif data == "dir":
+            path.mkdir()
+        elif data is not None:
+            path.write_bytes(data)
+    (tmp_path / "taken.mu").write_bytes(b"")
+    os.symlink("nowhere", tmp_path / "text.mu.cu")  # a dangling link takes its name too
+    items = [(Found(str(tmp_path), name, "cuda-source"), name.rsplit(".", 1)[0] + ".mu", str(tmp_path / name))
+             for name in contents]
+    items.append((Found(str(tmp_path), "text.mu.cu", "cuda-source"), "text.mu.mu", str(tmp_path / "text.cu")))
+    items.append((Found(str(tmp_path), "zlink.cu", "cuda-source"), "text.mu.cu", str(tmp_path / "text.cu")))
+    return items, {(str(tmp_path), "listed.mu")}
+
+
+def test_the_batched_rename_probe_answers_as_each_file_asked_alone(tmp_path):
+    items, existing = _sniff_cases(tmp_path)
+    reference = [renames.target_taken(f, target, existing) or renames.keeps_name(f, path) for f, target, path in items]
+    assert renames.keep_names(items, existing) == reference
+    assert reference.count(True) == 6  # three binaries (an odd-length UTF-16 mark is none), two taken names, a link
+    if renames._NATIVE is not None:  # the compiled probe is what answered above; a NUL in a path is answered by Python
+        bad = (Found(str(tmp_path), "a\0b.cu", "cuda-source"), "a\0b.mu", str(tmp_path / "a\0b.cu"))
+        assert renames._NATIVE.probe([("x", "a\0b")]) == b"\3"
+        with pytest.raises(ValueError):
+            renames.keep_names([bad], existing)  # as keeps_name itself: os.open refuses the path
+
+
 @pytest.mark.parametrize("root", ["/", "/srv", "/srv/tree"])
 @pytest.mark.parametrize("rel", ["a.cu", "x/y/z.cuh", ".hidden/a b.cu", "."])
 def test_join_rel_is_os_path_join(root, rel):
@@ -136,3 +175,23 @@ def test_the_record_counts_are_remembered_per_ruleset():
     memo["marker"] = ()
     assert runner._counted_fields(first) is memo
     assert "marker" not in runner._counted_fields(second)
+
+
+def test_a_listing_without_stamps_is_the_listing_with_them_less_the_stamps(tmp_path):
+    from musify.discover import discover
+
+    (tmp_path / "src" / "deep").mkdir(parents=True)
+    (tmp_path / "src" / "a.cu").write_bytes(b"int a;")
+    (tmp_path / "src" / "deep" / "b.cuh").write_bytes(b"")
+    (tmp_path / "CMakeLists.txt").write_text("project(x)\n")
+    (tmp_path / "bin.o").write_bytes(b"\0")
+    os.mkfifo(tmp_path / "pipe.cu")  # a FIFO is still reported as what it is
+    os.symlink("src/a.cu", tmp_path / "link.cu")
+    os.symlink("src", tmp_path / "dirlink")
+    (tmp_path / ".musify-1.tmp").write_bytes(b"")  # musify's own
+    full = discover([str(tmp_path)])
+    bare = discover([str(tmp_path)], stamps=False)
+    assert all(f.stamp is not None for f in full.files if f.kind not in ("special", "missing") and f.symlink is None)
+    assert [dataclasses.replace(f, stamp=None) for f in full.files] == bare.files
+    assert full.owned == bare.owned
+    assert {f.rel: f.kind for f in bare.files}["pipe.cu"] == "special"
