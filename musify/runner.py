@@ -373,14 +373,16 @@ def _converted_names(ruleset: RuleSet) -> Callable[[str], bool]:
     if _CONVERTED[0] is not ruleset:
         _CONVERTED[:] = [ruleset, {}]
     known: dict[str, bool] = _CONVERTED[1]
+    from musify.passes.identifiers import plainly_renamed  # (loaded: a file with edits was migrated)
+
+    plain = plainly_renamed(ruleset)
 
     def converted(rule_name: str) -> bool:
         answer = known.get(rule_name)
         if answer is None:
-            # a name of the identifier pass's plain-rename table is renamed or shimmed: converted,
-            # without making its Rule (10,600 of them on the CUDA toolkit's headers)
-            plain = getattr(ruleset, "_fast_renames", None)
-            if plain is not None and rule_name in plain[0]:
+            # a plain rename is renamed or shimmed: converted without making its Rule (10,600
+            # Rules on the CUDA toolkit's headers)
+            if rule_name in plain:
                 answer = known[rule_name] = True
             else:
                 rule = ruleset.lookup(rule_name)

@@ -117,6 +117,14 @@ def fast_renames(ruleset: RuleSet, names: list[str] | None = None) -> tuple[dict
     return cached
 
 
+def plainly_renamed(ruleset: RuleSet) -> dict[str, tuple]:
+    """The names `fast_renames` has found so far to be plain renames (its first table, as filled
+    for the files migrated until now; empty before the first): each is renamed or shimmed by a
+    rule, so the record counts its edits as converted without making the Rule."""
+    cached = getattr(ruleset, "_fast_renames", None)
+    return cached[0] if cached is not None else {}
+
+
 def _fast_renames(ruleset: RuleSet) -> tuple[dict[str, tuple], set[str]]:
     """`fast_renames`' two tables, made in one loop over the rules with `Rule.replacement` and
     the `Edit` fields written out (the loop was a third of the pass on a process's first files:
