@@ -64,19 +64,16 @@ def edit_text(text: str, path: str, ruleset: RuleSet, options: Options,
     """`migrate_text` without applying the edits: the context and the merged edits. The context
     comes back without the scan and the passes' shared scratch facts (a huge file's tokens and
     function lists are most of what its migration holds, and nothing after the passes reads them)."""
-    # imported here, not with the module: a fully cached run loads no front end and no pass
-    from musify.frontend.scanner import NO_SCAN, LineIndex
-    from musify.passes.languages import language_for, plan
-
+    NO_SCAN, LineIndex, language_for, plan = _FRONT or _front()
     language = language_for(kind or classify(path))
     sc = language.front_end(text, ruleset)
     ctx = PassContext(path, text, sc, ruleset, options, project or ProjectInfo(), LineIndex(text),
-                      display_path=display or path, abspath=abspath)
-    ctx.found.current_pass = "scanner"
+                      display or path, abspath)
+    found = ctx.found
+    found.current_pass = "scanner"
     if sc.problems:
         _report_problems(ctx, sc)
     edits = None  # an EditList once a pass makes one: compact, a huge file has a million of them
-    found = ctx.found
     passes, prefixes = plan(language, ruleset, options)
     present = sc.idents.names if prefixes and sc.prefixes is prefixes else None  # the scan's candidate names
     for name, run, needs in passes:
@@ -92,14 +89,28 @@ def edit_text(text: str, path: str, ruleset: RuleSet, options: Options,
             if edits is None:
                 edits = EditList()
             edits.extend(made)
-    if edits is None:
-        edits = EditList()
-    if ctx.protected:
-        edits = drop_protected(edits, ctx.protected)
     del sc
     found.scratch.clear()  # facts the passes shared (device functions...): read by nothing after them
-    ctx = ctx.with_scan(NO_SCAN)
+    ctx.drop_scan(NO_SCAN)
+    if edits is None:
+        return ctx, EditList()  # (merged: no edit)
+    if found.protected:
+        edits = drop_protected(edits, found.protected)
     return ctx, merge(edits)
+
+
+def _front() -> tuple:
+    """(the shared empty scan, `LineIndex`, `language_for`, `plan`), imported when the first file
+    is migrated rather than with this module (a fully cached run loads no front end and no
+    pass) and kept, not imported again for each file."""
+    from musify.frontend.scanner import NO_SCAN, LineIndex
+    from musify.passes.languages import language_for, plan
+
+    _FRONT[:] = [NO_SCAN, LineIndex, language_for, plan]
+    return _FRONT
+
+
+_FRONT: list = []
 
 
 def _report_problems(ctx: PassContext, sc: Scan) -> None:
@@ -259,29 +270,43 @@ def _fill(result: FileResult, ctx: PassContext, edits: EditList, text: str, size
           ruleset: RuleSet) -> None:
     """The file's record entry from its merged edits: counted per distinct field tuple, the
     edits themselves packed (for most files, as the record's JSON: `musify/packed_edits.py`)
-    here, where the file was migrated (in a worker under -j), not in the run's serial part."""
-    lines_index = ctx.lines
-    packed, touched, replaced, by_lib, by_kind, renamed, includes, shims, inferred, converted = \
-        _figures(edits, text, lines_index, size == len(text), not ctx.options.json_lite, ruleset)
+    here, where the file was migrated (in a worker under -j), not in the run's serial part. A
+    file without edits (most headers of a big tree) keeps the result's zero counts and empty
+    dicts, and its list is one shared empty one: what `_figures` makes of no edits
+    (tests/test_per_file_path.py)."""
     found = ctx.found
-    result.edit_count = len(edits)
-    result.edits = packed
+    if edits:
+        packed, touched, replaced, by_lib, by_kind, renamed, includes, shims, inferred, converted = \
+            _figures(edits, text, ctx.lines, size == len(text), not ctx.options.json_lite, ruleset)
+        result.edit_count = len(edits)
+        result.edits = packed
+        result.include_rewrites = includes
+        result.shim_includes = shims
+        result.inferred_edits = inferred
+        result.edits_by_library = by_lib
+        result.edits_by_kind = by_kind
+        result.renamed = renamed
+        result.lines_changed = touched
+        result.bytes_changed = replaced
+    else:
+        result.edits = None if ctx.options.json_lite else NO_EDITS
+        converted = 0
     unconverted = found.unconverted
-    result.references = {"converted": converted, "unconverted": sum(unconverted.values()) if unconverted else 0}
-    result.include_rewrites = includes
-    result.shim_includes = shims
-    result.inferred_edits = inferred
-    result.edits_by_library = by_lib
-    result.edits_by_kind = by_kind
-    result.renamed = renamed
-    result.unconverted = _sorted(unconverted)
-    result.lines_total = lines_index.line_count if text else 0
-    result.lines_changed = touched
-    result.bytes_changed = replaced
-    result.facts = _sorted(found.facts)
-    result.diagnostics.extend(found.diagnostics)
-    result.declared = sorted(found.declared)
-    result.pending_unknown = list(found.pending_unknown)
+    if unconverted or converted:
+        result.references = {"converted": converted, "unconverted": sum(unconverted.values())}
+        result.unconverted = _sorted(unconverted)
+    result.lines_total = ctx.lines.line_count if text else 0
+    if found.facts:
+        result.facts = _sorted(found.facts)
+    if found.diagnostics:
+        result.diagnostics.extend(found.diagnostics)
+    if found.declared:
+        result.declared = sorted(found.declared)
+    if found.pending_unknown:
+        result.pending_unknown = list(found.pending_unknown)
+
+
+NO_EDITS = PackedEdits.of_json(0, "[]")  # every file's empty edit list (immutable): one for the run
 
 
 def _figures(edits: EditList, text: str, lines: LineIndex, ascii: bool, render: bool, ruleset: RuleSet) -> tuple:

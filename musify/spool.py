@@ -93,7 +93,7 @@ class Spool:
     def keep(self, result) -> None:
         """Move `result`'s rendered edit list into the spool (a big file's arrays stay: 40 B an edit)."""
         edits = result.edits
-        if type(edits) is PackedEdits and edits._json is not None and not self.broken:
+        if type(edits) is PackedEdits and edits._n and edits._json is not None and not self.broken:  # (none: "[]" stays)
             text = edits._json
             at = self.put(text)
             if at is not None:

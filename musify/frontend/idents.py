@@ -86,6 +86,8 @@ class IdentList(Rows):
         may be None: any), in order. The distinct names are looked up once, not once per
         identifier, and only the identifiers selected become `Ident`s."""
         a = self._a
+        if not a:
+            return []  # no identifier (most small files hold no candidate)
         if names is not None:
             if isinstance(names, (set, frozenset)) and names.isdisjoint(self._names.values):
                 return []  # none of the names occurs (asked in C: most files hold none of a pass's names)

@@ -35,7 +35,7 @@ class ProjectInfo:
         return self.header_renames
 
 
-@dataclass
+@dataclass(init=False)  # __init__ below: the generated one is slow
 class Findings:
     """What the passes found in one file, filled as they run and read by the runner for the record.
 
@@ -52,6 +52,24 @@ class Findings:
     # passes can leave notes for later passes (e.g. the shim headers a file needs)
     scratch: dict = field(default_factory=dict)
     current_pass: str = ""  # set by the runner: the default `origin` of a diagnostic
+
+    def __init__(self, diagnostics: list[Diagnostic] | None = None, declared: set[str] | None = None,
+                 pending_unknown: list[tuple[str, int, int]] | None = None, unconverted: Counter | None = None,
+                 facts: dict[str, int] | None = None, protected: list[tuple[int, int]] | None = None,
+                 scratch: dict | None = None, current_pass: str = "") -> None:
+        """What the dataclass would generate, made once per file: the `Counter` made without its
+        Python `__init__` (which only calls `update` with nothing), a third of the generated one."""
+        self.diagnostics = [] if diagnostics is None else diagnostics
+        self.declared = set() if declared is None else declared
+        self.pending_unknown = [] if pending_unknown is None else pending_unknown
+        self.unconverted = _new_counter(Counter) if unconverted is None else unconverted
+        self.facts = {} if facts is None else facts
+        self.protected = [] if protected is None else protected
+        self.scratch = {} if scratch is None else scratch
+        self.current_pass = current_pass
+
+
+_new_counter = Counter.__new__  # an empty Counter (a dict subclass: `dict.__new__` makes it whole)
 
 
 @dataclass(frozen=True, init=False)  # __init__ below: the generated one is slow
@@ -114,6 +132,12 @@ class PassContext:
     @property
     def scratch(self) -> dict:
         return self.found.scratch
+
+    def drop_scan(self, scan: Scan) -> None:
+        """Put `scan` in place of this context's scan, every other field kept: what the runner does
+        once the passes are done with a file (its own context, read by nothing holding the old
+        scan), without the copy `with_scan` makes."""
+        self.__dict__["scan"] = scan
 
     def with_scan(self, scan: Scan) -> PassContext:
         """This context with another scan, every other field kept: `dataclasses.replace` without

@@ -46,6 +46,8 @@ _USE_KEYWORDS = frozenset({
 
 
 def run(ctx: PassContext) -> list[Edit]:
+    if not ctx.scan.idents and not (ctx.options.rewrite_comments or ctx.options.rewrite_strings):
+        return []  # no candidate identifier (most small files): nothing to rename, report or declare
     names = ctx.ruleset.names
     qualified = ctx.ruleset.qualified
     text = ctx.text
