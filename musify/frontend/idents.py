@@ -49,7 +49,7 @@ class IdentList(Rows):
     WIDTH = 4
 
     def __init__(self, data: array | None = None, names: list[str] | None = None) -> None:
-        super().__init__(data)
+        self._a = data if data is not None else array("i")  # `Rows.__init__`, without its call (one a file)
         self._names = Table(names)
 
     def add(self, start: int, end: int, name: str, ctx: int) -> None:

@@ -312,9 +312,7 @@ def scan(text: str, prefixes: tuple[str, ...] = VENDOR_PREFIXES) -> Scan:
 
 def native_idents(data: bytes, itemsize: int, names: list[str]) -> IdentList:
     """The `IdentList` of the compiled scanner's rows (`itemsize` bytes a value)."""
-    rows = array("i" if itemsize == 4 else "q")
-    rows.frombytes(data)
-    return IdentList(rows, names)
+    return IdentList(array("i" if itemsize == 4 else "q", data), names)  # (bytes: read as by `frombytes`)
 
 
 def scan_python(text: str, prefixes: tuple[str, ...] = VENDOR_PREFIXES) -> Scan:
@@ -505,12 +503,22 @@ _ARRAY_FROM = 1 << 16
 
 
 class LineIndex:
-    """Offset -> (line, column), both 1-based; columns count characters."""
+    """Offset -> (line, column), both 1-based; columns count characters. The line starts are
+    found when a position is first asked for: most files of a big tree (three in four of the
+    CUDA headers) have no edit and no finding, and need only their line count."""
 
     def __init__(self, text: str):
+        self._text = text
+
+    def __getattr__(self, name: str):
+        """`_starts`, made on first use (only a missing attribute comes here)."""
+        if name != "_starts":
+            raise AttributeError(name)
+        text = self._text
         starts = _NATIVE.line_starts(text) if _NATIVE is not None else line_starts_python(text)
         # a file of a million lines: 8 bytes a line in an array rather than 36 in a list of ints
         self._starts = starts if len(starts) < _ARRAY_FROM else array("q", starts)
+        return self._starts
 
     def position(self, offset: int) -> tuple[int, int]:
         i = bisect.bisect_right(self._starts, offset) - 1
@@ -527,7 +535,8 @@ class LineIndex:
 
     @property
     def line_count(self) -> int:
-        return len(self._starts)
+        starts = self.__dict__.get("_starts")
+        return len(starts) if starts is not None else self._text.count("\n") + 1  # (a start after each)
 
 
 def _load_native():

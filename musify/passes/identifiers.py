@@ -239,7 +239,7 @@ def renames_python(idents: IdentList, fast: dict, skip: set[str], text: str = ""
     return edits, rest, uses
 
 
-def _use_rule(ctx: PassContext, rule: Rule, start: int, end: int, edits: list[Edit],
+def _use_rule(ctx: PassContext, rule: Rule, start: int, end: int, edits: EditList,
               inferred_seen: set[str]) -> None:
     if rule.status == "unsupported":
         ctx.unconverted[rule.cuda] += 1
@@ -253,7 +253,9 @@ def _use_rule(ctx: PassContext, rule: Rule, start: int, end: int, edits: list[Ed
             ctx.warn(rule.diag, start, rule.cuda, what=_WHAT.get(rule.kind, "use of"), origin=f"rule:{rule.cuda}")
         return
     last = replacement.rsplit("::", 1)[-1] if "::" in rule.cuda else replacement
-    edits.append(Edit(start, end, last, rule.cuda, rule.library, rule.kind, rule.inferred))
+    # `edits.append(Edit(start, end, last, ...))` without the Edit: its fields after the span
+    # (category "reference", the default), in the list's table (thousands of uses on the headers)
+    edits._push(start, end, edits._fields.ref((last, rule.cuda, rule.library, rule.kind, rule.inferred, "reference")))
     if rule.diag:
         ctx.warn(rule.diag, start, rule.cuda, what=_WHAT.get(rule.kind, "use of"), origin=f"rule:{rule.cuda}")
     if rule.inferred and rule.cuda not in inferred_seen:

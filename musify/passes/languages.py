@@ -86,10 +86,20 @@ def scanner_prefixes(ruleset) -> tuple[str, ...]:
 
 
 def scan_c(text: str, ruleset):
-    """The C-family front end: the lexical scanner, stopping at the rules' prefixes."""
+    """The C-family front end: the lexical scanner, stopping at the rules' prefixes (the scanner
+    imported with the first file, then kept: a per-file import costs as much as a small scan)."""
+    scan = _SCAN[0] if _SCAN else _scanner()
+    return scan(text, getattr(ruleset, "_prefixes", None) or scanner_prefixes(ruleset))
+
+
+def _scanner() -> Callable:
     from musify.frontend.scanner import scan
 
-    return scan(text, scanner_prefixes(ruleset))
+    _SCAN.append(scan)
+    return scan
+
+
+_SCAN: list[Callable] = []
 
 
 _EXCLUSIONS = ("exclusions", "musify.passes.exclusions")
