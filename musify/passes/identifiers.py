@@ -46,8 +46,15 @@ _USE_KEYWORDS = frozenset({
 
 
 def run(ctx: PassContext) -> list[Edit]:
+    """The pass: `run_all`, or nothing at once on a file without candidate identifiers (most
+    small files; the comments and strings are looked at only on request)."""
     if not ctx.scan.idents and not (ctx.options.rewrite_comments or ctx.options.rewrite_strings):
-        return []  # no candidate identifier (most small files): nothing to rename, report or declare
+        return []  # what `run_all` gives such a file: no edit, no finding (tests/test_per_file_shortcuts.py)
+    return run_all(ctx)
+
+
+def run_all(ctx: PassContext) -> EditList:
+    """Every step of the pass, whatever the file holds (the reference for `run`'s shortcut)."""
     names = ctx.ruleset.names
     qualified = ctx.ruleset.qualified
     text = ctx.text
