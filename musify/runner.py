@@ -180,6 +180,8 @@ def _migrate(job: FileJob, ruleset: RuleSet, options: Options, project: ProjectI
             new = data if data is not None else text.encode("utf-8", "surrogateescape")
         elif codec:
             new = encode_wide(apply(text, edits), codec)
+        elif size < LARGE:
+            new = apply(text, edits).encode("utf-8", "surrogateescape")  # (a small file: one string at once)
         else:
             new = _encoded(apply_pieces(text, edits))
         _fill(result, ctx, edits, text, size, ruleset)

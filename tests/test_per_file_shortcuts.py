@@ -102,3 +102,12 @@ def test_findings_are_what_the_generated_dataclass_made():
     values = ([1], {"d"}, [("n", 1, 2)], Counter(x=3), {"k": 1}, [(0, 1)], {"s": 2}, "pass")
     assert Findings(*values) == Findings(**dict(zip(names, values)))
     assert [getattr(Findings(*values), n) for n in names] == [getattr(reference(*values), n) for n in names]
+
+
+@settings(max_examples=200, deadline=None)
+@given(text=st.text(alphabet="ab\n", max_size=80), data=st.data())
+def test_named_positions_are_positions_one_by_one(text, data):
+    lines = LineIndex(text)
+    offsets = sorted(data.draw(st.lists(st.integers(0, len(text)), max_size=20)))
+    named = [(o, f"n{k}") for k, o in enumerate(offsets)]
+    assert lines.named_positions(named) == [(name, *lines.position(o)) for o, name in named]

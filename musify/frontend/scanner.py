@@ -533,6 +533,18 @@ class LineIndex:
         lines = list(map(partial(bisect.bisect_right, starts), offsets))
         return [(i, o - starts[i - 1] + 1) for i, o in zip(lines, offsets)]
 
+    def named_positions(self, named: list[tuple[int, str]]) -> list[tuple[str, int, int]]:
+        """(name, line, column) for each (offset, name) of `named`: one loop, no list of the
+        offsets or of their positions made first (a file's uses of unrecognised names)."""
+        starts = self._starts
+        find = bisect.bisect_right
+        out = []
+        add = out.append
+        for offset, name in named:
+            i = find(starts, offset)
+            add((name, i, offset - starts[i - 1] + 1))
+        return out
+
     @property
     def line_count(self) -> int:
         starts = self.__dict__.get("_starts")

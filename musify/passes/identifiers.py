@@ -100,8 +100,7 @@ def _add_uses(pending: list, before: int, uses: list[tuple[int, str]], lines) ->
     """Add the uses `renames` decided (offset, name) to the pending list, whose entries from
     `before` on the loop over the rest added: the list stays in text order, as when every use
     went through `_unknown`."""
-    places = lines.positions([start for start, _ in uses])
-    new = [(name, *place) for (_, name), place in zip(uses, places)]
+    new = lines.named_positions(uses)
     if len(pending) == before:
         pending.extend(new)
     else:
