@@ -85,7 +85,7 @@ def migrate(inputs: list[str], options: Options | None = None, mode: str = "none
             _check_out_dir(out_dir, inputs)
         rules = cache.Rules(options, ruleset)  # loaded only if some file misses the incremental cache
         prefixes = _out_prefixes(inputs)
-        plan = _plan(found.files, inputs, options, prefixes)
+        plan = _plan(found.files, inputs, options, prefixes, found.unlisted)
         results: list[FileResult | None] = [None] * len(plan)
         new_bytes: list[bytes | None] = [None] * len(plan)
         migrated_kinds = file_direction(options.reverse)[2]
@@ -174,10 +174,11 @@ def _join(prefix: str, rel: str) -> str:
     return f"{prefix}/{rel}" if prefix else rel
 
 
-def _plan(files: list[Found], inputs: list[str], options: Options,
-          prefixes: dict[str, str]) -> list[tuple[Found, FileJob | None]]:
+def _plan(files: list[Found], inputs: list[str], options: Options, prefixes: dict[str, str],
+          unlisted: dict[str, set[str]] | None = None) -> list[tuple[Found, FileJob | None]]:
     """Pair each found file with its job (None for links and missing files); decide renames
-    (the file system asked about every renamed file at once: `renames.keep_names`)."""
+    (the file system asked about every renamed file at once, where the listing `unlisted`
+    does not answer: `renames.keep_names`)."""
     existing = {(f.root, f.rel) for f in files}
     new_exts, renamed_kinds, _ = file_direction(options.reverse)
     if not options.rename_files:
@@ -194,7 +195,7 @@ def _plan(files: list[Found], inputs: list[str], options: Options,
             if ext in new_exts:
                 asked.append((len(paths), stem + new_exts[ext]))
         paths.append(join_rel(f.root, f.rel))
-    keeps = renames.keep_names([(files[k], target, paths[k]) for k, target in asked], existing)
+    keeps = renames.keep_names([(files[k], target, paths[k]) for k, target in asked], existing, unlisted)
     targets = {k: target for (k, target), kept in zip(asked, keeps) if not kept}
     plan: list[tuple[Found, FileJob | None]] = []
     shown: dict[str, str | None] = {}  # input root -> what its files' shown paths start with (None: ask _display)

@@ -94,6 +94,10 @@ _SLASH = os.sep == "/" and os.altsep is None
 class Discovery:
     files: list[Found]
     owned: list[str] = field(default_factory=list)  # musify's own lock, journal and temporary files
+    # for each input directory walked, the relpath of every entry its listings held that is not
+    # one of `files` (folders, and names skipped: excluded, ignored, musify's own): with `files`,
+    # the whole of each listed folder, so whether a name is taken there is known without a look
+    unlisted: dict[str, set[str]] = field(default_factory=dict)
 
 
 # Names musify itself creates beside the files it writes; never migrated, never copied.
@@ -298,10 +302,10 @@ def _walk(root: str, exclude: tuple[str, ...], respect_gitignore: bool, found: D
     can: a directory's type comes from its listing (no stat), only files are stat'ed (for their
     stamp; without `stamps` only what the listing does not say is a regular file, a link or a
     folder), and the exclusion and .gitignore tests are skipped when there is nothing to test.
-    Each folder's path is carried beside its relpath (not joined again from its parts), and a
-    plain file's `Found` is made without the frozen dataclass's `__init__` (`_plain`)."""
+    Each folder's path is carried beside its relpath (not joined again from its parts)."""
     ignore = GitIgnore()
     files = found.files
+    unlisted = found.unlisted.setdefault(root, set())
     todo = [("", root)]
     by_name = operator.attrgetter("name")
     while todo:
@@ -323,6 +327,7 @@ def _walk(root: str, exclude: tuple[str, ...], respect_gitignore: bool, found: D
             rel = prefix + name
             if name.startswith(".musify") and is_owned_name(name):
                 found.owned.append(os.path.join(dirpath, name))
+                unlisted.add(rel)
                 continue
             st = None
             try:
@@ -335,25 +340,18 @@ def _walk(root: str, exclude: tuple[str, ...], respect_gitignore: bool, found: D
                 continue
             if (is_dir and name == ".git") or (exclude and excluded(rel, exclude)) \
                     or (ignoring and ignore.ignored(rel, is_dir)):
+                unlisted.add(rel)
                 continue
             if is_dir:
+                unlisted.add(rel)
                 subdirs.append((rel, os.path.join(dirpath, name)))
             else:
-                files.append(_entry(root, rel, name, st) if st is not None else _plain(root, rel, classify(name)))
+                files.append(_entry(root, rel, name, st) if st is not None else Found(root, rel, classify(name)))
         todo.extend(reversed(subdirs))
     files.sort(key=_BY_PLACE)
 
 
-_BY_PLACE = operator.attrgetter("root", "rel")
-_NEW = object.__new__
-
-
-def _plain(root: str, rel: str, kind: str) -> Found:
-    """`Found(root, rel, kind)`: a listed regular file, its fields set as the dataclass's
-    `__init__` sets them (in field order) but in one update, not six `object.__setattr__` calls."""
-    f = _NEW(Found)
-    f.__dict__.update(root=root, rel=rel, kind=kind, symlink=None, stamp=None, error=None)
-    return f
+_BY_PLACE = operator.attrgetter("root", "rel")  # the listing's order: `(f.root, f.rel)`, read in C
 
 
 def link_stays_inside(found: Found) -> bool:

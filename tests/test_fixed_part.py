@@ -1,6 +1,6 @@
 """The shortcuts of a run's serial part outside the per-file loop give what their references give.
 
-Discovery (`classify`'s extension look-up, `_plain`), planning (`_split_ext`, the shown paths),
+Discovery (`classify`'s extension look-up), planning (`_split_ext`, the shown paths),
 the project's suffix index, `finalise`'s fast path, the totals summed in C (`_crecord.sums`) and
 the collector's start-up hold: each is compared here with the code it stands for, on generated
 names, paths and results, so a test fails if a shortcut ever disagrees.
@@ -18,7 +18,6 @@ import pytest
 
 from musify import api, collector, discover, finalise, records
 from musify.diagnostics import make
-from musify.discover import Found
 from musify.options import Options
 from musify.passes.includes import build_project_info
 from musify.records import FileResult, compute_totals
@@ -59,15 +58,6 @@ def test_split_ext_agrees_with_splitext(seed):
         rel = "/".join(rng.choice(names).replace("/", "") or "d" for _ in range(rng.randrange(0, 3)))
         rel = f"{rel}/{name}" if rel else name
         assert api._split_ext(rel) == os.path.splitext(rel), rel
-
-
-def test_plain_found_is_the_dataclass_made_by_init():
-    made = discover._plain("/r", "a/b.cu", "cuda-source")
-    ref = Found("/r", "a/b.cu", "cuda-source")
-    assert made == ref and hash(made) == hash(ref)
-    assert list(vars(made).items()) == list(vars(ref).items())
-    with pytest.raises(AttributeError):  # still frozen
-        made.rel = "x"
 
 
 def test_walk_lists_what_the_tree_holds(tmp_path):
@@ -223,3 +213,34 @@ def test_plan_shows_paths_as_given(tmp_path, monkeypatch):
         outs = {f.rel: job.output_rel for f, job in plan}
         if inputs == ["t"]:
             assert outs["a.cu"] == "a.mu" and outs["s/b.cuh"] == "s/b.cuh"  # b.muh is taken (MU0011)
+
+
+@pytest.mark.parametrize("native", [True, False])
+def test_keep_names_by_the_listing_agrees_with_the_file_system(tmp_path, monkeypatch, native):
+    """New names answered from the discovery's listing (`Discovery.unlisted`) are taken exactly
+    where an lstat finds them: listed files, folders, excluded, ignored and musify's own names."""
+    from musify import renames
+
+    if not native:
+        monkeypatch.setattr(renames, "_NATIVE", None)
+    t = tmp_path / "t"
+    (t / "s").mkdir(parents=True)
+    for rel in ("a.cu", "b.cu", "b.mu", "c.cu", "c.mu", "d.cu", "e.cu", "e.mu", "s/f.cuh", "s/f.muh", "g.cu",
+                "s/h.cuh", "i.cu", ".git/i.mu", "k.cu"):
+        (t / rel).parent.mkdir(parents=True, exist_ok=True)
+        (t / rel).write_text("int x;")
+    (t / "d.mu").mkdir()
+    (t / "g.mu").symlink_to("a.cu")
+    (t / ".gitignore").write_text("e.mu\n")
+    (t / "s" / "h.cuh").write_bytes(b"\0binary")
+    (t / "k.mu").symlink_to("nowhere")  # a dangling link: lexists says taken
+    inputs = [str(t), str(t / "s" / "f.cuh")]
+    found = discover.discover(inputs, ("c.mu",), True, stamps=False)
+    existing = {(f.root, f.rel) for f in found.files}
+    items = [(f, f.rel[:f.rel.rfind(".")] + (".mu" if f.rel.endswith(".cu") else ".muh"), f.abspath)
+             for f in found.files if f.rel.endswith((".cu", ".cuh"))]
+    reference = [renames.target_taken(f, target, existing) or renames.keeps_name(f, path) for f, target, path in items]
+    assert renames.keep_names(items, existing, found.unlisted) == reference
+    assert renames.keep_names(items, existing) == reference
+    kept = {f.rel for (f, _, _), keep in zip(items, reference) if keep}
+    assert kept == {"b.cu", "c.cu", "d.cu", "e.cu", "s/f.cuh", "f.cuh", "g.cu", "s/h.cuh", "k.cu"}
