@@ -179,8 +179,11 @@ def _plan(files: list[Found], inputs: list[str], options: Options, prefixes: dic
     """Pair each found file with its job (None for links and missing files); decide renames
     (the file system asked about every renamed file at once, where the listing `unlisted`
     does not answer: `renames.keep_names`)."""
-    existing = {(f.root, f.rel) for f in files}
     new_exts, renamed_kinds, _ = file_direction(options.reverse)
+    # the listed files a new name could be (what `renames.keep_names` looks up): only those that
+    # end like one, not every file of the tree
+    new_names = tuple(new_exts.values())
+    existing = {(f.root, f.rel) for f in files if f.rel.endswith(new_names)}
     if not options.rename_files:
         renamed_kinds = frozenset()
     roots = _display_roots(inputs)

@@ -111,8 +111,10 @@ def report_collisions(plan, files: list[FileResult], renames: dict[str, str], re
     out = []
     ends = tuple(renames)
     for (f, job), result in zip(plan, files):
-        # the cheap tests first: most files either have another extension or were renamed
-        if job is None or not f.rel.endswith(ends) or result.status in ("skipped", "failed") \
+        # the cheap tests first: most files either have another extension or were renamed (a
+        # renamed file's output path ends in another extension: its name is not the old one)
+        if job is None or not f.rel.endswith(ends) or not job.output_rel.endswith(ends) \
+                or result.status in ("skipped", "failed") \
                 or job.output_rel.rsplit("/", 1)[-1] != f.rel.rsplit("/", 1)[-1]:
             out.append(result)
             continue
