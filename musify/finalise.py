@@ -8,12 +8,13 @@ so they agree; it returns new results and leaves the runner's untouched.
 
 from __future__ import annotations
 
-from operator import itemgetter
+from operator import attrgetter, itemgetter
 
 from musify import diagnostics
 from musify.records import FileResult
 
 _NAME = itemgetter(0)  # of a pending (name, line, column)
+_PLACE = attrgetter("line", "column", "id")  # a diagnostic's place: (line, column, id), read in C
 
 
 def finalise(files: list[FileResult], suppress: tuple[str, ...] = ()) -> list[FileResult]:
@@ -70,7 +71,7 @@ def _finalise_full(f: FileResult, declared: set[str], ranges: list[tuple[str, st
             unknown += 1
     if ranges:
         diags = [d for d in diags if not any(lo <= d.id <= hi for lo, hi in ranges)]
-    diags.sort(key=lambda d: (d.line, d.column, d.id))
+    diags.sort(key=_PLACE)
     references = dict(f.references)
     references["unconverted"] = references.get("unconverted", 0) + unknown
     return _changed(f, diagnostics=diags, unconverted=dict(sorted(unconverted.items())),
