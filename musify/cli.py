@@ -36,7 +36,7 @@ _CONTEXT = {"help_option_names": ["-h", "--help"]}
 class _Group(GuardedGroup):
     """Commands from other packages are imported only when one of them (or the list) is asked for."""
 
-    def invoke(self, ctx: click.Context):
+    def invoke(self, ctx: click.Context) -> object:
         collector.release_start_up()  # the command's own work is collected as always
         return super().invoke(ctx)
 
