@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 
 from musify import __version__, cache, collector, diagnostics, renames, writers
 from musify.config import run_excludes
-from musify.discover import SOURCE_KINDS, Discovery, Found, discover, link_stays_inside, printable
+from musify.discover import SOURCE_KINDS, Discovery, Found, discover, join_rel, link_stays_inside, printable
 from musify.finalise import finalise
 from musify.options import Options
 from musify.passes.includes import build_project_info
@@ -85,7 +85,7 @@ def migrate(inputs: list[str], options: Options | None = None, mode: str = "none
             _check_out_dir(out_dir, inputs)
         rules = cache.Rules(options, ruleset)  # loaded only if some file misses the incremental cache
         prefixes = _out_prefixes(inputs)
-        plan = _plan(found.files, inputs, options, prefixes)
+        plan = _plan(found.files, inputs, options, prefixes, found.unlisted)
         results: list[FileResult | None] = [None] * len(plan)
         new_bytes: list[bytes | None] = [None] * len(plan)
         migrated_kinds = file_direction(options.reverse)[2]
@@ -113,17 +113,20 @@ def migrate(inputs: list[str], options: Options | None = None, mode: str = "none
             early[i] = write_port(plan[i][1], result, data, out_dir or "")
         if progress:
             progress(result, done, len(todo))
-    for i, (f, job) in enumerate(plan):
-        if results[i] is None:
-            results[i] = _passthrough(f, job, mode, inputs, prefixes.get(f.root, ""))
-    files = [r for r in results if r is not None]
-    files = renames.report_collisions(plan, files, file_direction(options.reverse)[0], options.rename_files)
-    files = finalise(files, options.suppress)
-    files, outputs = _write(plan, files, new_bytes, mode, out_dir, collect, early)
-    record = RunRecord(__version__, command, list(inputs), out_dir if mode == "out" else mode,
-                       options.to_json(), rules.digest, started, time.perf_counter() - t0, files,
-                       fail_on=fail_on, fail_on_change=fail_on_change)
-    record.exit_code = Report(record).exit_code
+    # the run-level steps make thousands of acyclic objects (a copy of most results) and no
+    # garbage cycle: young collections here only walked the results again
+    with collector.paused():
+        for i, (f, job) in enumerate(plan):
+            if results[i] is None:
+                results[i] = _passthrough(f, job, mode, inputs, prefixes.get(f.root, ""))
+        files = [r for r in results if r is not None]
+        files = renames.report_collisions(plan, files, file_direction(options.reverse)[0], options.rename_files)
+        files = finalise(files, options.suppress)
+        files, outputs = _write(plan, files, new_bytes, mode, out_dir, collect, early)
+        record = RunRecord(__version__, command, list(inputs), out_dir if mode == "out" else mode,
+                           options.to_json(), rules.digest, started, time.perf_counter() - t0, files,
+                           fail_on=fail_on, fail_on_change=fail_on_change)
+        record.exit_code = Report(record).exit_code
     return record, outputs
 
 
@@ -171,12 +174,18 @@ def _join(prefix: str, rel: str) -> str:
     return f"{prefix}/{rel}" if prefix else rel
 
 
-def _plan(files: list[Found], inputs: list[str], options: Options,
-          prefixes: dict[str, str]) -> list[tuple[Found, FileJob | None]]:
+def _plan(files: list[Found], inputs: list[str], options: Options, prefixes: dict[str, str],
+          unlisted: dict[str, set[str]] | None = None) -> list[tuple[Found, FileJob | None]]:
     """Pair each found file with its job (None for links and missing files); decide renames
-    (the file system asked about every renamed file at once: `renames.keep_names`)."""
-    existing = {(f.root, f.rel) for f in files}
+    (the file system asked about every renamed file at once, where the listing `unlisted`
+    does not answer: `renames.keep_names`)."""
     new_exts, renamed_kinds, _ = file_direction(options.reverse)
+    # the listed files a new name could be (what `renames.keep_names` looks up): only those that
+    # end like one, not every file of the tree
+    new_names = tuple(new_exts.values())
+    existing = {(f.root, f.rel) for f in files if f.rel.endswith(new_names)}
+    if not options.rename_files:
+        renamed_kinds = frozenset()
     roots = _display_roots(inputs)
     paths: list[str | None] = []  # each file's path; None for a link or a missing file (no job)
     asked = []  # (index, new relpath) of each file renamed unless it keeps its name
@@ -184,22 +193,42 @@ def _plan(files: list[Found], inputs: list[str], options: Options,
         if f.symlink is not None or f.kind in ("missing", "special"):
             paths.append(None)
             continue
-        if options.rename_files and f.kind in renamed_kinds:
-            stem, ext = os.path.splitext(f.rel)
+        if f.kind in renamed_kinds:
+            stem, ext = _split_ext(f.rel)
             if ext in new_exts:
                 asked.append((len(paths), stem + new_exts[ext]))
-        paths.append(f.abspath)
-    keeps = renames.keep_names([(files[k], target, paths[k]) for k, target in asked], existing)
+        paths.append(join_rel(f.root, f.rel))
+    keeps = renames.keep_names([(files[k], target, paths[k]) for k, target in asked], existing, unlisted)
     targets = {k: target for (k, target), kept in zip(asked, keeps) if not kept}
     plan: list[tuple[Found, FileJob | None]] = []
+    shown: dict[str, str | None] = {}  # input root -> what its files' shown paths start with (None: ask _display)
     for k, (f, abspath) in enumerate(zip(files, paths)):
         if abspath is None:
             plan.append((f, None))
             continue
-        out_rel = targets.get(k, f.rel)
-        plan.append((f, FileJob(abspath, f.rel, f.root, f.kind, _join(prefixes.get(f.root, ""), out_rel),
-                                _display(inputs, f, roots))))
+        rel, root = f.rel, f.root
+        head = shown[root] if root in shown else shown.setdefault(root, _shown_head(roots.get(root)))
+        plan.append((f, FileJob(abspath, rel, root, f.kind, _join(prefixes.get(root, ""), targets.get(k, rel)),
+                                printable(head + rel) if head is not None else _display(inputs, f, roots))))
     return plan
+
+
+def _shown_head(given: str | None) -> str | None:
+    """What `_display` puts before the relpath of every file under an input root given as
+    `given` (as the user wrote it), or None where it has no such head (a file given by name)."""
+    if given is None:
+        return None
+    return f"{given.rstrip('/')}/" if given else ""
+
+
+def _split_ext(rel: str) -> tuple[str, str]:
+    """`os.path.splitext(rel)` for a listed relpath, cut at its last dot by string methods where
+    that is plainly the name's extension (a character of the name before it); planning asks it of
+    every file it may rename."""
+    dot = rel.rfind(".")
+    if dot > 0 and rel[dot - 1] not in "./" and "/" not in rel[dot:]:
+        return rel[:dot], rel[dot:]
+    return os.path.splitext(rel)
 
 
 def _project(plan: list[tuple[Found, FileJob | None]], options: Options) -> ProjectInfo:

@@ -10,6 +10,10 @@ rules, rich and jinja2 are imported inside the commands that need them, never at
 
 from __future__ import annotations
 
+from musify import collector
+
+collector.hold_start_up()  # before click and the rest are imported; released as a command starts
+
 import json
 import os
 import sys
@@ -31,6 +35,10 @@ _CONTEXT = {"help_option_names": ["-h", "--help"]}
 
 class _Group(GuardedGroup):
     """Commands from other packages are imported only when one of them (or the list) is asked for."""
+
+    def invoke(self, ctx: click.Context) -> object:
+        collector.release_start_up()  # the command's own work is collected as always
+        return super().invoke(ctx)
 
     def get_command(self, ctx: click.Context, name: str) -> click.Command | None:
         if name not in self.commands:
@@ -232,11 +240,12 @@ def _finish(record, json_path: str | None, quiet: bool, report_path: str | None 
 
     from musify.console import print_diagnostics, print_summary
 
-    buffer = io.StringIO()
-    print_diagnostics(record, buffer)
-    console += buffer.getvalue()
-    sys.stderr.write(console)
-    _write_json(record, json_path)
+    with collector.paused():  # the lines and the record's pieces: many objects, no garbage cycle
+        buffer = io.StringIO()
+        print_diagnostics(record, buffer)
+        console += buffer.getvalue()
+        sys.stderr.write(console)
+        _write_json(record, json_path)
     if memo is not None:
         memo.store(record, console)
     from musify import report

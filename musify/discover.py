@@ -32,11 +32,24 @@ _BUILD_EXTS = {".py": "python", ".cmake": "cmake", ".mk": "make", ".mak": "make"
                ".bash": "shell"}
 _BUILD_NAMES = {"CMakeLists.txt": "cmake", "Makefile": "make", "makefile": "make", "GNUmakefile": "make",
                 "pyproject.toml": "pyproject"}
+_BY_EXT = {**dict.fromkeys(CPP_EXTS, "cpp"), **KINDS}  # `classify`'s answer for these exact extensions
 _REQUIREMENTS = re.compile(r"(?:.*[-_.])?requirements(?:[-_.].*)?\.(?:txt|in)$|constraints(?:[-_.].*)?\.txt$")
 
 
 def classify(path: str) -> str:
     """The file's kind, from its name (`CMakeLists.txt`, `Makefile`) or its extension."""
+    dot = path.rfind(".")
+    # discovery asks this of every file: a C-family extension after a character of the name
+    # itself (not a separator, not a dot: `splitext` would not call `.cu` or `..cu` an extension)
+    # is answered by one look-up (`_classify` is the reference, asked for everything else)
+    if dot > 0 and path[dot - 1] not in "./\\":
+        kind = _BY_EXT.get(path[dot:])
+        if kind is not None:
+            return kind
+    return _classify(path)
+
+
+def _classify(path: str) -> str:
     name = path.replace("\\", "/").rsplit("/", 1)[-1]
     ext = os.path.splitext(name)[1]
     if ext in KINDS:
@@ -81,6 +94,10 @@ _SLASH = os.sep == "/" and os.altsep is None
 class Discovery:
     files: list[Found]
     owned: list[str] = field(default_factory=list)  # musify's own lock, journal and temporary files
+    # for each input directory walked, the relpath of every entry its listings held that is not
+    # one of `files` (folders, and names skipped: excluded, ignored, musify's own): with `files`,
+    # the whole of each listed folder, so whether a name is taken there is known without a look
+    unlisted: dict[str, set[str]] = field(default_factory=dict)
 
 
 # Names musify itself creates beside the files it writes; never migrated, never copied.
@@ -284,14 +301,15 @@ def _walk(root: str, exclude: tuple[str, ...], respect_gitignore: bool, found: D
     """Every run (a replayed one too) pays for this walk, so it asks the system as little as it
     can: a directory's type comes from its listing (no stat), only files are stat'ed (for their
     stamp; without `stamps` only what the listing does not say is a regular file, a link or a
-    folder), and the exclusion and .gitignore tests are skipped when there is nothing to test."""
+    folder), and the exclusion and .gitignore tests are skipped when there is nothing to test.
+    Each folder's path is carried beside its relpath (not joined again from its parts)."""
     ignore = GitIgnore()
     files = found.files
-    todo = [""]
+    unlisted = found.unlisted.setdefault(root, set())
+    todo = [("", root)]
     by_name = operator.attrgetter("name")
     while todo:
-        rel_dir = todo.pop()
-        dirpath = os.path.join(root, *rel_dir.split("/")) if rel_dir else root
+        rel_dir, dirpath = todo.pop()
         try:
             with os.scandir(dirpath) as it:
                 entries = sorted(it, key=by_name)
@@ -302,12 +320,14 @@ def _walk(root: str, exclude: tuple[str, ...], respect_gitignore: bool, found: D
         if respect_gitignore and any(e.name == ".gitignore" for e in entries):
             ignore.add_file(rel_dir, os.path.join(dirpath, ".gitignore"))
         ignoring = respect_gitignore and ignore.has_rules()
+        prefix = f"{rel_dir}/" if rel_dir else ""
         subdirs = []
         for e in entries:
             name = e.name
-            rel = f"{rel_dir}/{name}" if rel_dir else name
-            if is_owned_name(name):
+            rel = prefix + name
+            if name.startswith(".musify") and is_owned_name(name):
                 found.owned.append(os.path.join(dirpath, name))
+                unlisted.add(rel)
                 continue
             st = None
             try:
@@ -320,13 +340,18 @@ def _walk(root: str, exclude: tuple[str, ...], respect_gitignore: bool, found: D
                 continue
             if (is_dir and name == ".git") or (exclude and excluded(rel, exclude)) \
                     or (ignoring and ignore.ignored(rel, is_dir)):
+                unlisted.add(rel)
                 continue
             if is_dir:
-                subdirs.append(rel)
+                unlisted.add(rel)
+                subdirs.append((rel, os.path.join(dirpath, name)))
             else:
                 files.append(_entry(root, rel, name, st) if st is not None else Found(root, rel, classify(name)))
         todo.extend(reversed(subdirs))
-    files.sort(key=lambda x: (x.root, x.rel))
+    files.sort(key=_BY_PLACE)
+
+
+_BY_PLACE = operator.attrgetter("root", "rel")  # the listing's order: `(f.root, f.rel)`, read in C
 
 
 def link_stays_inside(found: Found) -> bool:

@@ -44,7 +44,11 @@ def keeps_name(f: Found, abspath: str = "") -> bool:
 
 def target_taken(f: Found, target: str, existing: set[tuple[str, str]]) -> bool:
     """Is the new name already someone else's file?"""
-    known = _taken_as_listed(f, target, existing, _session())
+    return _taken(f, target, existing)
+
+
+def _taken(f: Found, target: str, existing: set[tuple[str, str]], unlisted: dict[str, set[str]] | None = None) -> bool:
+    known = _taken_as_listed(f, target, existing, _session(), unlisted)
     return known if known is not None else os.path.lexists(join_rel(f.root, target))
 
 
@@ -54,24 +58,35 @@ def _session():
     return inplace.active() if inplace is not None else None
 
 
-def _taken_as_listed(f: Found, target: str, existing: set[tuple[str, str]], sess) -> bool | None:
+def _taken_as_listed(f: Found, target: str, existing: set[tuple[str, str]], sess,
+                     unlisted: dict[str, set[str]] | None = None) -> bool | None:
     """What `target_taken` knows without asking the file system: not taken when the in-place run
-    it finishes made it, taken when discovery listed it; None: look."""
+    it finishes made it, taken when discovery listed it; with `unlisted` (`Discovery.unlisted`:
+    the rest of each walked folder's listing), taken or not as that listing says where the file
+    was listed by a walk of its root (the new name is in the file's own folder, listed whole);
+    None: look."""
     if sess is not None and sess.own(f.root, f.rel, target):
         return False
-    return True if (f.root, target) in existing else None
+    if (f.root, target) in existing:
+        return True
+    seen = unlisted.get(f.root) if unlisted else None
+    return None if seen is None else target in seen
 
 
-def keep_names(items: list[tuple[Found, str, str]], existing: set[tuple[str, str]]) -> list[bool]:
+def keep_names(items: list[tuple[Found, str, str]], existing: set[tuple[str, str]],
+               unlisted: dict[str, set[str]] | None = None) -> list[bool]:
     """For each (file, its new relpath, its path) whether the file keeps its name: its new name
     is taken or it is binary (`target_taken`, then `keeps_name`, as for one file). The look-ups
     (an lstat of each new name, the first 8 KB of each file) are made by one compiled call where
     it is built (`_cport.probe`): through `os`, one call at a time, they were about 15 us a file
-    of the parent's serial part of a run, of which the system calls are under half."""
+    of the parent's serial part of a run, of which the system calls are under half. With
+    `unlisted` (the discovery's), a new name in a walked folder is answered by its listing: the
+    lstat of a name that is not there was about 40% of the probe. (A name made in the
+    milliseconds between the listing and this look is not seen, as one made just after it.)"""
     if _NATIVE is None:
-        return [target_taken(f, target, existing) or keeps_name(f, path) for f, target, path in items]
+        return [_taken(f, target, existing, unlisted) or keeps_name(f, path) for f, target, path in items]
     sess = _session()
-    known = [_taken_as_listed(f, target, existing, sess) for f, target, _ in items]
+    known = [_taken_as_listed(f, target, existing, sess, unlisted) for f, target, _ in items]
     asked = [(None if taken is False else join_rel(f.root, target), path)
              for (f, target, path), taken in zip(items, known) if taken is not True]
     codes = iter(_NATIVE.probe(asked))
@@ -96,8 +111,10 @@ def report_collisions(plan, files: list[FileResult], renames: dict[str, str], re
     out = []
     ends = tuple(renames)
     for (f, job), result in zip(plan, files):
-        # the cheap tests first: most files either have another extension or were renamed
-        if job is None or not f.rel.endswith(ends) or result.status in ("skipped", "failed") \
+        # the cheap tests first: most files either have another extension or were renamed (a
+        # renamed file's output path ends in another extension: its name is not the old one)
+        if job is None or not f.rel.endswith(ends) or not job.output_rel.endswith(ends) \
+                or result.status in ("skipped", "failed") \
                 or job.output_rel.rsplit("/", 1)[-1] != f.rel.rsplit("/", 1)[-1]:
             out.append(result)
             continue

@@ -148,9 +148,19 @@ def build_project_info(relpaths: list[str], renames: dict[str, str]) -> ProjectI
     """Index project files by every path suffix, so `<lib/x.cuh>` finds `include/lib/x.cuh`."""
     index: dict[str, list[str]] = {}
     for rel in sorted(relpaths):
-        parts = rel.split("/")
-        for i in range(len(parts)):
-            index.setdefault("/".join(parts[i:]), []).append(rel)
+        # each suffix after a "/" (what joining the split parts from each one gives), cut from
+        # the path itself: the run's serial part makes these for every file
+        at = 0
+        while True:
+            suffix = rel[at:]
+            got = index.get(suffix)
+            if got is None:
+                index[suffix] = [rel]
+            else:
+                got.append(rel)
+            at = rel.find("/", at) + 1
+            if not at:
+                break
     return ProjectInfo(
         header_renames=dict(renames),
         files=frozenset(relpaths),
