@@ -25,7 +25,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from musify import collector, lifeline, writers
+from musify import collector, lifeline, readahead, writers
 from musify.runner import FileJob, migrate_file_stated
 from musify.writer_thread import port_writer
 
@@ -119,7 +119,8 @@ def run_jobs(todo: list[tuple[int, FileJob]], ruleset: RuleSet, options: Options
     back (None in their place: the caller needs none)."""
     if options.jobs <= 1 or len(todo) < 2:
         # the run's long-lived objects (modules, rules, plan) out of every collection meanwhile
-        with collector.frozen(), port_writer(writes if len(todo) > 1 and THREAD else None) as writer:
+        with collector.frozen(), port_writer(writes if len(todo) > 1 and THREAD else None) as writer, \
+                readahead.reading([job.abspath for _, job in todo]):
             for i, job in todo:
                 result, data, st = migrate_file_stated(job, ruleset, options, project)
                 if writer is not None:
