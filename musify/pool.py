@@ -73,6 +73,26 @@ def _work(item: tuple[int, FileJob]) -> tuple[int, FileResult, bytes | None, str
     return i, result, data, failed
 
 
+def _work_chunk(items: tuple[tuple[int, FileJob], ...]) -> list[tuple[int, FileResult, bytes | None, str | None]]:
+    """`_work` for a chunk of jobs, as `Executor.map` would run them, the chunk's files read
+    ahead meanwhile by this worker's reader thread (each worker reads only its own files)."""
+    with readahead.reading([job.abspath for _, job in items]):
+        return [_work(item) for item in items]
+
+
+def _chunks(todo: list[tuple[int, FileJob]], size: int) -> Iterator[tuple[tuple[int, FileJob], ...]]:
+    for lo in range(0, len(todo), size):
+        yield tuple(todo[lo:lo + size])
+
+
+def _flattened(parts: Iterator[list]) -> Iterator:
+    """The chunks' results one by one, none kept once yielded (as `Executor.map` hands them)."""
+    for part in parts:
+        part.reverse()
+        while part:
+            yield part.pop()
+
+
 def has_port(result: FileResult, data: bytes | None) -> bool:
     """Whether the output tree gets a file for this result (a failed file without new bytes gets
     none: the result says why)."""
@@ -146,7 +166,8 @@ def run_jobs(todo: list[tuple[int, FileJob]], ruleset: RuleSet, options: Options
             # chunks of at most 64 files: each worker (and the parent, for chunks done early)
             # holds a whole chunk of results and bytes before handing it over
             chunk = max(1, min(64, len(todo) // (options.jobs * 8)))
-            arriving = pool.map(_work, todo, chunksize=chunk)  # every worker started: none forks later
+            # every worker started: none forks later
+            arriving = _flattened(pool.map(_work_chunk, _chunks(todo, chunk)))
             # the results are acyclic (a result, its dicts, diagnostics and packed edits): the
             # cyclic collector would only walk them again and again as they come in
             with collector.paused():

@@ -50,14 +50,17 @@ _LOADED: list = []
 class ReadAhead:
     """The files of one run (or one chunk of a worker's), read ahead in order."""
 
-    def __init__(self, paths: Sequence[str], max_files: int = MAX_FILES, max_bytes: int = MAX_BYTES,
-                 max_file: int = MAX_FILE) -> None:
+    def __init__(self, paths: Sequence[str], max_files: int | None = None, max_bytes: int | None = None,
+                 max_file: int | None = None) -> None:
+        """`paths` in the order they will be taken; the window (files, bytes) and the biggest file
+        read ahead default to MAX_FILES, MAX_BYTES and MAX_FILE."""
         native = _native()
         self._index: dict[str, int] = {}
         for k, path in enumerate(paths):
             self._index.setdefault(path, k)
-        self._reader = native.Reader(list(paths), os.stat_result, max_files, max_bytes, max_file) \
-            if native is not None else None
+        self._reader = None if native is None else native.Reader(
+            list(paths), os.stat_result, max_files or MAX_FILES, max_bytes or MAX_BYTES,
+            MAX_FILE if max_file is None else max_file)
 
     def take(self, path: str) -> tuple[bytes, os.stat_result] | None:
         """`path`'s bytes and stat as `read_regular_stated` would give them, or None: read it
