@@ -17,7 +17,9 @@
  *   a bigger file) is left to the caller, which reads it through Python and so reports exactly
  *   what it reported before.
  * take(k) -> (bytes, stat_result) or None
- *   The `k`th file as read (None: read it yourself). Files before `k` not taken are dropped;
+ *   The `k`th file as read (None: read it yourself), when a stat of its path still finds the file
+ *   that was read, unchanged (else None: a file removed or replaced after it was read ahead is
+ *   reported as the reference reports it when its turn comes). Files before `k` not taken are dropped;
  *   a file taken (or passed) once is answered None from then on. Waits, without the lock, when
  *   the thread has not reached it yet.
  * close()
@@ -262,6 +264,18 @@ static PyObject *stat_result(PyTypeObject *type, const struct stat *st) {
     return v;
 }
 
+/* Whether `path` is still the file read (same file, size and times): a file removed, replaced
+ * or written since it was read ahead is read again by the caller, as if never read ahead (one
+ * stat, made with the lock held: a microsecond on a local file system). */
+static int unchanged(const char *path, const struct stat *was) {
+    struct stat now;
+    if (stat(path, &now) != 0) return 0;
+    return now.st_dev == was->st_dev && now.st_ino == was->st_ino && now.st_size == was->st_size &&
+           now.st_mode == was->st_mode && now.st_mtim.tv_sec == was->st_mtim.tv_sec &&
+           now.st_mtim.tv_nsec == was->st_mtim.tv_nsec && now.st_ctim.tv_sec == was->st_ctim.tv_sec &&
+           now.st_ctim.tv_nsec == was->st_ctim.tv_nsec;
+}
+
 static PyObject *Reader_take(Reader *r, PyObject *arg) {
     Py_ssize_t k = PyLong_AsSsize_t(arg);
     if (k == -1 && PyErr_Occurred()) return NULL;
@@ -295,7 +309,11 @@ static PyObject *Reader_take(Reader *r, PyObject *arg) {
     it->state = DROPPED;
     if (r->reader_waits && drained(r)) pthread_cond_broadcast(&r->cond);
     pthread_mutex_unlock(&r->lock);
-    if (state != READY) Py_RETURN_NONE;
+    if (state == READY && !unchanged(it->path, &st)) state = FALLBACK;
+    if (state != READY) {
+        free(buf);
+        Py_RETURN_NONE;
+    }
     PyObject *data = PyBytes_FromStringAndSize(buf, len);
     free(buf);
     if (!data) return NULL;

@@ -7,9 +7,11 @@ in the order they will be migrated; `runner._read` asks `take(path)` first and g
 the stat as `discover.read_regular_stated` gives them, already read on the other core.
 
 The reader only hands over what the reference would have read without a second look (a regular
-file read whole in one call, closed cleanly). Anything else, an error, a FIFO, a folder, a
-file that changed size, a big file, a forked child, is answered None, and the runner reads the
-file through `read_regular_stated` itself, so every message stays the reference's. What the
+file read whole in one call, closed cleanly), and only while a stat of its path, when its turn
+comes, still finds that file unchanged. Anything else, an error, a FIFO, a folder, a file that
+changed size, a file removed or replaced since it was read ahead, a big file, a forked child, is
+answered None, and the runner reads the file through `read_regular_stated` itself, so every
+message stays the reference's. What the
 reader holds is bounded (by files and by bytes), so a big tree is never all in memory. Without
 the compiled module (or with MUSIFY_PURE_PYTHON set) nothing changes: `take` answers None.
 """

@@ -133,6 +133,28 @@ def test_the_reader_stays_within_its_window(tmp_path):
 
 
 @needs_native
+def test_a_file_changed_after_it_was_read_ahead_is_read_again(tmp_path):
+    """Removed, replaced (by a FIFO, by a folder) or rewritten once the reader had read it: the
+    runner reads it itself when its turn comes, and reports what the reference reports then."""
+    _, paths = _numbered(tmp_path, 6, b"old %d\n")
+    ahead = readahead.ReadAhead(paths)
+    try:
+        time.sleep(0.05)  # everything read ahead
+        os.unlink(paths[1])
+        os.unlink(paths[2])
+        os.mkfifo(paths[2])
+        os.unlink(paths[3])
+        os.mkdir(paths[3])
+        with open(paths[4], "wb") as fh:  # same size, new bytes
+            fh.write(b"new 4\n")
+        assert ahead.take(paths[0])[0] == b"old 0\n"
+        assert [ahead.take(p) for p in paths[1:5]] == [None] * 4
+        assert ahead.take(paths[5])[0] == b"old 5\n"
+    finally:
+        ahead.close()
+
+
+@needs_native
 def test_take_out_of_order_drops_what_it_passes(tmp_path):
     root, paths = _numbered(tmp_path, 10, b"x%d")
     ahead = readahead.ReadAhead(paths, max_files=3, max_bytes=1)
