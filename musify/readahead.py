@@ -25,7 +25,7 @@ from contextlib import contextmanager
 from musify.frontend import compiled
 
 MAX_FILES = 256  # files read and not yet taken
-MAX_BYTES = 4 << 20  # bytes read and not yet taken (one file more may be in flight)
+MAX_BYTES = 2 << 20  # bytes read and not yet taken (one file more may be in flight)
 MAX_FILE = 1 << 20  # a bigger file is read by the runner: its copy would cost more than the wait
 
 
