@@ -29,6 +29,7 @@ EXT_MODULES = [
               optional=True, extra_compile_args=["-O2"]),
     Extension("musify.engine._cedits", ["musify/engine/_cedits.c"], optional=True, extra_compile_args=["-O2"]),
     Extension("musify._cport", ["musify/_cport.c"], optional=True, extra_compile_args=["-O2"]),
+    Extension("musify._cread", ["musify/_cread.c"], optional=True, extra_compile_args=["-O2"]),
     Extension("musify._crecord", ["musify/_crecord.c"], optional=True, extra_compile_args=["-O2"]),
 ]
 

@@ -25,7 +25,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from musify import collector, lifeline, writers
+from musify import collector, lifeline, readahead, writers
 from musify.runner import FileJob, migrate_file_stated
 from musify.writer_thread import port_writer
 
@@ -71,6 +71,26 @@ def _work(item: tuple[int, FileJob]) -> tuple[int, FileResult, bytes | None, str
     if not _WORKER["keep_bytes"]:  # nothing reads them (the port is written): not sent through the pipe
         data = None
     return i, result, data, failed
+
+
+def _work_chunk(items: tuple[tuple[int, FileJob], ...]) -> list[tuple[int, FileResult, bytes | None, str | None]]:
+    """`_work` for a chunk of jobs, as `Executor.map` would run them, the chunk's files read
+    ahead meanwhile by this worker's reader thread (each worker reads only its own files)."""
+    with readahead.reading([job.abspath for _, job in items]):
+        return [_work(item) for item in items]
+
+
+def _chunks(todo: list[tuple[int, FileJob]], size: int) -> Iterator[tuple[tuple[int, FileJob], ...]]:
+    for lo in range(0, len(todo), size):
+        yield tuple(todo[lo:lo + size])
+
+
+def _flattened(parts: Iterator[list]) -> Iterator:
+    """The chunks' results one by one, none kept once yielded (as `Executor.map` hands them)."""
+    for part in parts:
+        part.reverse()
+        while part:
+            yield part.pop()
 
 
 def has_port(result: FileResult, data: bytes | None) -> bool:
@@ -119,7 +139,8 @@ def run_jobs(todo: list[tuple[int, FileJob]], ruleset: RuleSet, options: Options
     back (None in their place: the caller needs none)."""
     if options.jobs <= 1 or len(todo) < 2:
         # the run's long-lived objects (modules, rules, plan) out of every collection meanwhile
-        with collector.frozen(), port_writer(writes if len(todo) > 1 and THREAD else None) as writer:
+        with collector.frozen(), port_writer(writes if len(todo) > 1 and THREAD else None) as writer, \
+                readahead.reading([job.abspath for _, job in todo]):
             for i, job in todo:
                 result, data, st = migrate_file_stated(job, ruleset, options, project)
                 if writer is not None:
@@ -145,7 +166,8 @@ def run_jobs(todo: list[tuple[int, FileJob]], ruleset: RuleSet, options: Options
             # chunks of at most 64 files: each worker (and the parent, for chunks done early)
             # holds a whole chunk of results and bytes before handing it over
             chunk = max(1, min(64, len(todo) // (options.jobs * 8)))
-            arriving = pool.map(_work, todo, chunksize=chunk)  # every worker started: none forks later
+            # every worker started: none forks later
+            arriving = _flattened(pool.map(_work_chunk, _chunks(todo, chunk)))
             # the results are acyclic (a result, its dicts, diagnostics and packed edits): the
             # cyclic collector would only walk them again and again as they come in
             with collector.paused():

@@ -18,7 +18,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from musify import diagnostics, packed_edits
+from musify import diagnostics, packed_edits, readahead
 from musify.discover import classify, read_regular_stated
 from musify.engine.edits import EditList, apply, apply_pieces, merge
 from musify.frontend import compiled
@@ -244,7 +244,9 @@ def _read(job: FileJob, result: FileResult, shown: str) -> tuple[bytes | None, o
     """The file's bytes (None, with the reason on `result`, when there are none to migrate) and
     its stat as it was read (None when it could not be read)."""
     try:
-        data, st = read_regular_stated(job.abspath)  # never blocks on a FIFO that replaced a listed file
+        # read ahead by the run's reader thread where it could (else read here: the reference,
+        # which never blocks on a FIFO that replaced a listed file)
+        data, st = readahead.take(job.abspath) or read_regular_stated(job.abspath)
     except FileNotFoundError as exc:
         result.status = "failed"
         result.error = f"file disappeared: {exc.strerror}"

@@ -46,7 +46,13 @@ class PortWriter:
         self.max_bytes = max_bytes
         self.max_files = max_files
         self._queue: deque[tuple[int, str, bytes | None, str, os.stat_result | None]] = deque()
-        self._held = 0  # bytes in the queue
+        # bytes queued and bytes the thread took: each counter written by one thread only, so
+        # `put` may add to the queue without the lock (the bytes in the queue: their difference)
+        self._added = 0
+        self._taken = 0
+        # `put` takes the lock only from where a batch is ready or the queue is full
+        self._wake_files = min(BATCH, max_files)
+        self._wake_bytes = min(BATCH_BYTES, max_bytes)
         self._cond = threading.Condition()
         self._closed = False  # no more files will come
         self._stop = False  # drop what is queued (the run is stopping early)
@@ -66,19 +72,33 @@ class PortWriter:
             st = writers.stat_or_none(source)
         elif data is None:
             st = None
+        queue = self._queue
+        if len(queue) + 1 < self._wake_files and self._added - self._taken + size < self._wake_bytes \
+                and self._error is None:
+            # nothing to wait for and nobody to wake: no lock taken (a deque's append is atomic,
+            # and the thread takes from the queue under the lock only once woken)
+            self.writes.done[i] = None  # claimed: nobody else writes it
+            queue.append((i, rel, data, source, st))
+            self._added += size
+            return
         with self._cond:
-            while self._queue and (self._held + size > self.max_bytes or len(self._queue) >= self.max_files) \
+            while queue and (self.held + size > self.max_bytes or len(queue) >= self.max_files) \
                     and self._error is None:
                 self._full = True  # the thread takes what is queued, batch or not
                 self._cond.notify_all()
                 self._cond.wait()
             self._full = False
             self._raise_error()
-            self.writes.done[i] = None  # claimed: nobody else writes it
-            self._queue.append((i, rel, data, source, st))
-            self._held += size
-            if len(self._queue) >= BATCH or self._held >= BATCH_BYTES:  # a batch is ready: wake the thread
+            self.writes.done[i] = None
+            queue.append((i, rel, data, source, st))
+            self._added += size
+            if len(queue) >= BATCH or self.held >= BATCH_BYTES:  # a batch is ready: wake the thread
                 self._cond.notify_all()
+
+    @property
+    def held(self) -> int:
+        """The bytes queued and not yet taken by the thread."""
+        return self._added - self._taken
 
     def close(self, drop: bool = False) -> None:
         """No more ports: wait until the thread has written the queue (or, with `drop`, only the
@@ -101,7 +121,7 @@ class PortWriter:
         full one, or what is queued when `put` waits for room)."""
         if self._stop or self._closed:
             return True
-        return bool(self._queue) and (self._full or len(self._queue) >= BATCH or self._held >= BATCH_BYTES)
+        return bool(self._queue) and (self._full or len(self._queue) >= BATCH or self.held >= BATCH_BYTES)
 
     def _run(self) -> None:
         """Take everything queued at once and write it as one batch (`writers.write_stated_many`:
@@ -119,7 +139,7 @@ class PortWriter:
                         self._queue.clear()
                         return
                     batch = [self._queue.popleft() for _ in range(min(len(self._queue), BATCH))]
-                    self._held -= sum(len(data) for _, _, data, _, _ in batch if data is not None)
+                    self._taken += sum(len(data) for _, _, data, _, _ in batch if data is not None)
                     self._cond.notify_all()
                 causes = writers.write_stated_many(out_dir, [(rel, data, source, st) for _, rel, data, source, st in batch])
                 for (i, *_), cause in zip(batch, causes):

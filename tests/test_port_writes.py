@@ -172,7 +172,7 @@ def test_the_thread_holds_a_bounded_number_of_bytes(tmp_path, monkeypatch):
     real = writers.write_stated_many
 
     def slow(out_dir, ports):
-        held.append(w._held + sum(len(data) for _, data, _, _ in ports))
+        held.append(w.held + sum(len(data) for _, data, _, _ in ports))
         return real(out_dir, ports)
 
     monkeypatch.setattr(writers, "write_stated_many", slow)

@@ -1,0 +1,264 @@
+"""The read-ahead (musify/readahead.py, musify/_cread.c) gives exactly what the reference gives:
+`read_regular_stated`'s bytes and stat for a plain file, None (so the runner reads it through the
+reference, and reports what it always reported) for everything else; and a run with it makes
+the same results and ports as a run without it, at -j1 and -j2."""
+
+from __future__ import annotations
+
+import os
+import stat
+import time
+
+import pytest
+
+from musify import readahead
+from musify.api import migrate
+from musify.discover import read_regular_stated
+from musify.options import Options
+from musify.passes._base import ProjectInfo
+from musify.pool import Writes, run_jobs
+from musify.runner import FileJob
+
+needs_native = pytest.mark.skipif(readahead._native() is None, reason="musify._cread not built (or MUSIFY_PURE_PYTHON set)")
+
+KERNEL = "#include <cuda_runtime.h>\n__global__ void k{i}(float* x) {{ x[threadIdx.x] = {i}; }}\n" \
+         "void run{i}(float* d) {{ cudaMalloc(&d, 4); k{i}<<<1, 1>>>(d); cudaFree(d); }}\n"
+
+
+def _odd_tree(root):
+    """Plain files and every kind of file the reader must leave to the reference; the names, in
+    the order they are read (some are removed or replaced after this returns: see `_spoil`)."""
+    root.mkdir(parents=True, exist_ok=True)
+    names = []
+
+    def put(name: str, data: bytes) -> None:
+        (root / name).write_bytes(data)
+        names.append(name)
+
+    for i in range(6):
+        put(f"k{i}.cu", KERNEL.format(i=i).encode())
+    put("empty.cu", b"")
+    put("binary.cu", b"cudaMalloc\0\1\2" * 50)
+    put("wide.h", "\ufeffint cudaMalloc;\n".encode("utf-16-le"))  # NUL bytes but a byte-order mark
+    put("bad_utf8.cu", b"int x; // \xff\xfe cudaFree\n")
+    put("crlf.cu", b"cudaFree(p);\r\n" * 3)
+    put("big.cu", b"int cudaMalloc_big;\n" * 4000)  # over the (lowered) MAX_FILE: the runner reads it
+    put("locked.cu", b"cudaMalloc(&p, 1);\n")
+    os.chmod(root / "locked.cu", 0)
+    os.mkfifo(root / "fifo.cu")
+    names.append("fifo.cu")
+    put("became_dir.cu", b"int x;\n")
+    put("gone.cu", b"int gone;\n")
+    names.append("k0.cu/under_a_file.cu")  # cannot be opened: ENOTDIR (root or not)
+    os.symlink("loop.cu", root / "loop.cu")  # nor this: ELOOP
+    names.append("loop.cu")
+    put("late.cu", b"cudaFree(q);\n")
+    return names
+
+
+def _spoil(root) -> None:
+    """What changes between discovery and the reads: a file removed, a folder in place of a file."""
+    os.unlink(root / "gone.cu")
+    os.unlink(root / "became_dir.cu")
+    (root / "became_dir.cu").mkdir()
+
+
+def _jobs(root, names):
+    return [(i, FileJob(str(root / n), n, str(root), "cuda-source" if n.endswith(".cu") else "cpp",
+                        n[:-3] + ".mu" if n.endswith(".cu") else n)) for i, n in enumerate(names)]
+
+
+def _reference(path: str):
+    try:
+        return read_regular_stated(path)
+    except OSError as exc:
+        return type(exc), exc.errno, exc.strerror
+
+
+def _same_stat(a: os.stat_result, b: os.stat_result) -> None:
+    assert tuple(a) == tuple(b)
+    for name in dir(b):
+        if name.startswith("st_"):
+            assert getattr(a, name) == getattr(b, name), name
+
+
+@needs_native
+def test_take_gives_the_reference_bytes_and_stat_or_none(tmp_path, monkeypatch):
+    monkeypatch.setattr(readahead, "MAX_FILE", 50_000)
+    root = tmp_path / "tree"
+    names = _odd_tree(root)
+    _spoil(root)
+    paths = [str(root / n) for n in names]
+    # the stat as the reference's fstat sees it, before any read (a read may move the access time)
+    before = {p: os.stat(p) for p in paths if os.path.isfile(p)}
+    served = set()
+    with readahead.reading(paths):
+        for name, path in zip(names, paths):
+            got = readahead.take(path)
+            want = _reference(path)
+            if got is not None:
+                served.add(name)
+                assert isinstance(want, tuple) and not isinstance(want[0], type), name
+                assert got[0] == want[0], name
+                _same_stat(got[1], before[path])
+    plain = {n for n in names if n not in ("big.cu", "fifo.cu", "became_dir.cu", "gone.cu", "loop.cu",
+                                           "k0.cu/under_a_file.cu")}
+    if os.geteuid() != 0:
+        plain.discard("locked.cu")  # unreadable (root reads it, as the reference does)
+    assert served == plain
+
+
+def _numbered(tmp_path, n: int, pattern: bytes):
+    """n files f0.cu... holding `pattern % i`, and their paths in order."""
+    root = tmp_path / "numbered"
+    root.mkdir()
+    for i in range(n):
+        (root / f"f{i}.cu").write_bytes(pattern % i)
+    return root, [str(root / f"f{i}.cu") for i in range(n)]
+
+
+@needs_native
+def test_the_reader_stays_within_its_window(tmp_path):
+    """A file beyond the window is not read yet: it is read as it is when its turn comes."""
+    root, paths = _numbered(tmp_path, 40, b"old %02d\n")
+    ahead = readahead.ReadAhead(paths, max_files=4)
+    try:
+        time.sleep(0.05)  # the thread has read what it may
+        (root / "f30.cu").write_bytes(b"new 30\n")
+        for i, path in enumerate(paths):
+            got = ahead.take(path)
+            assert got is not None and got[0] == (b"new 30\n" if i == 30 else b"old %02d\n" % i)
+    finally:
+        ahead.close()
+
+
+@needs_native
+def test_a_file_changed_after_it_was_read_ahead_is_read_again(tmp_path):
+    """Removed, replaced (by a FIFO, by a folder) or rewritten once the reader had read it: the
+    runner reads it itself when its turn comes, and reports what the reference reports then."""
+    _, paths = _numbered(tmp_path, 6, b"old %d\n")
+    ahead = readahead.ReadAhead(paths)
+    try:
+        time.sleep(0.05)  # everything read ahead
+        os.unlink(paths[1])
+        os.unlink(paths[2])
+        os.mkfifo(paths[2])
+        os.unlink(paths[3])
+        os.mkdir(paths[3])
+        with open(paths[4], "wb") as fh:  # same size, new bytes
+            fh.write(b"new 4\n")
+        assert ahead.take(paths[0])[0] == b"old 0\n"
+        assert [ahead.take(p) for p in paths[1:5]] == [None] * 4
+        assert ahead.take(paths[5])[0] == b"old 5\n"
+    finally:
+        ahead.close()
+
+
+@needs_native
+def test_take_out_of_order_drops_what_it_passes(tmp_path):
+    root, paths = _numbered(tmp_path, 10, b"x%d")
+    ahead = readahead.ReadAhead(paths, max_files=3, max_bytes=1)
+    try:
+        assert ahead.take(paths[5])[0] == b"x5"
+        assert ahead.take(paths[2]) is None  # passed: the runner reads it itself
+        assert ahead.take(paths[5]) is None  # taken once
+        assert ahead.take(str(root / "unknown.cu")) is None
+        assert [ahead.take(p)[0] for p in paths[6:]] == [b"x6", b"x7", b"x8", b"x9"]
+    finally:
+        ahead.close()
+    assert ahead.take(paths[9]) is None  # closed
+
+
+@needs_native
+def test_a_forked_child_reads_for_itself(tmp_path):
+    (tmp_path / "a").write_bytes(b"a")
+    (tmp_path / "b").write_bytes(b"b")
+    ahead = readahead.ReadAhead([str(tmp_path / "a"), str(tmp_path / "b")])
+    try:
+        pid = os.fork()
+        if pid == 0:  # pragma: no cover -- the child's exit status says it
+            os._exit(0 if ahead.take(str(tmp_path / "a")) is None else 1)
+        assert os.waitpid(pid, 0)[1] == 0
+        assert ahead.take(str(tmp_path / "a"))[0] == b"a"
+    finally:
+        ahead.close()
+
+
+def test_pure_python_reads_nothing_ahead(tmp_path, monkeypatch):
+    monkeypatch.setenv("MUSIFY_PURE_PYTHON", "1")
+    monkeypatch.setattr(readahead, "_LOADED", [])
+    (tmp_path / "a").write_bytes(b"a")
+    with readahead.reading([str(tmp_path / "a"), str(tmp_path / "a")]) as ahead:
+        assert ahead is None and readahead.take(str(tmp_path / "a")) is None
+
+
+def _run(root, names, rules, monkeypatch, native: bool, out=None):
+    monkeypatch.setattr(readahead, "_LOADED", [] if native else [None])
+    writes = Writes(str(out)) if out else None
+    got = []
+    for i, result, data in run_jobs(_jobs(root, names), rules, Options(cache=False), ProjectInfo(), writes):
+        entry = result.to_json()
+        entry.pop("seconds")
+        got.append((i, entry, data))
+    return got, (dict(writes.done) if writes else None)
+
+
+def _tree_bytes(root):
+    return {p.relative_to(root).as_posix(): (p.read_bytes(), stat.S_IMODE(p.stat().st_mode))
+            for p in sorted(root.rglob("*")) if p.is_file()}
+
+
+@pytest.mark.skipif(os.geteuid() == 0, reason="root reads an unreadable file")
+@needs_native
+def test_an_unreadable_file_is_reported_as_before(tmp_path, rules, monkeypatch):
+    root = tmp_path / "u"
+    root.mkdir()
+    for i in range(3):
+        (root / f"k{i}.cu").write_text(KERNEL.format(i=i))
+    os.chmod(root / "k1.cu", 0)
+    names = ["k0.cu", "k1.cu", "k2.cu"]
+    new, _ = _run(root, names, rules, monkeypatch, native=True)
+    ref, _ = _run(root, names, rules, monkeypatch, native=False)
+    assert new == ref and new[1][1]["status"] == "failed"
+
+
+@needs_native
+def test_a_run_with_the_read_ahead_matches_one_without(tmp_path, rules, monkeypatch):
+    monkeypatch.setattr(readahead, "MAX_FILE", 50_000)
+    root = tmp_path / "tree"
+    names = _odd_tree(root)
+    _spoil(root)
+    taken = []
+    real_take = readahead.take
+    monkeypatch.setattr(readahead, "take", lambda path: taken.append(path) or real_take(path))
+    new, new_done = _run(root, names, rules, monkeypatch, native=True, out=tmp_path / "new")
+    assert len(taken) == len(names)
+    ref, ref_done = _run(root, names, rules, monkeypatch, native=False, out=tmp_path / "ref")
+    assert new == ref and new_done == ref_done
+    assert _tree_bytes(tmp_path / "new") == _tree_bytes(tmp_path / "ref")
+    statuses = {names[i]: entry["status"] for i, entry, _ in new}
+    assert statuses["gone.cu"] == statuses["became_dir.cu"] == statuses["fifo.cu"] == "failed"
+    assert statuses["loop.cu"] == statuses["k0.cu/under_a_file.cu"] == "failed"
+    assert statuses["binary.cu"] == "skipped" and statuses["k0.cu"] == "migrated"
+
+
+@needs_native
+@pytest.mark.parametrize("jobs", [1, 2])
+def test_a_whole_run_matches_the_pure_reader(tmp_path, monkeypatch, jobs):
+    """The CLI's path (discovery, plan, run_jobs, writes), with and without the read-ahead."""
+    root = tmp_path / "tree"
+    for i in range(70):
+        sub = root / f"d{i % 4}"
+        sub.mkdir(parents=True, exist_ok=True)
+        (sub / f"k{i}.cu").write_text(KERNEL.format(i=i))
+    (root / "d1" / "empty.h").write_bytes(b"")
+    (root / "d2" / "blob.cu").write_bytes(b"\0\1cudaMalloc")
+    seen = []
+    for native in (True, False):
+        monkeypatch.setattr(readahead, "_LOADED", [] if native else [None])
+        out = tmp_path / f"out{native}"
+        record, _ = migrate([str(root)], Options(cache=False, jobs=jobs), "out", str(out))
+        d = record.to_json(deterministic=True)
+        d.pop("output")
+        seen.append((_tree_bytes(out), d))
+    assert seen[0] == seen[1]
