@@ -26,11 +26,15 @@ BATCH = 256
 
 
 def run(ctx: PassContext) -> list[Edit]:
+    text = ctx.text
+    if "<<<" not in text and "__global__" not in text:  # what both searches first ask: no code map made
+        ctx.facts["kernels"] = ctx.facts["launches"] = ctx.facts["launches_parsed"] = 0
+        return []
     codemap = ctx.scan.code_map()
-    kernels = count_kernel_defs(ctx.text, codemap)
+    kernels = count_kernel_defs(text, codemap)
     launches = parsed = 0
     batch: list[tuple] = []
-    for launch in launch_spans(ctx.text, codemap):  # never all of a huge file's at once
+    for launch in launch_spans(text, codemap):  # never all of a huge file's at once
         batch.append(launch)
         if len(batch) == BATCH:
             parsed += _parse(ctx, batch)
@@ -48,11 +52,11 @@ def run(ctx: PassContext) -> list[Edit]:
 def _parse(ctx: PassContext, launches: list[tuple]) -> int:
     """How many of `launches` (`launch_spans` tuples) tree-sitter reads, warning about each it
     cannot. One parse for the batch; only when that fails is each parsed on its own, to say which
-    one it cannot read. No parse at all when each is a plain launch outside a macro's body, which
-    tree-sitter reads (`launch_shape.well_formed`), so the batch too."""
+    one it cannot read. No parse at all when each is a plain launch, which tree-sitter reads
+    (`launch_shape.well_formed`), so the batch too: in a macro's body as well, since a plain
+    launch holds no '#' and no '\\', so `_parseable` reads it as written there too."""
     text = ctx.text
-    if all(directive_at(ctx, start) is None and well_formed(text, start, close + 1)
-           for start, _, _, _, close in launches):
+    if all(well_formed(text, start, close + 1) for start, _, _, _, close in launches):
         return len(launches)
     snippets = [_parseable(ctx, text[start:close + 1], directive_at(ctx, start) is not None) + ";"
                 for start, _, _, _, close in launches]

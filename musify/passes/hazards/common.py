@@ -146,9 +146,9 @@ def device_functions(text: str, codemap: CodeMap, kernel_words: frozenset[str],
     rules tag `kernel-qualifier` or `device-qualifier`, in order. The search is `_claunch`'s
     `definitions` where it was built (a fifth of the warp-size pass in Python; the same answers,
     tests/test_claunch_equivalence.py), else `device_functions_python`."""
-    words, qualifier, kernel = _qualifiers(kernel_words, device_words)
-    if not words or not any(w in text for w in words):
+    if not qualifier_word_in(text, kernel_words, device_words):
         return FunctionList(text)
+    _, qualifier, kernel = _qualifiers(kernel_words, device_words)
     if _NATIVE is None:
         return device_functions_python(text, codemap, kernel_words, device_words)
     out = FunctionList(text)
@@ -162,6 +162,12 @@ def device_functions(text: str, codemap: CodeMap, kernel_words: frozenset[str],
         except OverflowError:  # a text over 2 GB: 8-byte rows, as `Rows._push` widens them
             out._a = array("q", rows)
     return out
+
+
+def qualifier_word_in(text: str, kernel_words: frozenset[str], device_words: frozenset[str]) -> bool:
+    """One of the qualifier words occurs in `text` at all: without one `device_functions` is empty."""
+    words = _qualifiers(kernel_words, device_words)[0]
+    return bool(words) and any(w in text for w in words)
 
 
 def has_qualifier(text: str, codemap: CodeMap, kernel_words: frozenset[str], device_words: frozenset[str]) -> bool:

@@ -6,7 +6,7 @@ import bisect
 
 from musify.frontend.scanner import Ctx, Directive
 from musify.passes._base import PassContext
-from musify.passes.hazards.common import FunctionList, device_functions
+from musify.passes.hazards.common import FunctionList, device_functions, qualifier_word_in
 
 _FUNCTIONS = "hazards.device_functions"
 _DIRECTIVE_STARTS = "hazards.directive_starts"
@@ -21,6 +21,16 @@ def device_functions_of(ctx: PassContext) -> FunctionList:
                                  tagged("device-qualifier"))
         ctx.scratch[_FUNCTIONS] = found
     return found
+
+
+def may_have_device_functions(ctx: PassContext) -> bool:
+    """False only where `device_functions_of` is empty, answered without looking for them when
+    they were not looked for yet: no qualifier word in the text at all."""
+    found = ctx.scratch.get(_FUNCTIONS)
+    if found is not None:
+        return bool(found)
+    tagged = ctx.ruleset.tagged
+    return qualifier_word_in(ctx.text, tagged("kernel-qualifier"), tagged("device-qualifier"))
 
 
 def directive_at(ctx: PassContext, offset: int) -> Directive | None:
