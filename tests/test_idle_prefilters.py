@@ -19,6 +19,7 @@ from musify.options import Options
 from musify.passes import structure
 from musify.passes._base import PassContext, ProjectInfo
 from musify.passes.hazards import features, warp_precheck, warp_size
+from musify.passes.hazards.file_facts import device_functions_of
 from musify.passes.languages import scan_c
 from musify.rules import load_ruleset
 from musify.runner import edit_text
@@ -47,7 +48,7 @@ WARP_PIECES = [
     "__syncwarp(0xFFFFFFFF);", "__syncwarp(4294967295u);", "int k = i / 32;", "x >>= 5;", "s += 0x1F;",
     "s = ~s;", "float f = 32.0f;", "int q = 020;", "// lane & 31 in a comment\n", "/* __shfl_sync(~0, v, 0, 32) */",
     "const char* t = \"tid & 31\";", "int tile_id = i / 16;", "s = v.x32;", "s = a1f;", "/* é */", "s = 1;",
-    "int v = lane;",
+    "int v = lane;", "k<<<1, 32>>>(s);",
 ]
 FUNCTION_HEADS = ["__global__ void k(int n)", "__device__ int d(int tid)", "void host(int n)",
                   "__device__ __forceinline__ unsigned f(unsigned lane)", "static int h(int tid)"]
@@ -115,11 +116,13 @@ FEATURE_PIECES = ["k<<<1, 2>>>(x);", "a <<<< b;", "\"<<<\" <<< 1;", "cudaDeviceS
                 min_size=1, max_size=3))
 def test_features_gate_keeps_every_finding(functions: list[tuple[str, list[str]]]) -> None:
     text = "".join(f"{head}\n{{\n    " + "\n    ".join(body) + "\n    return 0;\n}\n" for head, body in functions)
-    gated, reference = _context(text), _context(text)
+    gated, known, reference = _context(text), _context(text), _context(text)
     assert features.run(gated) == []
+    device_functions_of(known)  # found already (by the warp-size pass): no test for a launch in code
+    assert features.run(known) == []
     syncs = reference.scan.idents.select(_RULES.tagged("device-sync"), (features.Ctx.CODE,))
     assert features.report(reference, syncs) == []
-    assert gated.diagnostics == reference.diagnostics, text
+    assert gated.diagnostics == known.diagnostics == reference.diagnostics, text
 
 
 # --- the structure pass: plain launches in macro bodies are not parsed ---------------------------

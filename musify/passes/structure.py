@@ -16,6 +16,7 @@ from musify.frontend.launch_shape import well_formed
 from musify.frontend.launches import count_kernel_defs, kernel_text, launch_spans
 from musify.passes._base import PassContext
 from musify.passes.hazards.file_facts import directive_at
+from musify.passes.literals import holds, register
 
 _PASTE = re.compile(r"\s*##\s*")
 _STRINGIZE = re.compile(r"(?<![\w\"'])#\s*([A-Za-z_]\w*)")
@@ -23,18 +24,20 @@ _STRINGIZE = re.compile(r"(?<![\w\"'])#\s*([A-Za-z_]\w*)")
 # launches parsed together: a file's worth at once made tree-sitter hold the whole file's tree
 # (hundreds of MB for a 50 MB file); a few hundred at a time costs no more parses on real code
 BATCH = 256
+register("<<<", "__global__")
 
 
 def run(ctx: PassContext) -> list[Edit]:
     text = ctx.text
-    if "<<<" not in text and "__global__" not in text:  # what both searches first ask: no code map made
+    has_launch, has_kernel = holds(ctx, "<<<"), holds(ctx, "__global__")  # what both searches first ask
+    if not has_launch and not has_kernel:  # no code map made
         ctx.facts["kernels"] = ctx.facts["launches"] = ctx.facts["launches_parsed"] = 0
         return []
     codemap = ctx.scan.code_map()
-    kernels = count_kernel_defs(text, codemap)
+    kernels = count_kernel_defs(text, codemap, present=True) if has_kernel else 0
     launches = parsed = 0
     batch: list[tuple] = []
-    for launch in launch_spans(text, codemap):  # never all of a huge file's at once
+    for launch in launch_spans(text, codemap, present=True) if has_launch else ():  # never all at once
         batch.append(launch)
         if len(batch) == BATCH:
             parsed += _parse(ctx, batch)

@@ -16,14 +16,16 @@ from musify.engine.edits import Edit
 from musify.frontend.scanner import Ctx
 from musify.passes._base import PassContext
 from musify.passes.hazards.common import enclosing
-from musify.passes.hazards.file_facts import device_functions_of
+from musify.passes.hazards.file_facts import device_functions_found, device_functions_of
+from musify.passes.literals import holds, register
 
 _KERNEL_BEFORE = re.compile(r"([A-Za-z_][\w:]*(?:\s*<[^;{}<>]*>)?)\s*$")
+register("<<<")
 
 
 def run(ctx: PassContext) -> list[Edit]:
     syncs = ctx.scan.idents.select(ctx.ruleset.tagged("device-sync"), (Ctx.CODE,))
-    if not syncs and not _launch_in_code(ctx):
+    if not syncs and not (holds(ctx, "<<<") and (device_functions_found(ctx) or _launch_in_code(ctx))):
         return []  # nothing to place inside a device function: they are not even looked for
     return report(ctx, syncs)
 
@@ -32,8 +34,6 @@ def _launch_in_code(ctx: PassContext) -> bool:
     """Some `<<<` starts in code (headers mention them in comments), as `report` looks for them."""
     text = ctx.text
     at = text.find("<<<")
-    if at < 0:
-        return False
     codemap = ctx.scan.code_map()
     while at >= 0:
         if codemap.is_code(at):
@@ -50,7 +50,7 @@ def report(ctx: PassContext, syncs: list) -> list[Edit]:
     if not functions:
         return []
     codemap = ctx.scan.code_map()
-    if "<<<" in text:
+    if holds(ctx, "<<<"):
         for fn in functions:  # only device bodies are searched: linear in their size
             at = text.find("<<<", fn.body_start, fn.end)
             while at >= 0:

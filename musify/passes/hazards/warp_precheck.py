@@ -44,7 +44,7 @@ def file_may_report(text: str, shuffles: list[int], results: list[int]) -> bool:
     which no trigger match reaches, so a match in a body is the same match in the file (the
     look-arounds see the same characters). `shuffles` and `results` are the file's uses of the
     names tagged `shuffle` and `lane-mask-result`. (`may_report` is not asked of the whole file:
-    on the files a trigger lets through it cost more than the function searches it saved.)"""
+    on the files a trigger lets through it cost more than it saved.)"""
     end = len(text)
     return bool(results) or has_trigger(text, 0, end) or (bool(shuffles) and standalone(SIXTEEN_AHEAD, text, 0, end))
 

@@ -40,6 +40,7 @@ from musify.passes.hazards.warp_precheck import (
     may_report,
     standalone,
 )
+from musify.passes.literals import holds
 
 _THREAD_NAME = re.compile(r"(?i)(tid|tx|ltid|lane\w*|\w*_lane|thread_?id\w*|thread_?idx|local_?id|warp_?id\w*)")
 _INTEGRAL = re.compile(r"\b(int|unsigned|long|short|size_t|uint32_t|int32_t|uint64_t|int64_t|auto|char)\b")
@@ -90,8 +91,10 @@ def run(ctx: PassContext) -> list[Edit]:
     idents = ctx.scan.idents
     shuffles = [i.start for i in idents.select(names.shuffle)]
     results = [i.start for i in idents.select(names.mask_result)]
-    if not file_may_report(text, shuffles, results):
-        return []  # no function could pass the tests below: its device functions are not even found
+    if not holds(ctx, "<<<") and not file_may_report(text, shuffles, results):
+        # no function could pass the tests below: its device functions are not even found (with a
+        # launch the features pass finds them anyway, and the tests per body cost less than the file's)
+        return []
     functions = device_functions_of(ctx)
     for fn in functions:
         if (has_trigger(text, fn.body_start, fn.end) or (results and _any_in(results, fn)) or (
