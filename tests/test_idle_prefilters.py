@@ -33,6 +33,16 @@ def _all_diagnostics(text: str) -> list:
     return [*ctx.diagnostics, sorted(ctx.facts.items()), list(edits)]
 
 
+def _without_shortcut(module, name: str, answer: bool, text: str) -> list:
+    """`_all_diagnostics` with the module's shortcut test `name` always giving `answer` (look)."""
+    real = getattr(module, name)
+    setattr(module, name, lambda *args: answer)
+    try:
+        return _all_diagnostics(text)
+    finally:
+        setattr(module, name, real)
+
+
 def _context(text: str) -> PassContext:
     return PassContext("k.cu", text, scan_c(text, _RULES), _RULES, Options(), ProjectInfo(), LineIndex(text))
 
@@ -55,13 +65,7 @@ FUNCTION_HEADS = ["__global__ void k(int n)", "__device__ int d(int tid)", "void
 
 
 def _warp_diagnostics(text: str, gate: bool) -> list:
-    real = warp_size.file_may_report
-    if not gate:
-        warp_size.file_may_report = lambda *args: True
-    try:
-        return _all_diagnostics(text)
-    finally:
-        warp_size.file_may_report = real
+    return _all_diagnostics(text) if gate else _without_shortcut(warp_size, "file_may_report", True, text)
 
 
 WARP_SEEN = {"skipped": 0, "looked": 0}
@@ -136,13 +140,7 @@ KERNEL_NAMES = ["kernel", "ns::kern<float, 4>", "k", "kern ## _t", "::k"]
 
 
 def _structure_findings(text: str, shortcut: bool) -> list:
-    real = structure.well_formed
-    if not shortcut:
-        structure.well_formed = lambda *args: False
-    try:
-        return _all_diagnostics(text)
-    finally:
-        structure.well_formed = real
+    return _all_diagnostics(text) if shortcut else _without_shortcut(structure, "well_formed", False, text)
 
 
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
