@@ -347,6 +347,7 @@ def count_kernel_defs_python(text: str, codemap: CodeMap) -> int:
 
 
 _NOT_NAME_LIST = tuple(sorted(_NOT_NAMES))
+KERNEL_WORD = "__global__"  # what `count_kernel_defs` looks for: without it in the text, no kernel
 
 
 _KERNEL_WORD = re.compile(r"__global__")  # a literal: the regex engine's fast search (no look-behind)

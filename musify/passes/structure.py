@@ -13,7 +13,7 @@ from functools import lru_cache
 from musify.engine.edits import Edit
 from musify.frontend import syntax
 from musify.frontend.launch_shape import well_formed
-from musify.frontend.launches import count_kernel_defs, kernel_text, launch_spans
+from musify.frontend.launches import KERNEL_WORD, count_kernel_defs, kernel_text, launch_spans
 from musify.passes._base import PassContext
 from musify.passes.hazards.file_facts import directive_at
 from musify.passes.literals import holds, register
@@ -24,12 +24,12 @@ _STRINGIZE = re.compile(r"(?<![\w\"'])#\s*([A-Za-z_]\w*)")
 # launches parsed together: a file's worth at once made tree-sitter hold the whole file's tree
 # (hundreds of MB for a 50 MB file); a few hundred at a time costs no more parses on real code
 BATCH = 256
-register("<<<", "__global__")
+register("<<<", KERNEL_WORD)
 
 
 def run(ctx: PassContext) -> list[Edit]:
     text = ctx.text
-    has_launch, has_kernel = holds(ctx, "<<<"), holds(ctx, "__global__")  # what both searches first ask
+    has_launch, has_kernel = holds(ctx, "<<<"), holds(ctx, KERNEL_WORD)  # what both searches first ask
     if not has_launch and not has_kernel:  # no code map made
         ctx.facts["kernels"] = ctx.facts["launches"] = ctx.facts["launches_parsed"] = 0
         return []
