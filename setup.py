@@ -25,7 +25,8 @@ DATA_SKIP = ("coverage",)  # docs/coverage: generated tables for maintainers, no
 EXT_MODULES = [
     Extension("musify.frontend._cscan", ["musify/frontend/_cscan.c", "musify/frontend/_cscan_ident.c"],
               depends=["musify/frontend/_cscan.h"], optional=True, extra_compile_args=["-O2"]),
-    Extension("musify.frontend._claunch", ["musify/frontend/_claunch.c", "musify/frontend/_claunch_shape.c"],
+    Extension("musify.frontend._claunch", ["musify/frontend/_claunch.c", "musify/frontend/_claunch_shape.c",
+                                                 "musify/frontend/_claunch_literals.c"],
               optional=True, extra_compile_args=["-O2"]),
     Extension("musify.engine._cedits", ["musify/engine/_cedits.c"], optional=True, extra_compile_args=["-O2"]),
     Extension("musify._cport", ["musify/_cport.c"], optional=True, extra_compile_args=["-O2"]),

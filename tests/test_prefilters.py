@@ -6,7 +6,7 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from musify.frontend import launches, syntax
-from musify.passes.hazards import inline_asm, warp_size, warp_tree
+from musify.passes.hazards import inline_asm, warp_precheck, warp_tree
 
 ASM_PIECES = ["asm", "__asm", "__asm__", "_asm", ".asm", "xasm", "asm(", "asm volatile(", "__asm__ __volatile__ (",
               "asm\n(", "asmasm(", "__", "_", " ", "(", "volatile", "(\"mov\");", "\n", "a", "s", "m"]
@@ -54,9 +54,9 @@ def test_identifiers_found_by_name_are_those_a_walk_finds(body: str, wanted: set
 def test_warp_size_triggers_match_the_regexes(text: str, data) -> None:
     end = data.draw(st.integers(0, len(text)))
     start = data.draw(st.integers(0, end))
-    assert warp_size.has_trigger(text, start, end) == bool(warp_size._TRIGGER.search(text, start, end))
-    assert warp_size._standalone(warp_size._SIXTEEN_AHEAD, text, start, end) == \
-        bool(warp_size._SIXTEEN.search(text, start, end))
+    assert warp_precheck.has_trigger(text, start, end) == bool(warp_precheck.TRIGGER.search(text, start, end))
+    assert warp_precheck.standalone(warp_precheck.SIXTEEN_AHEAD, text, start, end) == \
+        bool(warp_precheck.SIXTEEN.search(text, start, end))
 
 
 LABEL_PIECES = ["case", "case ", "xcase", "_case", "écase", "CUDA", "kCUDA", "c10::", "DeviceType", " :: ", ":", "::",

@@ -16,7 +16,7 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from musify.frontend import syntax
-from musify.passes.hazards import warp_size, warp_tree
+from musify.passes.hazards import warp_precheck, warp_size, warp_tree
 from musify.rules import load_ruleset
 
 REPO = Path(__file__).resolve().parents[1]
@@ -90,7 +90,7 @@ def test_collection_and_calls_on_fragments(body: str) -> None:
 @example("WARP_ID")
 @example("my_Lane")
 def test_thread_names_as_substrings(text: str) -> None:
-    assert warp_size._thread_named(text.lower()) == (warp_size._THREAD_NAME.search(text) is not None)
+    assert warp_precheck.thread_named(text.lower()) == (warp_size._THREAD_NAME.search(text) is not None)
 
 
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])

@@ -753,6 +753,8 @@ done:
 
 /* _claunch_shape.c */
 PyObject *musify_claunch_launch_shape(PyObject *self, PyObject *args);
+/* _claunch_literals.c */
+PyObject *musify_claunch_literals_in(PyObject *self, PyObject *args);
 
 static PyMethodDef methods[] = {
     {"structure", claunch_structure, METH_VARARGS,
@@ -769,6 +771,9 @@ static PyMethodDef methods[] = {
      "native 64-bit integers (closer -1: never closed); CodeMap.closing's answers for the whole text"},
     {"launch_shape", musify_claunch_launch_shape, METH_VARARGS,
      "launch_shape(text, start, end, reserved) -> bool: launch_shape.well_formed_python in C"},
+    {"literals_in", musify_claunch_literals_in, METH_VARARGS,
+     "literals_in(text, words) -> int | None: bit i set when words[i] occurs in text (None: text not one byte\n"
+     "a character); literals.holds for every registered word in one pass"},
     {"kernel_start", claunch_kernel_start, METH_VARARGS,
      "kernel_start(text, lt) -> int: launches._kernel_start in C"},
     {NULL, NULL, 0, NULL},

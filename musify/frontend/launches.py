@@ -269,12 +269,13 @@ def kernel_text(text: str, start: int, lt: int) -> str:
 _BLANKS = re.compile(r"\s+")
 
 
-def launch_spans(text: str, codemap: CodeMap) -> Iterator[tuple[int, int, int, int, int]]:
+def launch_spans(text: str, codemap: CodeMap, present: bool = False) -> Iterator[tuple[int, int, int, int, int]]:
     """Where each launch `iter_launches` finds is, without the rest of its `Launch` (the structure
     pass only counts and parses them): (kernel start, '<<<', '>>>', '(', ')') offsets. In C
     where `_claunch` was built (`launches`: the bracket pass and this loop, no dictionaries in
-    between; tests/test_claunch_equivalence.py), else `launch_spans_python`."""
-    if "<<<" not in text:
+    between; tests/test_claunch_equivalence.py), else `launch_spans_python`. `present`: the
+    caller knows the text holds "<<<" (the test is not made again)."""
+    if not present and "<<<" not in text:
         return iter(())
     if _NATIVE is None:
         return launch_spans_python(text, codemap)
@@ -327,11 +328,11 @@ def iter_kernel_defs(text: str, codemap: CodeMap | None = None,
         yield KernelDef(offset, name, lines.line_of(offset))
 
 
-def count_kernel_defs(text: str, codemap: CodeMap) -> int:
+def count_kernel_defs(text: str, codemap: CodeMap, present: bool = False) -> int:
     """How many `iter_kernel_defs` yields, without making them (the structure pass only counts):
     `_claunch.count_kernels` where it was built (tests/test_claunch_equivalence.py), else
-    `count_kernel_defs_python`."""
-    if "__global__" not in text:
+    `count_kernel_defs_python`. `present`: the caller knows the text holds "__global__"."""
+    if not present and "__global__" not in text:
         return 0
     if _NATIVE is None:
         return count_kernel_defs_python(text, codemap)
@@ -346,6 +347,7 @@ def count_kernel_defs_python(text: str, codemap: CodeMap) -> int:
 
 
 _NOT_NAME_LIST = tuple(sorted(_NOT_NAMES))
+KERNEL_WORD = "__global__"  # what `count_kernel_defs` looks for: without it in the text, no kernel
 
 
 _KERNEL_WORD = re.compile(r"__global__")  # a literal: the regex engine's fast search (no look-behind)

@@ -16,8 +16,10 @@ from dataclasses import dataclass, field
 
 from musify.engine.edits import Edit
 from musify.passes._base import PassContext
+from musify.passes.literals import holds, register
 
 MARKER_PREFIX = "MUSIFY_EXCL_"
+register(MARKER_PREFIX)
 _MARKER = re.compile(r"MUSIFY_EXCL_(START|STOP|LINE)")
 
 # event kind -> (diagnostic ID or None); None events are informational (musify-text logs them)
@@ -107,7 +109,7 @@ def _merge(spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
 
 def run(ctx: PassContext) -> list[Edit]:
     """Protect the excluded lines and blocks; report misused markers. Makes no edits itself."""
-    if MARKER_PREFIX not in ctx.text:  # the common case: nothing to find, nothing to make
+    if not holds(ctx, MARKER_PREFIX):  # the common case: nothing to find, nothing to make
         return []
     found = find_exclusions(ctx.text)
     for start, end in found.spans:

@@ -13,9 +13,10 @@ from functools import lru_cache
 from musify.engine.edits import Edit
 from musify.frontend import syntax
 from musify.frontend.launch_shape import well_formed
-from musify.frontend.launches import count_kernel_defs, kernel_text, launch_spans
+from musify.frontend.launches import KERNEL_WORD, count_kernel_defs, kernel_text, launch_spans
 from musify.passes._base import PassContext
 from musify.passes.hazards.file_facts import directive_at
+from musify.passes.literals import holds, register
 
 _PASTE = re.compile(r"\s*##\s*")
 _STRINGIZE = re.compile(r"(?<![\w\"'])#\s*([A-Za-z_]\w*)")
@@ -23,14 +24,20 @@ _STRINGIZE = re.compile(r"(?<![\w\"'])#\s*([A-Za-z_]\w*)")
 # launches parsed together: a file's worth at once made tree-sitter hold the whole file's tree
 # (hundreds of MB for a 50 MB file); a few hundred at a time costs no more parses on real code
 BATCH = 256
+register("<<<", KERNEL_WORD)
 
 
 def run(ctx: PassContext) -> list[Edit]:
+    text = ctx.text
+    has_launch, has_kernel = holds(ctx, "<<<"), holds(ctx, KERNEL_WORD)  # what both searches first ask
+    if not has_launch and not has_kernel:  # no code map made
+        ctx.facts["kernels"] = ctx.facts["launches"] = ctx.facts["launches_parsed"] = 0
+        return []
     codemap = ctx.scan.code_map()
-    kernels = count_kernel_defs(ctx.text, codemap)
+    kernels = count_kernel_defs(text, codemap, present=True) if has_kernel else 0
     launches = parsed = 0
     batch: list[tuple] = []
-    for launch in launch_spans(ctx.text, codemap):  # never all of a huge file's at once
+    for launch in launch_spans(text, codemap, present=True) if has_launch else ():  # never all at once
         batch.append(launch)
         if len(batch) == BATCH:
             parsed += _parse(ctx, batch)
@@ -48,11 +55,11 @@ def run(ctx: PassContext) -> list[Edit]:
 def _parse(ctx: PassContext, launches: list[tuple]) -> int:
     """How many of `launches` (`launch_spans` tuples) tree-sitter reads, warning about each it
     cannot. One parse for the batch; only when that fails is each parsed on its own, to say which
-    one it cannot read. No parse at all when each is a plain launch outside a macro's body, which
-    tree-sitter reads (`launch_shape.well_formed`), so the batch too."""
+    one it cannot read. No parse at all when each is a plain launch, which tree-sitter reads
+    (`launch_shape.well_formed`), so the batch too: in a macro's body as well, since a plain
+    launch holds no '#' and no '\\', so `_parseable` reads it as written there too."""
     text = ctx.text
-    if all(directive_at(ctx, start) is None and well_formed(text, start, close + 1)
-           for start, _, _, _, close in launches):
+    if all(well_formed(text, start, close + 1) for start, _, _, _, close in launches):
         return len(launches)
     snippets = [_parseable(ctx, text[start:close + 1], directive_at(ctx, start) is not None) + ";"
                 for start, _, _, _, close in launches]

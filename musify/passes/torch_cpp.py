@@ -16,6 +16,7 @@ from functools import lru_cache
 
 from musify.engine.edits import Edit
 from musify.passes._base import PassContext
+from musify.passes.literals import holds, register
 from musify.rules.vocab import records, torch_cpp_vocab
 
 LIBRARY = "torch"
@@ -29,6 +30,7 @@ def _patterns() -> dict:
     for r in records(v, "macro_argument"):
         macros.setdefault(r["macro"], {})[(r["index"], r["cuda"])] = r
     labels = records(v, "case_label")
+    register(*members, *macros, "case")  # each search's opening test, answered with the other passes' words
     return {
         "member": re.compile(r"(?:\.|->)\s*(" + "|".join(map(re.escape, members)) + r")\s*\(") if members else None,
         "members": members,
@@ -50,9 +52,9 @@ def _patterns() -> dict:
 def run(ctx: PassContext) -> list[Edit]:
     p = _patterns()
     text = ctx.text
-    members = p["member"] is not None and _mentions(text, p["member_names"])
-    macros = p["macro"] is not None and _mentions(text, p["macro_names"])
-    labels = p["label"] is not None and ctx.scan.may_hold(p["label_words"]) and _mentions(text, p["label_names"])
+    members = p["member"] is not None and _mentions(ctx, p["member_names"])
+    macros = p["macro"] is not None and _mentions(ctx, p["macro_names"])
+    labels = p["label"] is not None and ctx.scan.may_hold(p["label_words"]) and _mentions(ctx, p["label_names"])
     if not (members or macros or labels):
         return []
     code = ctx.scan.code_map()
@@ -101,8 +103,9 @@ class _WordStart:
         return None
 
 
-def _mentions(text: str, names: tuple[str, ...]) -> bool:
-    return any(name in text for name in names)
+def _mentions(ctx: PassContext, names: tuple[str, ...]) -> bool:
+    """One of `names` occurs in the file's text (`literals.holds`: one pass for every pass's words)."""
+    return any(holds(ctx, name) for name in names)
 
 
 def _macro_args(ctx: PassContext, m: re.Match[str], rules: dict) -> list[Edit]:

@@ -18,6 +18,7 @@ from typing import NamedTuple
 from musify.arch import WARP_WIDTH
 from musify.frontend import compiled
 from musify.frontend.scanner import CodeMap
+from musify.passes.literals import register
 from musify.rows import Rows
 
 _INT = re.compile(r"(0[xX][0-9a-fA-F]+|\d+)([uUlL]*)")
@@ -146,9 +147,9 @@ def device_functions(text: str, codemap: CodeMap, kernel_words: frozenset[str],
     rules tag `kernel-qualifier` or `device-qualifier`, in order. The search is `_claunch`'s
     `definitions` where it was built (a fifth of the warp-size pass in Python; the same answers,
     tests/test_claunch_equivalence.py), else `device_functions_python`."""
-    words, qualifier, kernel = _qualifiers(kernel_words, device_words)
-    if not words or not any(w in text for w in words):
+    if not qualifier_word_in(text, kernel_words, device_words):
         return FunctionList(text)
+    _, qualifier, kernel = _qualifiers(kernel_words, device_words)
     if _NATIVE is None:
         return device_functions_python(text, codemap, kernel_words, device_words)
     out = FunctionList(text)
@@ -162,6 +163,16 @@ def device_functions(text: str, codemap: CodeMap, kernel_words: frozenset[str],
         except OverflowError:  # a text over 2 GB: 8-byte rows, as `Rows._push` widens them
             out._a = array("q", rows)
     return out
+
+
+def qualifier_words(kernel_words: frozenset[str], device_words: frozenset[str]) -> tuple[str, ...]:
+    """The qualifier words, one of which `device_functions` needs in the text to find anything."""
+    return _qualifiers(kernel_words, device_words)[0]
+
+
+def qualifier_word_in(text: str, kernel_words: frozenset[str], device_words: frozenset[str]) -> bool:
+    """One of the qualifier words occurs in `text` at all: without one `device_functions` is empty."""
+    return any(w in text for w in qualifier_words(kernel_words, device_words))
 
 
 def has_qualifier(text: str, codemap: CodeMap, kernel_words: frozenset[str], device_words: frozenset[str]) -> bool:
@@ -183,6 +194,7 @@ def _qualifiers(kernel_words: frozenset[str], device_words: frozenset[str]) -> t
     entry = _QUALIFIERS.get((id(kernel_words), id(device_words)))
     if entry is None or entry[0] is not kernel_words or entry[1] is not device_words:
         words = kernel_words | device_words
+        register(*words)  # asked of every file (`file_facts.may_have_device_functions`): in its one pass
         if len(_QUALIFIERS) >= 8:
             _QUALIFIERS.clear()
         entry = _QUALIFIERS[(id(kernel_words), id(device_words))] = (

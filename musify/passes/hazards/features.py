@@ -16,18 +16,41 @@ from musify.engine.edits import Edit
 from musify.frontend.scanner import Ctx
 from musify.passes._base import PassContext
 from musify.passes.hazards.common import enclosing
-from musify.passes.hazards.file_facts import device_functions_of
+from musify.passes.hazards.file_facts import device_functions_found, device_functions_of
+from musify.passes.literals import holds, register
 
 _KERNEL_BEFORE = re.compile(r"([A-Za-z_][\w:]*(?:\s*<[^;{}<>]*>)?)\s*$")
+register("<<<")
 
 
 def run(ctx: PassContext) -> list[Edit]:
+    syncs = ctx.scan.idents.select(ctx.ruleset.tagged("device-sync"), (Ctx.CODE,))
+    if not syncs and not (holds(ctx, "<<<") and (device_functions_found(ctx) or _launch_in_code(ctx))):
+        return []  # nothing to place inside a device function: they are not even looked for
+    return report(ctx, syncs)
+
+
+def _launch_in_code(ctx: PassContext) -> bool:
+    """Some `<<<` starts in code (headers mention them in comments), as `report` looks for them."""
+    text = ctx.text
+    at = text.find("<<<")
+    codemap = ctx.scan.code_map()
+    while at >= 0:
+        if codemap.is_code(at):
+            return True
+        at = text.find("<<<", at + 1)
+    return False
+
+
+def report(ctx: PassContext, syncs: list) -> list[Edit]:
+    """MU2032 at each launch in a device function's body and each of `syncs` (the code uses of
+    names tagged `device-sync`) inside one; `run` without its test for either."""
+    text = ctx.text
     functions = device_functions_of(ctx)
     if not functions:
         return []
-    text = ctx.text
     codemap = ctx.scan.code_map()
-    if "<<<" in text:
+    if holds(ctx, "<<<"):
         for fn in functions:  # only device bodies are searched: linear in their size
             at = text.find("<<<", fn.body_start, fn.end)
             while at >= 0:
@@ -37,8 +60,7 @@ def run(ctx: PassContext) -> list[Edit]:
                     ctx.warn("MU2032", m.start(1) if m else at, kernel, what=f"launch of '{kernel}'",
                              func=fn.name, origin="pass:features")
                 at = text.find("<<<", at + 3, fn.end)
-    syncs = ctx.ruleset.tagged("device-sync")
-    for ident in ctx.scan.idents.select(syncs, (Ctx.CODE,)):
+    for ident in syncs:
         fn = enclosing(functions, ident.start)
         if fn is not None:
             ctx.warn("MU2032", ident.start, ident.name, what=f"{ident.name}()", func=fn.name,

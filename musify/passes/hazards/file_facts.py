@@ -6,7 +6,8 @@ import bisect
 
 from musify.frontend.scanner import Ctx, Directive
 from musify.passes._base import PassContext
-from musify.passes.hazards.common import FunctionList, device_functions
+from musify.passes.hazards.common import FunctionList, device_functions, qualifier_words
+from musify.passes.literals import holds
 
 _FUNCTIONS = "hazards.device_functions"
 _DIRECTIVE_STARTS = "hazards.directive_starts"
@@ -21,6 +22,24 @@ def device_functions_of(ctx: PassContext) -> FunctionList:
                                  tagged("device-qualifier"))
         ctx.scratch[_FUNCTIONS] = found
     return found
+
+
+def device_functions_found(ctx: PassContext) -> bool:
+    """`device_functions_of` was asked of this file already (asking again costs nothing)."""
+    return _FUNCTIONS in ctx.scratch
+
+
+def may_have_device_functions(ctx: PassContext) -> bool:
+    """False only where `device_functions_of` is empty, answered without looking for them when
+    they were not looked for yet: no qualifier word in the text at all."""
+    found = ctx.scratch.get(_FUNCTIONS)
+    if found is not None:
+        return bool(found)
+    tagged = ctx.ruleset.tagged
+    for word in qualifier_words(tagged("kernel-qualifier"), tagged("device-qualifier")):
+        if holds(ctx, word):
+            return True
+    return False
 
 
 def directive_at(ctx: PassContext, offset: int) -> Directive | None:

@@ -27,8 +27,10 @@ from musify.engine.edits import Edit
 from musify.passes._base import PassContext
 from musify.passes.hazards.common import enclosing, has_qualifier, match_bracket
 from musify.passes.hazards.file_facts import device_functions_of, directive_at
+from musify.passes.literals import holds, register
 
 _ASM = re.compile(r"(?<![\w.])(asm|__asm__|__asm)(\s+(?:volatile|__volatile__)|\s*(?:volatile|__volatile__)(?=\s*\())?\s*\(")
+register("asm")
 # each with the literals one of which every match contains: the search (which opens with `\b`,
 # so the regex engine tries every offset) runs only on bodies holding one
 _HOPPER = ((re.compile(r"\bwgmma\."), "warpgroup MMA (wgmma)", ("wgmma.",)),
@@ -55,7 +57,7 @@ _PTX = re.compile(
 
 def run(ctx: PassContext) -> list[Edit]:
     text = ctx.text
-    if "asm" not in text:
+    if not holds(ctx, "asm"):  # every match holds it
         return []
     codemap = ctx.scan.code_map()
     for m in asm_matches(text):

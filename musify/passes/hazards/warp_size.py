@@ -32,19 +32,16 @@ from musify.frontend import syntax
 from musify.passes._base import PassContext
 from musify.passes.hazards import warp_tree
 from musify.passes.hazards.common import DeviceFunction, int_value, warp_severity
-from musify.passes.hazards.file_facts import device_functions_of
+from musify.passes.hazards.file_facts import device_functions_of, may_have_device_functions
+from musify.passes.hazards.warp_precheck import (
+    SIXTEEN_AHEAD,
+    file_may_report,
+    has_trigger,
+    may_report,
+    standalone,
+)
+from musify.passes.literals import holds
 
-# Only text that some check below can report: full masks, 31/32, `>> 5`; 16 (an offset loop or a
-# shuffle offset) only where the body shuffles; a lane-mask result anywhere. A body that merely
-# uses warpSize or shuffles with computed offsets is warp-size agnostic and is not parsed at all.
-_TRIGGER = re.compile(r"0[xX][fF]{8}|~\s*0|(?<![\w.])3[12](?![\w.])|>>\s*5(?!\w)")
-_SIXTEEN = re.compile(r"(?<![\w.])16(?![\w.])")
-# the same searches as the engine runs them fast: each alternative on its own, a literal first
-# (the alternation above, opening with a look-behind, tried all four at every offset: 300 us on a
-# 3 KB body), and the look-behind checked at each candidate (`_standalone`)
-_TRIGGER_LITERAL = (re.compile(r"0[xX][fF]{8}"), re.compile(r"~\s*0"), re.compile(r">>\s*5(?!\w)"))
-_THIRTY_ONE_OR_TWO = re.compile(r"3[12](?![\w.])")
-_SIXTEEN_AHEAD = re.compile(r"16(?![\w.])")
 _THREAD_NAME = re.compile(r"(?i)(tid|tx|ltid|lane\w*|\w*_lane|thread_?id\w*|thread_?idx|local_?id|warp_?id\w*)")
 _INTEGRAL = re.compile(r"\b(int|unsigned|long|short|size_t|uint32_t|int32_t|uint64_t|int64_t|auto|char)\b")
 # integer types exactly 32 bits wide on every MUSA and CUDA target
@@ -87,86 +84,24 @@ def _names_of(ruleset) -> _Names:
 
 
 def run(ctx: PassContext) -> list[Edit]:
-    functions = device_functions_of(ctx)
-    if not functions:
+    if not may_have_device_functions(ctx):
         return []
     names = _names(ctx)
     text = ctx.text
     idents = ctx.scan.idents
     shuffles = [i.start for i in idents.select(names.shuffle)]
     results = [i.start for i in idents.select(names.mask_result)]
+    if not holds(ctx, "<<<") and not file_may_report(text, shuffles, results):
+        # no function could pass the tests below: its device functions are not even found (with a
+        # launch the features pass finds them anyway, and the tests per body cost less than the file's)
+        return []
+    functions = device_functions_of(ctx)
     for fn in functions:
         if (has_trigger(text, fn.body_start, fn.end) or (results and _any_in(results, fn)) or (
-                shuffles and _any_in(shuffles, fn) and _standalone(_SIXTEEN_AHEAD, text, fn.body_start, fn.end))) \
+                shuffles and _any_in(shuffles, fn) and standalone(SIXTEEN_AHEAD, text, fn.body_start, fn.end))) \
                 and may_report(snippet := text[fn.start:fn.end], names):
             _check_function(ctx, fn, names, snippet)
     return []
-
-
-_FFFFFFFF = re.compile(r"[fF]{8}")
-_HEX_1F = re.compile(r"1[fF]")
-
-
-def may_report(snippet: str, names: _Names) -> bool:
-    """False only where `_check_function` on `snippet` (a function, qualifiers to '}') could
-    report nothing, so its parse is skipped: every diagnostic below needs certain names and
-    numbers in the function's text, and this asks whether they are there at all. A number's
-    value is read from its spelling (decimal or hex, leading zeros, suffixes: 32 is spelled with
-    "32" or "20", 31 with "31" or "1f"), so a snippet that is not all ASCII (other digits that
-    `int_value` reads) is always parsed. On a corpus of small files a quarter of the functions
-    with a trigger (a `32` that is a tile size, say) were parsed for nothing.
-    tests/test_warp_size_precheck.py checks the claim against `_check_function`."""
-    if not snippet.isascii():
-        return True
-
-    def named(wanted: frozenset[str]) -> bool:
-        return any(name in snippet for name in wanted)
-
-    if named(names.mask_result):  # MU2041: a lane mask kept, counted or compared needs its source
-        return True
-    n32 = "32" in snippet or "20" in snippet
-    if named(names.shuffle) and (n32 or "16" in snippet or "10" in snippet):
-        return True  # MU2022 (a width of 32), MU2023 (an offset of 16, an offset loop from 16 or to 32)
-    if n32 and named(names.warp_size):
-        return True  # MU2025
-    full = "~" in snippet or "4294967295" in snippet or _FFFFFFFF.search(snippet) is not None
-    if full and (named(names.mask_arg) or "mask" in snippet.lower()):
-        return True  # MU2020: a full mask passed to a mask argument or kept in a mask variable
-    lane_numbers = n32 or "31" in snippet or _HEX_1F.search(snippet) is not None or (
-        ">>" in snippet and "5" in snippet)
-    # MU2021, MU2024: arithmetic or a comparison on a thread expression, which needs a thread
-    # index or a tid-like name (every variable derived from one starts from one of them)
-    return lane_numbers and (named(names.thread_index) or _thread_named(snippet.lower()))
-
-
-# `_THREAD_NAME.search` on ASCII text, as plain substring tests of its lower-cased form: each
-# alternative with a `\w*` on one side matches exactly where its fixed part occurs ("ltid" and
-# "_lane" hold "tid" and "lane"); the case-blind regex took 200 us on a 1.4 KB function
-_THREAD_NAME_PARTS = ("tid", "tx", "lane", "threadid", "thread_id", "localid", "local_id", "warpid", "warp_id")
-
-
-def _thread_named(lowered: str) -> bool:
-    """`_THREAD_NAME.search` finds a name in the ASCII text that `lowered` lower-cases."""
-    return any(part in lowered for part in _THREAD_NAME_PARTS)
-
-
-def has_trigger(text: str, start: int, end: int) -> bool:
-    """`_TRIGGER.search(text, start, end)` finds something."""
-    full, tilde, shift = _TRIGGER_LITERAL
-    return full.search(text, start, end) is not None or tilde.search(text, start, end) is not None or \
-        shift.search(text, start, end) is not None or _standalone(_THIRTY_ONE_OR_TWO, text, start, end)
-
-
-def _standalone(pattern: re.Pattern[str], text: str, start: int, end: int) -> bool:
-    r"""`pattern` matches in text[start:end] where no word character or '.' comes just before (the
-    look-behind `(?<![\w.])`, which may look before `start`, as the regex's does)."""
-    m = pattern.search(text, start, end)
-    while m is not None:
-        at = m.start()
-        if at == 0 or not (text[at - 1].isalnum() or text[at - 1] in "_."):
-            return True
-        m = pattern.search(text, at + 1, end)
-    return False
 
 
 def _any_in(offsets: list[int], fn: DeviceFunction) -> bool:

@@ -1,0 +1,111 @@
+"""What text the warp-size pass can report on, asked before any parse or function search.
+
+The pass (`warp_size`) parses a device function only when its body holds a trigger and its text
+passes `may_report`; both are plain searches for certain numbers and names. The trigger search
+finds in a file whatever it finds in one of its functions, so `file_may_report` asks it once of
+the whole file first: a file where it finds nothing cannot report, and its device functions are
+never even looked for (on a corpus of small CUDA files two files in three with device functions
+have no trigger at all). tests/test_warp_size_precheck.py and tests/test_idle_prefilters.py
+check both against the pass run without them.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Protocol
+
+# Only text that some check can report: full masks, 31/32, `>> 5`; 16 (an offset loop or a
+# shuffle offset) only where the body shuffles; a lane-mask result anywhere. A body that merely
+# uses warpSize or shuffles with computed offsets is warp-size agnostic and is not parsed at all.
+TRIGGER = re.compile(r"0[xX][fF]{8}|~\s*0|(?<![\w.])3[12](?![\w.])|>>\s*5(?!\w)")
+SIXTEEN = re.compile(r"(?<![\w.])16(?![\w.])")
+# the same searches as the engine runs them fast: each alternative on its own, a literal first
+# (the alternation above, opening with a look-behind, tried all four at every offset: 300 us on a
+# 3 KB body), and the look-behind checked at each candidate (`standalone`)
+_TRIGGER_LITERAL = (re.compile(r"0[xX][fF]{8}"), re.compile(r"~\s*0"), re.compile(r">>\s*5(?!\w)"))
+_THIRTY_ONE_OR_TWO = re.compile(r"3[12](?![\w.])")
+SIXTEEN_AHEAD = re.compile(r"16(?![\w.])")
+
+
+class Names(Protocol):
+    """The tagged names `may_report` asks about (`warp_size._Names`)."""
+
+    mask_arg: frozenset[str]
+    mask_result: frozenset[str]
+    shuffle: frozenset[str]
+    warp_size: frozenset[str]
+    thread_index: frozenset[str]
+
+
+def file_may_report(text: str, shuffles: list[int], results: list[int]) -> bool:
+    """False only where no device function of `text` could be checked by the pass: every one it
+    checks has a trigger in its body (`has_trigger`, a use of a lane-mask result, or a use of a
+    shuffle and a standalone 16), asked here of the whole file instead. A body ends with its '}',
+    which no trigger match reaches, so a match in a body is the same match in the file (the
+    look-arounds see the same characters). `shuffles` and `results` are the file's uses of the
+    names tagged `shuffle` and `lane-mask-result`. (`may_report` is not asked of the whole file:
+    on the files a trigger lets through it cost more than it saved.)"""
+    end = len(text)
+    return bool(results) or has_trigger(text, 0, end) or (bool(shuffles) and standalone(SIXTEEN_AHEAD, text, 0, end))
+
+
+def may_report(snippet: str, names: Names) -> bool:
+    """False only where `_check_function` on `snippet` (a function, qualifiers to '}') could
+    report nothing, so its parse is skipped: every diagnostic needs certain names and numbers in
+    the function's text, and this asks whether they are there at all. A number's value is read
+    from its spelling (decimal or hex, leading zeros, suffixes: 32 is spelled with "32" or "20",
+    31 with "31" or "1f"), so a snippet that is not all ASCII (other digits that `int_value`
+    reads) is always parsed. On a corpus of small files a quarter of the functions with a
+    trigger (a `32` that is a tile size, say) were parsed for nothing.
+    tests/test_warp_size_precheck.py checks the claim against `_check_function`."""
+    if not snippet.isascii():
+        return True
+
+    def named(wanted: frozenset[str]) -> bool:
+        return any(name in snippet for name in wanted)
+
+    if named(names.mask_result):  # MU2041: a lane mask kept, counted or compared needs its source
+        return True
+    n32 = "32" in snippet or "20" in snippet
+    if named(names.shuffle) and (n32 or "16" in snippet or "10" in snippet):
+        return True  # MU2022 (a width of 32), MU2023 (an offset of 16, an offset loop from 16 or to 32)
+    if n32 and named(names.warp_size):
+        return True  # MU2025
+    lowered = snippet.lower()  # ASCII: only A-Z change, so "ffffffff" in it is `[fF]{8}` in the snippet
+    full = "~" in snippet or "4294967295" in snippet or "ffffffff" in lowered
+    if full and ("mask" in lowered or named(names.mask_arg)):
+        return True  # MU2020: a full mask passed to a mask argument or kept in a mask variable
+    lane_numbers = n32 or "31" in snippet or "1f" in lowered or (">>" in snippet and "5" in snippet)
+    # MU2021, MU2024: arithmetic or a comparison on a thread expression, which needs a thread
+    # index or a tid-like name (every variable derived from one starts from one of them)
+    return lane_numbers and (named(names.thread_index) or thread_named(lowered))
+
+
+# `warp_size._THREAD_NAME.search` on ASCII text, as plain substring tests of its lower-cased form:
+# each alternative with a `\w*` on one side matches exactly where its fixed part occurs ("ltid"
+# and "_lane" hold "tid" and "lane"); the case-blind regex took 200 us on a 1.4 KB function
+_THREAD_NAME_PARTS = ("tid", "tx", "lane", "threadid", "thread_id", "localid", "local_id", "warpid", "warp_id")
+
+
+def thread_named(lowered: str) -> bool:
+    """`warp_size._THREAD_NAME.search` finds a name in the ASCII text that `lowered` lower-cases."""
+    return any(part in lowered for part in _THREAD_NAME_PARTS)
+
+
+def has_trigger(text: str, start: int, end: int) -> bool:
+    """`TRIGGER.search(text, start, end)` finds something."""
+    full, tilde, shift = _TRIGGER_LITERAL
+    return full.search(text, start, end) is not None or tilde.search(text, start, end) is not None or \
+        shift.search(text, start, end) is not None or standalone(_THIRTY_ONE_OR_TWO, text, start, end)
+
+
+def standalone(pattern: re.Pattern[str], text: str, start: int, end: int) -> bool:
+    r"""`pattern` matches in text[start:end] where no word character or '.' comes just before (the
+    look-behind `(?<![\w.])`, which may look before `start`, as the regex's does)."""
+    m = pattern.search(text, start, end)
+    while m is not None:
+        at = m.start()
+        if at == 0 or not (text[at - 1].isalnum() or text[at - 1] in "_."):
+            return True
+        m = pattern.search(text, at + 1, end)
+    return False

@@ -1,0 +1,50 @@
+"""Which of the passes' literal words a file's text holds, found in one pass over it.
+
+Most passes open with "does the text hold this at all?" (`<<<`, `asm`, `__global__`, the
+exclusion marker, a PyTorch method name, the digits of a warp-size trigger): on a file where the
+answer is no, that test is all the pass costs, and each such `in` reads the whole text (about a
+nanosecond a character: eight of them were more than all the rest those passes did on a corpus
+of small files). The words are registered once (`register`, at import or when a pass first
+derives them from the rules); the first question about a file answers every registered word in
+one compiled pass (`_claunch.literals_in`), kept in the file's scratch facts. A word not
+registered, a text not stored one byte a character, or no compiled module: the plain `in` test,
+which is the reference (tests/test_literals.py checks the compiled answers against it).
+"""
+
+from __future__ import annotations
+
+from musify.frontend import compiled
+from musify.passes._base import PassContext
+
+_NATIVE = compiled.load("_claunch")
+_MAX = 64  # the compiled pass answers at most 64 words (one bit each)
+_KEY = "literals.found"
+_words: list[str] = []
+_index: dict[str, int] = {}
+_asked: tuple[str, ...] = ()  # the registered words as the compiled pass is handed them
+
+
+def register(*words: str) -> None:
+    """Words `holds` will be asked about: answered together, one pass per file."""
+    global _asked
+    added = False
+    for word in words:
+        if word not in _index and len(_words) < _MAX:
+            _index[word] = len(_words)
+            _words.append(word)
+            added = True
+    if added:
+        _asked = tuple(_words)
+
+
+def holds(ctx: PassContext, word: str) -> bool:
+    """`word in ctx.text`, for a registered word from the file's one pass over its text."""
+    bit = _index.get(word)
+    if bit is not None:
+        made = ctx.found.scratch.get(_KEY)
+        if made is None or bit >= made[0]:  # not asked of this file yet, or registered since
+            found = _NATIVE.literals_in(ctx.text, _asked) if _NATIVE is not None else None
+            made = ctx.found.scratch[_KEY] = (len(_asked), found)
+        if made[1] is not None:  # None: no compiled module, or a text of wider characters
+            return made[1] >> bit & 1 == 1
+    return word in ctx.text
