@@ -42,6 +42,32 @@ def test_frozen_leaves_old_objects_out_and_gives_them_back():
     assert ref() is None  # given back: collected once out
 
 
+def test_frozen_makes_young_collections_only_and_restores_the_thresholds():
+    before = gc.get_threshold()
+    counts = {0: 0, 1: 0, 2: 0}
+
+    def count(phase, info):
+        if phase == "start":
+            counts[info["generation"]] += 1
+
+    gc.callbacks.append(count)
+    try:
+        with collector.frozen():
+            assert gc.get_threshold()[0] == before[0]
+            kept = [[_Node()] for _ in range(200_000)]  # survivors: each walked by one young collection only
+            young = _Node()
+            young_ref = weakref.ref(young)
+            del young
+            for _ in range(2_000):
+                [_Node()]  # allocations enough for many young collections
+        assert young_ref() is None
+        assert counts[0] > 10 and counts[1] == counts[2] == 0
+    finally:
+        gc.callbacks.remove(count)
+    del kept
+    assert gc.get_threshold() == before
+
+
 def test_paused_restores_the_collector_state():
     assert gc.isenabled()
     with collector.paused():
