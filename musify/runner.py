@@ -400,18 +400,20 @@ def _converted_names(ruleset: RuleSet) -> Callable[[str], bool]:
     (names a user table added and the reverse direction's records are all renames); answered
     once per rule name for the run's RuleSet, not once per file."""
     if _CONVERTED[0] is not ruleset:
-        _CONVERTED[:] = [ruleset, {}]
-    known: dict[str, bool] = _CONVERTED[1]
-    from musify.passes.identifiers import plainly_renamed  # (loaded: a file with edits was migrated)
+        _CONVERTED[:] = [ruleset, _converted_of(ruleset)]  # made once: 10,750 new field tuples on the headers
+    return _CONVERTED[1]
 
-    plain = plainly_renamed(ruleset)
+
+def _converted_of(ruleset: RuleSet) -> Callable[[str], bool]:
+    known: dict[str, bool] = {}
+    from musify.passes.identifiers import plainly_renamed  # (loaded: a file with edits was migrated)
 
     def converted(rule_name: str) -> bool:
         answer = known.get(rule_name)
         if answer is None:
             # a plain rename is renamed or shimmed: converted without making its Rule (10,600
-            # Rules on the CUDA toolkit's headers)
-            if rule_name in plain:
+            # Rules on the CUDA toolkit's headers); the table as filled until now
+            if rule_name in plainly_renamed(ruleset):
                 answer = known[rule_name] = True
             else:
                 rule = ruleset.lookup(rule_name)
@@ -421,6 +423,6 @@ def _converted_names(ruleset: RuleSet) -> Callable[[str], bool]:
     return converted
 
 
-_CONVERTED: list = [None, {}]  # the RuleSet the answers are for, rule name -> converted
+_CONVERTED: list = [None, None]  # the RuleSet the answers are for, and its `converted` (which remembers them)
 # `_figures` in C (_crecord.c), or None: the Python above is the reference
 _NATIVE = compiled.load("_crecord", "musify")
