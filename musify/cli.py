@@ -135,11 +135,13 @@ def _spool_dir(*written: str | None) -> str | None:
     return None
 
 
-def _write_json(record, path: str | None) -> None:
+def _write_json(record, path: str | None, report=None) -> None:
+    """The record file at `path` (none without a path); its totals from `report` where given."""
     if path:
         from musify.writers import atomic_write
 
-        atomic_write(path, record.iter_json())  # streamed: a big run's record is never one string
+        # streamed: a big run's record is never one string
+        atomic_write(path, record.iter_json(totals=report.totals if report is not None else None))
 
 
 @main.command("migrate", context_settings=_CONTEXT)
@@ -239,22 +241,24 @@ def _finish(record, json_path: str | None, quiet: bool, report_path: str | None 
     import io
 
     from musify.console import print_diagnostics, print_summary
+    from musify.report.summary import Report
 
+    summary = Report(record)  # the run's totals summed once, for the record, the memo and the summary
     with collector.paused():  # the lines and the record's pieces: many objects, no garbage cycle
         buffer = io.StringIO()
         print_diagnostics(record, buffer)
         console += buffer.getvalue()
         sys.stderr.write(console)
-        _write_json(record, json_path)
+        _write_json(record, json_path, summary)
     if memo is not None:
-        memo.store(record, console)
+        memo.store(record, console, summary)
     from musify import report
 
     for fmt, path in (("html", report_path), ("sarif", sarif_path)):
         if path:
             report.write(record, fmt, path)
     if not quiet:
-        print_summary(record)
+        print_summary(record, report=summary)
     if record.analysis:
         from musify.report.analysis import format_analysis
 

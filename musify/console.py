@@ -25,8 +25,9 @@ def print_diagnostics(record: RunRecord, stream=None, min_severity: str = "note"
             write("\n".join(lines))
 
 
-def print_summary(record: RunRecord, stream=None) -> None:
-    report = Report(record)
+def print_summary(record: RunRecord, stream=None, report: Report | None = None) -> None:
+    """The run's summary; `report`: its `Report` where the caller made one (totals summed once)."""
+    report = report if report is not None else Report(record)
     print_totals(record.command, report.totals, report.problems(), record.seconds, stream)
 
 

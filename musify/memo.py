@@ -131,8 +131,9 @@ class Memo:
                          time.perf_counter() - self.t0)
         return value.exit_code
 
-    def store(self, record, console: str) -> None:
-        """Keep this run (after the normal path wrote its record file); never raises."""
+    def store(self, record, console: str, report=None) -> None:
+        """Keep this run (after the normal path wrote its record file); never raises. `report`:
+        the run's `Report` where the caller made one (its totals are then not summed again)."""
         if any(f.status == "failed" for f in record.files):
             return
         try:
@@ -142,7 +143,7 @@ class Memo:
             return
         from musify.report.summary import Report
 
-        report = Report(record)
+        report = report if report is not None else Report(record)
         value = _Value(self.key, record.exit_code, console, Summary(record.command, report.totals, report.problems()),
                        _manifest(self.request, record), None)
         tmp = self.slot.with_name(f".{self.slot.name}.{os.getpid()}.tmp")

@@ -175,7 +175,7 @@ class RunRecord:
                 f["seconds"] = 0.0
         return d
 
-    def _head(self, deterministic: bool) -> dict:
+    def _head(self, deterministic: bool, totals: dict | None = None) -> dict:
         d = {
             "schema": self.schema,
             "tool_version": self.tool_version,
@@ -189,7 +189,7 @@ class RunRecord:
             "exit_code": self.exit_code,
             "fail_on": self.fail_on,
             "fail_on_change": self.fail_on_change,
-            "totals": self.totals,
+            "totals": self.totals if totals is None else totals,
             "verify": self.verify,
             "analysis": self.analysis,
         }
@@ -202,9 +202,10 @@ class RunRecord:
         (the C encoder, fast on runs of many thousands of files)."""
         return "".join(self.iter_json(deterministic))
 
-    def iter_json(self, deterministic: bool = False) -> Iterator[str]:
-        """`dumps` in pieces, so a big run's record is written without ever being one string."""
-        head = json.dumps(self._head(deterministic), indent=2)
+    def iter_json(self, deterministic: bool = False, totals: dict | None = None) -> Iterator[str]:
+        """`dumps` in pieces, so a big run's record is written without ever being one string.
+        `totals`: this record's totals when the caller already has them (`Report.totals`)."""
+        head = json.dumps(self._head(deterministic, totals), indent=2)
         yield head[:-2] + ',\n  "files": [\n'
         parts: list[str] = []  # entries gathered into pieces of about PIECE characters
         size = 0

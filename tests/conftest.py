@@ -30,8 +30,9 @@ def _every_record_validates():
             validate_record(doc)
         return doc
 
-    def checked_pieces(self, deterministic: bool = False):
-        pieces = list(plain_pieces(self, deterministic))
+    def checked_pieces(self, deterministic: bool = False, totals: dict | None = None):
+        assert totals is None or totals == self.totals  # totals handed in are this record's
+        pieces = list(plain_pieces(self, deterministic, totals))
         validate_record(json.loads("".join(pieces)))
         yield from pieces
 

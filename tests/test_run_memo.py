@@ -177,7 +177,7 @@ def test_a_record_shape_the_memo_does_not_know_is_not_memoised(tree: Path, engin
     file keeps `started` and `seconds`, it keeps nothing rather than replay a stale value."""
     from musify import cli
 
-    monkeypatch.setattr(cli, "_write_json", lambda record, path: Path(path).write_text(
+    monkeypatch.setattr(cli, "_write_json", lambda record, path, *_: Path(path).write_text(
         json.dumps(record.to_json(), separators=(",", ":"))))
     _migrate("-q")
     _migrate("-q")
