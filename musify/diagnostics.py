@@ -10,7 +10,11 @@ MU3xxx precise (libclang) mode, MU4xxx musify-text compatibility, MU5xxx verify 
 
 from __future__ import annotations
 
+import sys
 from dataclasses import dataclass, field, replace
+from string import Formatter
+
+from musify.frontend import compiled
 
 SEVERITIES = ("note", "warning", "error")
 SEVERITY_RANK = {s: i for i, s in enumerate(SEVERITIES)}
@@ -287,6 +291,35 @@ def register(*specs: DiagSpec) -> None:
         if spec.severity not in SEVERITIES:
             raise ValueError(f"diagnostic {spec.id}: bad severity {spec.severity}")
         CATALOGUE[spec.id] = spec
+        pieces = _pieces(spec.template)
+        if pieces is not None:
+            _FAST[spec.id] = (spec, spec.severity, pieces)
+
+
+def _pieces(template: str) -> tuple[str, ...] | None:
+    """`template` as (literal, argument name, literal, ..., literal), the text `format_map` writes
+    between and around each argument's `format(value, "")`; None when it holds anything else (a
+    conversion, a format spec, an index or attribute, a positional field): such a template is
+    formatted by the reference only."""
+    pieces: list[str] = []
+    literal = ""
+    try:
+        parsed = list(Formatter().parse(template))
+    except ValueError:
+        return None
+    for text, field_name, spec, conversion in parsed:
+        literal += text  # `parse` splits a literal at each "{{" or "}}"
+        if field_name is None:
+            continue
+        if spec or conversion or not field_name.isidentifier():
+            return None
+        pieces += (literal, sys.intern(field_name))  # interned: the compiled lookups compare identities first
+        literal = ""
+    pieces.append(literal)
+    return tuple(pieces)
+
+
+_FAST: dict[str, tuple] = {}  # ID -> (spec, severity, `_pieces` of its template): the compiled path's
 
 
 register(*_SPECS)
@@ -300,10 +333,11 @@ def make(diag_id: str, path: str, line: int, column: int, name: str = "",
     return make_from(diag_id, path, line, column, name, severity, end, origin, sites, args)
 
 
-def make_from(diag_id: str, path: str, line: int, column: int, name: str, severity: str | None,
-              end: tuple[int, int] | None, origin: str, sites: tuple, args: dict) -> Diagnostic:
+def _make_from_python(diag_id: str, path: str, line: int, column: int, name: str, severity: str | None,
+                      end: tuple[int, int] | None, origin: str, sites: tuple, args: dict) -> Diagnostic:
     """`make` with the template arguments as a dict the diagnostic may keep (the caller's own:
-    `PassContext.warn` hands over its keyword arguments rather than unpacking them again)."""
+    `PassContext.warn` hands over its keyword arguments rather than unpacking them again).
+    The reference for the compiled `make_from` (musify/_cdiag.c), which answers the same."""
     spec = CATALOGUE[diag_id]
     fields = _Args(args)  # (`args` never holds `name`: it is a parameter of every caller)
     fields["name"] = name
@@ -336,10 +370,19 @@ class _Args(dict):
     can meet a use site that lacks one of its fields: say "use" rather than crash on the file."""
 
     def __missing__(self, key: str) -> str:
-        return {"what": "use of", "note": "", "func": "a device function"}.get(key, "?")
+        return _MISSING.get(key, "?")
+
+
+_MISSING = {"what": "use of", "note": "", "func": "a device function"}  # what a missing argument reads
 
 
 def at_least(severity: str, threshold: str) -> bool:
     return SEVERITY_RANK[severity] >= SEVERITY_RANK[threshold]
 
 from musify import diagnostics_pytorch  # noqa: F401 -- registers MU6000-MU6199
+
+_NATIVE = compiled.load("_cdiag", "musify")
+make_from = _make_from_python  # a diagnostic made from the catalogue: the compiled one where built
+if _NATIVE is not None:
+    _NATIVE.setup(Diagnostic, _FIELDS, _FAST, _MISSING, _make_from_python, CATALOGUE)
+    make_from = _NATIVE.make_from

@@ -1,0 +1,110 @@
+"""The compiled `make_from` (`_cdiag`) makes exactly the diagnostic the Python reference makes.
+
+Every diagnostic a pass raises is made by `diagnostics.make_from`, in C where it is built. On
+every catalogued ID, with generated arguments (strings of every kind, numbers, booleans, None,
+objects the record keeps as their `str`, str subclasses, arguments the template lacks and ones
+it does not read), severities, spans and sites of every shape the callers pass, both must give
+equal objects of the same class, field by field (the `args` dict kept or copied alike), or raise
+the same error.
+"""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from musify import diagnostics
+from musify.diagnostics import CATALOGUE, Diagnostic, DiagSpec, _make_from_python, _pieces
+
+NATIVE = diagnostics._NATIVE
+needs_cdiag = pytest.mark.skipif(NATIVE is None, reason="the compiled diagnostic module is not built")
+SETTINGS = settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+
+class Shown:
+    """An argument the record keeps as its `str` (a path, a number type of a library)."""
+
+    def __str__(self) -> str:
+        return "shown"
+
+    def __format__(self, spec: str) -> str:
+        return "formatted"
+
+
+class Text(str):
+    """A str subclass: kept as it is, but not taken for a plain str by the compiled path."""
+
+
+TEXT = st.text(st.characters(codec="utf-8", exclude_categories=("Cs",)) | st.sampled_from("{}'\"\\\n\x00é𝄞"),
+               max_size=12)
+VALUES = st.one_of(TEXT, st.integers(), st.floats(allow_nan=False), st.booleans(), st.none(),
+                   st.builds(Shown), TEXT.map(Text))
+NAMES = st.sampled_from(["name", "expr", "library", "note", "musa", "what", "func", "width", "arch", "call",
+                         "cause", "target", "count", "extra"])
+
+
+@st.composite
+def calls(draw) -> tuple:
+    """The arguments of one `make_from` call, as the passes and runners make them."""
+    diag_id = draw(st.sampled_from(sorted(CATALOGUE)) | st.just("MU9999"))
+    args = draw(st.dictionaries(NAMES.filter(lambda k: k != "name"), VALUES, max_size=5))
+    end = draw(st.none() | st.tuples(st.integers(1, 9), st.integers(1, 99)) | st.just(())
+               | st.lists(st.integers(1, 9), min_size=2, max_size=2) | st.just((1, 2, 3)))
+    sites = draw(st.just(()) | st.lists(st.tuples(st.integers(1, 9), st.integers(1, 9)), max_size=3).map(tuple)
+                 | st.lists(st.tuples(st.integers(1, 9), st.integers(1, 9)), max_size=2))
+    severity = draw(st.sampled_from([None, "", "note", "warning", "error"]))
+    return (diag_id, draw(TEXT), draw(st.integers(1, 10**6)), draw(st.integers(1, 500)), draw(TEXT), severity,
+            end, draw(st.sampled_from(["", "pass:identifiers", "rule:x"])), sites, args)
+
+
+def _made(fn, call: tuple):
+    """(class, fields, whether `args` is the caller's dict) or the error's class and text."""
+    args = dict(call[9])
+    try:
+        d = fn(*call[:9], args)
+    except Exception as exc:  # noqa: BLE001 -- compared, not handled
+        return type(exc), str(exc)
+    return type(d), d.__getstate__(), d.args is args
+
+
+@needs_cdiag
+@SETTINGS
+@given(calls())
+def test_compiled_make_from_is_the_reference(call):
+    assert _made(NATIVE.make_from, call) == _made(_make_from_python, call)
+
+
+@needs_cdiag
+def test_the_module_uses_the_compiled_one():
+    assert diagnostics.make_from is NATIVE.make_from
+    d = diagnostics.make("MU1002", "a.cu", 3, 4, "cudaFoo", library="cuFFT")
+    assert type(d) is Diagnostic and d == _make_from_python("MU1002", "a.cu", 3, 4, "cudaFoo", None, None, "", (),
+                                                             {"library": "cuFFT"})
+    assert d.message == "'cudaFoo' (cuFFT) has no MUSA counterpart; left unchanged"  # `note` missing: ""
+
+
+@needs_cdiag
+def test_templates_the_fast_path_cannot_split_go_to_the_reference(monkeypatch):
+    spec = DiagSpec("MU9990", "note", "none", "t", "{name!r} at {where:>4} {{literal}} {what}")
+    assert _pieces(spec.template) is None
+    monkeypatch.setitem(CATALOGUE, "MU9990", spec)
+    call = ("MU9990", "p", 1, 2, "n", None, None, "", (), {"where": "x"})
+    assert _made(NATIVE.make_from, call) == _made(_make_from_python, call)
+    assert NATIVE.make_from(*call).message == "'n' at    x {literal} use of"
+
+
+@needs_cdiag
+def test_a_spec_replaced_in_the_catalogue_is_read_afresh(monkeypatch):
+    old = CATALOGUE["MU1004"]
+    monkeypatch.setitem(CATALOGUE, "MU1004", DiagSpec(old.id, "error", old.effort, old.title, "now {name}"))
+    d = NATIVE.make_from("MU1004", "p", 1, 1, "cuX", None, None, "", (), {"musa": "muX"})
+    assert (d.message, d.severity) == ("now cuX", "error")
+
+
+@pytest.mark.parametrize("template", ["", "plain", "{a}", "{a}{b}", "x{a}y{b}z", "{{x}} {a} }}", "{a}{a}"])
+def test_pieces_alternate_literals_and_names(template):
+    pieces = _pieces(template)
+    assert len(pieces) % 2 == 1
+    values = {name: f"<{name}>" for name in pieces[1::2]}
+    assert "".join(p if i % 2 == 0 else values[p] for i, p in enumerate(pieces)) == template.format_map(values)
