@@ -21,7 +21,11 @@
  *   catalogue: ID -> spec, the catalogue itself (a fast entry is used only while its spec is
  *   still the catalogue's, so a spec replaced without a new fast entry goes to the reference).
  * make_from(diag_id, path, line, column, name, severity, end, origin, sites, args) -> Diagnostic
- *   the reference's signature and answer. */
+ *   the reference's signature and answer.
+ * console(lists, least, ranks) -> str | None: for each list of diagnostics in `lists` in turn,
+ *   `d.console() + "\n"` of each one whose severity ranks (`ranks[d.severity]`) at least `least`,
+ *   all joined (musify/console.py `_print_python`); None, for the reference to answer, when an item
+ *   is not exactly a Diagnostic, a list not exactly a list, `sites` not a tuple, or on any error. */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 #include <structmember.h>
@@ -165,10 +169,142 @@ python:
     return PyObject_Vectorcall(reference, a, (size_t)n, NULL);
 }
 
+#define SLOT(obj, field) (*(PyObject **)((char *)(obj) + offsets[field]))
+
+/* the decimal digits of an exact int that fits a long long, at the end of buf[24]; 0 otherwise */
+static int digits(PyObject *v, char buf[24]) {
+    if (!PyLong_CheckExact(v)) return 0;
+    int overflow = 0;
+    long long x = PyLong_AsLongLongAndOverflow(v, &overflow);
+    if (overflow || (x == -1 && PyErr_Occurred())) return 0;
+    unsigned long long u = x < 0 ? 0ULL - (unsigned long long)x : (unsigned long long)x;
+    int n = 0;
+    do {
+        buf[23 - n++] = (char)('0' + u % 10);
+        u /= 10;
+    } while (u);
+    if (x < 0) buf[23 - n++] = '-';
+    return n;
+}
+
+/* One console line's pieces: f"{path}:{line}:{column}: {severity}: {id}: {message}{more}" */
+typedef struct {
+    PyObject *path, *severity, *id, *message;
+    char line[24], column[24], more[48];
+    int nline, ncolumn, nmore;
+} Line;
+
+/* 1 and `out` filled when `d` is a Diagnostic this can write, of rank >= least; 0 one of lower
+ * rank; -1 one the reference must write */
+static int line_of(PyObject *d, long least, PyObject *ranks, Line *out) {
+    if (!Py_IS_TYPE(d, diag_cls)) return -1;
+    PyObject *severity = SLOT(d, SEVERITY);
+    if (!severity || !PyUnicode_CheckExact(severity)) return -1;
+    PyObject *rank = PyDict_GetItemWithError(ranks, severity);
+    if (!rank || !PyLong_CheckExact(rank)) return -1;
+    long r = PyLong_AsLong(rank);
+    if (r == -1 && PyErr_Occurred()) return -1;
+    if (r < least) return 0;
+    PyObject *sites = SLOT(d, SITES), *line = SLOT(d, LINE), *column = SLOT(d, COLUMN);
+    out->path = SLOT(d, PATH);
+    out->severity = severity;
+    out->id = SLOT(d, ID);
+    out->message = SLOT(d, MESSAGE);
+    if (!sites || !PyTuple_CheckExact(sites) || !line || !column || !out->path || !PyUnicode_CheckExact(out->path)
+        || !out->id || !PyUnicode_CheckExact(out->id) || !out->message || !PyUnicode_CheckExact(out->message))
+        return -1;
+    out->nline = digits(line, out->line);
+    out->ncolumn = digits(column, out->column);
+    if (!out->nline || !out->ncolumn) return -1;
+    out->nmore = PyTuple_GET_SIZE(sites)
+                     ? PyOS_snprintf(out->more, sizeof out->more, " (+%zd more in this function)", PyTuple_GET_SIZE(sites))
+                     : 0;
+    return 1;
+}
+
+static Py_ssize_t line_length(const Line *l) {
+    return PyUnicode_GET_LENGTH(l->path) + 1 + l->nline + 1 + l->ncolumn + 2 + PyUnicode_GET_LENGTH(l->severity) + 2
+           + PyUnicode_GET_LENGTH(l->id) + 2 + PyUnicode_GET_LENGTH(l->message) + l->nmore + 1;
+}
+
+static Py_UCS4 line_max(const Line *l) {
+    Py_UCS4 m = PyUnicode_MAX_CHAR_VALUE(l->path), x;
+    if ((x = PyUnicode_MAX_CHAR_VALUE(l->severity)) > m) m = x;
+    if ((x = PyUnicode_MAX_CHAR_VALUE(l->id)) > m) m = x;
+    if ((x = PyUnicode_MAX_CHAR_VALUE(l->message)) > m) m = x;
+    return m;
+}
+
+static void put_str(PyObject *to, Py_ssize_t *at, PyObject *s) {
+    Py_ssize_t n = PyUnicode_GET_LENGTH(s);
+    PyUnicode_CopyCharacters(to, *at, s, 0, n);  /* cannot fail: `to` is new and wide enough */
+    *at += n;
+}
+
+static void put_ascii(PyObject *to, Py_ssize_t *at, const char *s, Py_ssize_t n) {
+    int kind = PyUnicode_KIND(to);
+    void *data = PyUnicode_DATA(to);
+    for (Py_ssize_t i = 0; i < n; i++) PyUnicode_WRITE(kind, data, *at + i, (Py_UCS4)(unsigned char)s[i]);
+    *at += n;
+}
+
+static void put_line(PyObject *to, Py_ssize_t *at, const Line *l) {
+    put_str(to, at, l->path);
+    put_ascii(to, at, ":", 1);
+    put_ascii(to, at, l->line + 24 - l->nline, l->nline);
+    put_ascii(to, at, ":", 1);
+    put_ascii(to, at, l->column + 24 - l->ncolumn, l->ncolumn);
+    put_ascii(to, at, ": ", 2);
+    put_str(to, at, l->severity);
+    put_ascii(to, at, ": ", 2);
+    put_str(to, at, l->id);
+    put_ascii(to, at, ": ", 2);
+    put_str(to, at, l->message);
+    put_ascii(to, at, l->more, l->nmore);
+    put_ascii(to, at, "\n", 1);
+}
+
+static PyObject *console(PyObject *self, PyObject *args) {
+    PyObject *lists, *ranks;
+    long least;
+    if (!PyArg_ParseTuple(args, "O!lO!:console", &PyList_Type, &lists, &least, &PyDict_Type, &ranks)) return NULL;
+    if (!diag_cls) Py_RETURN_NONE;
+    /* first the length and widest character; every object read is held by a list we hold (the
+     * lists are not changed between the passes: no Python code runs) */
+    Py_ssize_t length = 0;
+    Py_UCS4 widest = 127;
+    Line l;
+    for (Py_ssize_t i = 0; i < PyList_GET_SIZE(lists); i++) {
+        PyObject *diags = PyList_GET_ITEM(lists, i);
+        if (!PyList_CheckExact(diags)) goto python;
+        for (Py_ssize_t j = 0; j < PyList_GET_SIZE(diags); j++) {
+            int r = line_of(PyList_GET_ITEM(diags, j), least, ranks, &l);
+            if (r < 0) goto python;
+            if (!r) continue;
+            length += line_length(&l);
+            Py_UCS4 m = line_max(&l);
+            if (m > widest) widest = m;
+        }
+    }
+    PyObject *text = PyUnicode_New(length, widest);
+    if (!text) return NULL;
+    Py_ssize_t at = 0;
+    for (Py_ssize_t i = 0; i < PyList_GET_SIZE(lists); i++) {
+        PyObject *diags = PyList_GET_ITEM(lists, i);
+        for (Py_ssize_t j = 0; j < PyList_GET_SIZE(diags); j++)
+            if (line_of(PyList_GET_ITEM(diags, j), least, ranks, &l) > 0) put_line(text, &at, &l);
+    }
+    return text;
+python:  /* an error too: the reference writes the lines before it and raises it */
+    PyErr_Clear();
+    Py_RETURN_NONE;
+}
+
 static PyMethodDef methods[] = {
     {"setup", setup, METH_VARARGS, "setup(cls, fields, fast, defaults, reference, catalogue) -> None"},
     {"make_from", (PyCFunction)(void (*)(void))make_from, METH_FASTCALL,
      "make_from(diag_id, path, line, column, name, severity, end, origin, sites, args) -> Diagnostic"},
+    {"console", console, METH_VARARGS, "console(lists, least, ranks) -> str | None: the console lines of diagnostics"},
     {NULL, NULL, 0, NULL}};
 
 static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_cdiag", NULL, -1, methods};

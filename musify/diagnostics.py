@@ -18,6 +18,7 @@ from musify.frontend import compiled
 
 SEVERITIES = ("note", "warning", "error")
 SEVERITY_RANK = {s: i for i, s in enumerate(SEVERITIES)}
+_NATIVE = compiled.load("_cdiag", "musify")  # the compiled `make_from` and `console_text`, or None
 
 
 _NEW_DICT: dict = {}  # the marker of an `args` not given (each diagnostic then gets its own dict)
@@ -376,12 +377,18 @@ class _Args(dict):
 _MISSING = {"what": "use of", "note": "", "func": "a device function"}  # what a missing argument reads
 
 
+def console_text(lists: list[list[Diagnostic]], least: int) -> str | None:
+    """`d.console()` and a newline for each diagnostic of each list of `lists` in turn whose
+    severity ranks at least `least`, joined, in one compiled call; None without the compiled
+    module, or for anything it leaves to the reference (musify/console.py `_print_python`)."""
+    return _NATIVE.console(lists, least, SEVERITY_RANK) if _NATIVE is not None else None
+
+
 def at_least(severity: str, threshold: str) -> bool:
     return SEVERITY_RANK[severity] >= SEVERITY_RANK[threshold]
 
 from musify import diagnostics_pytorch  # noqa: F401 -- registers MU6000-MU6199
 
-_NATIVE = compiled.load("_cdiag", "musify")
 make_from = _make_from_python  # a diagnostic made from the catalogue: the compiled one where built
 if _NATIVE is not None:
     _NATIVE.setup(Diagnostic, _FIELDS, _FAST, _MISSING, _make_from_python, CATALOGUE)

@@ -1,21 +1,35 @@
-"""The compiled `make_from` (`_cdiag`) makes exactly the diagnostic the Python reference makes.
+"""The compiled `make_from` (`_cdiag`) makes exactly the diagnostic the Python reference makes,
+and its console lines are exactly the reference's (`console._print_python`).
 
 Every diagnostic a pass raises is made by `diagnostics.make_from`, in C where it is built. On
 every catalogued ID, with generated arguments (strings of every kind, numbers, booleans, None,
 objects the record keeps as their `str`, str subclasses, arguments the template lacks and ones
 it does not read), severities, spans and sites of every shape the callers pass, both must give
 equal objects of the same class, field by field (the `args` dict kept or copied alike), or raise
-the same error.
+the same error. Every diagnostic is printed by `console.print_diagnostics`: on generated files'
+diagnostics (every severity, non-ASCII and astral paths and messages, big and negative lines,
+grouped sites, and items the C code leaves to Python), both paths must print the same text.
 """
 
 from __future__ import annotations
+
+import io
 
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from musify import diagnostics
-from musify.diagnostics import CATALOGUE, Diagnostic, DiagSpec, _make_from_python, _pieces
+from musify.console import _print_python, print_diagnostics
+from musify.diagnostics import (
+    CATALOGUE,
+    SEVERITY_RANK,
+    Diagnostic,
+    DiagSpec,
+    _make_from_python,
+    _pieces,
+    console_text,
+)
 
 NATIVE = diagnostics._NATIVE
 needs_cdiag = pytest.mark.skipif(NATIVE is None, reason="the compiled diagnostic module is not built")
@@ -108,3 +122,61 @@ def test_pieces_alternate_literals_and_names(template):
     assert len(pieces) % 2 == 1
     values = {name: f"<{name}>" for name in pieces[1::2]}
     assert "".join(p if i % 2 == 0 else values[p] for i, p in enumerate(pieces)) == template.format_map(values)
+
+
+class Other(Diagnostic):
+    """A subclass: its own `console()`, so the compiled lines leave it to the reference."""
+
+    __slots__ = ()
+
+    def console(self) -> str:
+        return "other"
+
+
+@st.composite
+def diagnostic_lists(draw) -> list:
+    """Files' diagnostic lists as a run's record holds them, with now and then an item the
+    compiled path leaves to the reference."""
+    def one():
+        line = draw(st.integers(-5, 10**12) | st.just(True)) if draw(st.integers(0, 20)) == 0 else draw(
+            st.integers(1, 10**6))
+        message = draw(TEXT.map(Text) if draw(st.integers(0, 30)) == 0 else TEXT)
+        cls = Other if draw(st.integers(0, 40)) == 0 else Diagnostic
+        return cls(draw(st.sampled_from(sorted(CATALOGUE))), draw(st.sampled_from(["note", "warning", "error"])),
+                   draw(TEXT), line, draw(st.integers(1, 10**4)), message,
+                   sites=tuple(draw(st.lists(st.tuples(st.integers(1, 9), st.integers(1, 9)), max_size=3))))
+    return [[one() for _ in range(draw(st.integers(0, 4)))] for _ in range(draw(st.integers(0, 5)))]
+
+
+class File:
+    def __init__(self, diagnostics: list) -> None:
+        self.diagnostics = diagnostics
+
+
+class Record:
+    def __init__(self, lists: list) -> None:
+        self.files = [File(x) for x in lists]
+
+
+def _printed(fn, record, least: str) -> str:
+    out = []
+    fn(record, out.append, SEVERITY_RANK[least])
+    return "".join(out)
+
+
+@needs_cdiag
+@SETTINGS
+@given(diagnostic_lists(), st.sampled_from(["note", "warning", "error"]))
+def test_compiled_console_lines_are_the_reference(lists, least):
+    record = Record(lists)
+    printed = io.StringIO()
+    print_diagnostics(record, printed, least)
+    assert printed.getvalue() == _printed(_print_python, record, least)
+
+
+@needs_cdiag
+def test_console_lines_of_a_bad_severity_raise_as_the_reference_does():
+    d = Diagnostic("MU1001", "nosuch", "a.cu", 1, 1, "m")
+    with pytest.raises(KeyError):
+        print_diagnostics(Record([[d]]), io.StringIO())
+    assert console_text([[d]], 0) is None
