@@ -169,6 +169,158 @@ python:
     return PyObject_Vectorcall(reference, a, (size_t)n, NULL);
 }
 
+/* ---- warn(): PassContext.warn's work ---- */
+
+static PyObject *warn_reference, *s_lines, *s_starts, *s_position, *s_text, *s_display_path, *s_path, *s_found,
+    *s_current_pass, *s_diagnostics, *s_append, *pass_prefix;
+
+static PyObject *line_index;  /* musify.frontend.scanner.LineIndex, found at the first position asked */
+
+/* (line, column) of `offset` as `LineIndex.position` answers it: a binary search of the line starts
+ * `lines._starts` where `lines` is exactly a LineIndex and they are an exact list of ints (an
+ * array, for a file of a million lines: the method), else the method itself; NULL with no error
+ * set when the reference must answer */
+static PyObject *position(PyObject *lines, Py_ssize_t offset, PyObject *boxed) {
+    if (!line_index) {  /* the scanner is loaded by now: the file was scanned */
+        PyObject *scanner = PyImport_ImportModule("musify.frontend.scanner");
+        line_index = scanner ? PyObject_GetAttrString(scanner, "LineIndex") : NULL;
+        Py_XDECREF(scanner);
+        if (!line_index) {
+            PyErr_Clear();
+            line_index = Py_NewRef(Py_None);
+        }
+    }
+    PyObject *starts = (PyObject *)Py_TYPE(lines) == line_index ? PyObject_GetAttr(lines, s_starts) : NULL;
+    if (!starts || !PyList_CheckExact(starts)) {
+        Py_XDECREF(starts);
+        PyErr_Clear();
+        PyObject *pos = boxed ? PyObject_CallMethodOneArg(lines, s_position, boxed) : NULL;
+        if (pos && (!PyTuple_CheckExact(pos) || PyTuple_GET_SIZE(pos) != 2)) Py_CLEAR(pos);
+        if (!pos) PyErr_Clear();
+        return pos;
+    }
+    Py_ssize_t lo = 0, hi = PyList_GET_SIZE(starts), at = -1;
+    while (lo < hi) {  /* bisect_right */
+        Py_ssize_t mid = lo + (hi - lo) / 2;
+        PyObject *item = PyList_GET_ITEM(starts, mid);
+        Py_ssize_t v = PyLong_CheckExact(item) ? PyLong_AsSsize_t(item) : -1;
+        if (v < 0) goto python;  /* not a start (or an error): the method answers */
+        if (offset < v) hi = mid;
+        else lo = mid + 1;
+    }
+    if (lo == 0) goto python;
+    at = PyLong_AsSsize_t(PyList_GET_ITEM(starts, lo - 1));
+    Py_DECREF(starts);
+    return Py_BuildValue("(nn)", lo, offset - at + 1);
+python:
+    Py_DECREF(starts);
+    PyErr_Clear();
+    return NULL;
+}
+
+/* `_base._warn_python` in one call: the position, the span's end, the origin and the path read
+ * from the context, the diagnostic made by `make_from` and appended to its findings */
+static PyObject *warn(PyObject *self, PyObject *const *a, Py_ssize_t n) {
+    if (n != 9) {
+        PyErr_SetString(PyExc_TypeError, "warn takes 9 arguments");
+        return NULL;
+    }
+    if (!warn_reference) {
+        PyErr_SetString(PyExc_RuntimeError, "warn: setup_warn() was not called");
+        return NULL;
+    }
+    PyObject *ctx = a[0], *offset = a[2], *name = a[3], *end = a[5], *origin = a[6];
+    PyObject *lines = NULL, *text = NULL, *shown = NULL, *found = NULL, *diags = NULL, *start = NULL,
+             *stop = NULL, *end_pos = NULL, *d = NULL;
+    Py_ssize_t off = PyLong_CheckExact(offset) ? PyLong_AsSsize_t(offset) : -1, stop_at;
+    if (off < 0 || !PyUnicode_CheckExact(name)) goto python;
+    if (!(lines = PyObject_GetAttr(ctx, s_lines)) || !(start = position(lines, off, offset))) goto python;
+    if (!(text = PyObject_GetAttr(ctx, s_text)) || !PyUnicode_CheckExact(text)) goto python;
+    if (end == Py_None) {  /* the end of `name` when it is written at the offset, else the offset */
+        stop_at = off;
+        if (PyUnicode_GET_LENGTH(name)) {
+            Py_ssize_t match = PyUnicode_Tailmatch(text, name, off, PY_SSIZE_T_MAX, -1);
+            if (match < 0) goto python;
+            if (match) stop_at = off + PyUnicode_GET_LENGTH(name);
+        }
+    } else {
+        stop_at = PyLong_CheckExact(end) ? PyLong_AsSsize_t(end) : -1;
+        if (stop_at < 0) goto python;
+    }
+    if (stop_at == off) {
+        end_pos = Py_NewRef(start);
+    } else if (off < stop_at && PyUnicode_FindChar(text, '\n', off, stop_at, 1) == -1) {  /* the same line */
+        Py_ssize_t column = PyLong_AsSsize_t(PyTuple_GET_ITEM(start, 1));
+        if (column == -1 && PyErr_Occurred()) goto python;
+        end_pos = Py_BuildValue("(On)", PyTuple_GET_ITEM(start, 0), column + stop_at - off);
+    } else {
+        stop = PyLong_FromSsize_t(stop_at);
+        end_pos = stop ? position(lines, stop_at, stop) : NULL;
+    }
+    if (!end_pos) goto python;
+    if (!(shown = PyObject_GetAttr(ctx, s_display_path))) goto python;
+    int truth = PyObject_IsTrue(shown);
+    if (truth < 0) goto python;
+    if (!truth) {
+        Py_SETREF(shown, PyObject_GetAttr(ctx, s_path));
+        if (!shown) goto python;
+    }
+    if (!(found = PyObject_GetAttr(ctx, s_found))) goto python;
+    if ((truth = PyObject_IsTrue(origin)) < 0) goto python;
+    if (truth) {
+        origin = Py_NewRef(origin);
+    } else {
+        PyObject *current = PyObject_GetAttr(found, s_current_pass);
+        origin = current ? PyNumber_Add(pass_prefix, current) : NULL;
+        Py_XDECREF(current);
+        if (!origin) goto python;
+    }
+    PyObject *made[10] = {a[1], shown, PyTuple_GET_ITEM(start, 0), PyTuple_GET_ITEM(start, 1), name, a[4], end_pos,
+                          origin, a[7], a[8]};
+    if (!(diags = PyObject_GetAttr(found, s_diagnostics))) {
+        Py_DECREF(origin);
+        goto python;
+    }
+    d = make_from(NULL, made, 10);
+    Py_DECREF(origin);
+    if (!d) goto python;
+    /* nothing is changed before this point: up to here the reference may start over */
+    int bad = PyList_CheckExact(diags) ? PyList_Append(diags, d) : -1;
+    if (bad && !PyList_CheckExact(diags)) {
+        PyObject *r = PyObject_CallMethodOneArg(diags, s_append, d);
+        bad = r ? 0 : -1;
+        Py_XDECREF(r);
+    }
+    PyObject *result = bad ? NULL : Py_NewRef(Py_None);
+    Py_XDECREF(lines);
+    Py_XDECREF(text);
+    Py_XDECREF(shown);
+    Py_XDECREF(found);
+    Py_XDECREF(diags);
+    Py_XDECREF(start);
+    Py_XDECREF(stop);
+    Py_XDECREF(end_pos);
+    Py_XDECREF(d);
+    return result;
+python:  /* the reference answers (and raises its own error, if any) */
+    PyErr_Clear();
+    Py_XDECREF(lines);
+    Py_XDECREF(text);
+    Py_XDECREF(shown);
+    Py_XDECREF(found);
+    Py_XDECREF(diags);
+    Py_XDECREF(start);
+    Py_XDECREF(stop);
+    Py_XDECREF(end_pos);
+    Py_XDECREF(d);
+    return PyObject_Vectorcall(warn_reference, a, (size_t)n, NULL);
+}
+
+static PyObject *setup_warn(PyObject *self, PyObject *reference_) {
+    Py_XSETREF(warn_reference, Py_NewRef(reference_));
+    Py_RETURN_NONE;
+}
+
 #define SLOT(obj, field) (*(PyObject **)((char *)(obj) + offsets[field]))
 
 /* the decimal digits of an exact int that fits a long long, at the end of buf[24]; 0 otherwise */
@@ -304,6 +456,9 @@ static PyMethodDef methods[] = {
     {"setup", setup, METH_VARARGS, "setup(cls, fields, fast, defaults, reference, catalogue) -> None"},
     {"make_from", (PyCFunction)(void (*)(void))make_from, METH_FASTCALL,
      "make_from(diag_id, path, line, column, name, severity, end, origin, sites, args) -> Diagnostic"},
+    {"warn", (PyCFunction)(void (*)(void))warn, METH_FASTCALL,
+     "warn(ctx, diag_id, offset, name, severity, end, origin, sites, args) -> None: PassContext.warn's work"},
+    {"setup_warn", setup_warn, METH_O, "setup_warn(reference) -> None: the Python function warn falls back to"},
     {"console", console, METH_VARARGS, "console(lists, least, ranks) -> str | None: the console lines of diagnostics"},
     {NULL, NULL, 0, NULL}};
 
@@ -314,5 +469,11 @@ PyMODINIT_FUNC PyInit__cdiag(void) {
     question = PyUnicode_InternFromString("?");
     name_key = PyUnicode_InternFromString("name");
     if (!empty_str || !question || !name_key) return NULL;
+    const char *texts[] = {"lines", "_starts", "position", "text", "display_path", "path", "found", "current_pass",
+                           "diagnostics", "append", "pass:"};
+    PyObject **names[] = {&s_lines, &s_starts, &s_position, &s_text, &s_display_path, &s_path, &s_found,
+                          &s_current_pass, &s_diagnostics, &s_append, &pass_prefix};
+    for (size_t i = 0; i < sizeof texts / sizeof *texts; i++)
+        if (!(*names[i] = PyUnicode_InternFromString(texts[i]))) return NULL;
     return PyModule_Create(&module);
 }

@@ -11,6 +11,7 @@ MU3xxx precise (libclang) mode, MU4xxx musify-text compatibility, MU5xxx verify 
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from string import Formatter
 
@@ -382,6 +383,15 @@ def console_text(lists: list[list[Diagnostic]], least: int) -> str | None:
     severity ranks at least `least`, joined, in one compiled call; None without the compiled
     module, or for anything it leaves to the reference (musify/console.py `_print_python`)."""
     return _NATIVE.console(lists, least, SEVERITY_RANK) if _NATIVE is not None else None
+
+
+def compiled_warn(reference: Callable[..., None]) -> Callable[..., None] | None:
+    """The compiled `PassContext.warn` work (`_cdiag.warn`), answering as `reference` (the Python
+    function it falls back to for anything it was not written for); None without the module."""
+    if _NATIVE is None:
+        return None
+    _NATIVE.setup_warn(reference)
+    return _NATIVE.warn
 
 
 def at_least(severity: str, threshold: str) -> bool:

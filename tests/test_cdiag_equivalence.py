@@ -1,12 +1,16 @@
-"""The compiled `make_from` (`_cdiag`) makes exactly the diagnostic the Python reference makes,
-and its console lines are exactly the reference's (`console._print_python`).
+"""The compiled `make_from` and `warn` (`_cdiag`) make exactly the diagnostic the Python
+references make (`diagnostics._make_from_python`, `_base._warn_python`), and its console lines are
+exactly the reference's (`console._print_python`).
 
 Every diagnostic a pass raises is made by `diagnostics.make_from`, in C where it is built. On
 every catalogued ID, with generated arguments (strings of every kind, numbers, booleans, None,
 objects the record keeps as their `str`, str subclasses, arguments the template lacks and ones
 it does not read), severities, spans and sites of every shape the callers pass, both must give
 equal objects of the same class, field by field (the `args` dict kept or copied alike), or raise
-the same error. Every diagnostic is printed by `console.print_diagnostics`: on generated files'
+the same error; `warn` must leave the same diagnostics in a context's findings, or raise the
+same error, on generated texts (CRLF, non-ASCII, astral characters), offsets and ends in and out
+of the text, names written at the offset or not, and contexts whose line index is not a plain
+`LineIndex`. Every diagnostic is printed by `console.print_diagnostics`: on generated files'
 diagnostics (every severity, non-ASCII and astral paths and messages, big and negative lines,
 grouped sites, and items the C code leaves to Python), both paths must print the same text.
 """
@@ -30,6 +34,9 @@ from musify.diagnostics import (
     _pieces,
     console_text,
 )
+from musify.frontend.scanner import LineIndex
+from musify.passes import _base
+from musify.passes._base import PassContext, _warn_python
 
 NATIVE = diagnostics._NATIVE
 needs_cdiag = pytest.mark.skipif(NATIVE is None, reason="the compiled diagnostic module is not built")
@@ -180,3 +187,55 @@ def test_console_lines_of_a_bad_severity_raise_as_the_reference_does():
     with pytest.raises(KeyError):
         print_diagnostics(Record([[d]]), io.StringIO())
     assert console_text([[d]], 0) is None
+
+
+class Lines(LineIndex):
+    """A LineIndex of its own: the compiled warn asks its `position`, not its line starts."""
+
+    def position(self, offset: int) -> tuple[int, int]:
+        line, column = super().position(offset)
+        return line, column + 100
+
+
+@st.composite
+def warn_calls(draw) -> tuple:
+    """A context's text and one `warn` call on it, as the passes make them (and odd ones)."""
+    text = draw(st.text(st.sampled_from("ab_\n\r\té𝄞 ("), max_size=40))
+    offset = draw(st.integers(-2, len(text) + 3))
+    name = draw(st.just("") | st.just(text[max(offset, 0):max(offset, 0) + draw(st.integers(0, 5))]) | TEXT)
+    end = draw(st.none() | st.integers(-1, len(text) + 3) | st.just(True))
+    lines = draw(st.sampled_from([LineIndex, Lines]))
+    return (text, lines, draw(st.sampled_from(["", "shown/a.cu"])), draw(st.sampled_from(["identifiers", ""])),
+            (draw(st.sampled_from(["MU1004", "MU2040", "MU1002", "MU9999"])), offset, name,
+             draw(st.sampled_from([None, "", "error"])), end, draw(st.sampled_from(["", "rule:x"])),
+             draw(st.just(()) | st.just(((1, 2),))), draw(st.dictionaries(NAMES.filter(lambda k: k != "name"), VALUES,
+                                                                       max_size=3))))
+
+
+def _warned(fn, case: tuple):
+    """What `fn` leaves in a fresh context's findings, or the error it raises."""
+    text, lines, shown, current, call = case
+    ctx = PassContext("a.cu", text, None, None, None, None, lines(text), display_path=shown)
+    ctx.found.current_pass = current
+    try:
+        fn(ctx, *call[:7], dict(call[7]))
+    except Exception as exc:  # noqa: BLE001 -- compared, not handled
+        return type(exc), str(exc)
+    return [(type(d), d.__getstate__()) for d in ctx.found.diagnostics]
+
+
+@needs_cdiag
+@SETTINGS
+@given(warn_calls())
+def test_compiled_warn_is_the_reference(case):
+    assert _warned(NATIVE.warn, case) == _warned(_warn_python, case)
+
+
+@needs_cdiag
+def test_compiled_warn_on_a_file_of_many_lines():
+    """Line starts kept in an array (a file of more than 65,536 lines): the method answers."""
+    text = "x\n" * 70_000 + "cudaMalloc(p);\n"
+    for offset in (0, 1, 2, 99_999, 140_000, len(text) - 3):
+        case = (text, LineIndex, "", "identifiers", ("MU1004", offset, "cudaMalloc", None, None, "", (), {"musa": "m"}))
+        assert _warned(NATIVE.warn, case) == _warned(_warn_python, case)
+    assert _base._warn is NATIVE.warn
