@@ -22,6 +22,10 @@
  *   still the catalogue's, so a spec replaced without a new fast entry goes to the reference).
  * make_from(diag_id, path, line, column, name, severity, end, origin, sites, args) -> Diagnostic
  *   the reference's signature and answer.
+ * setup_warn(reference) / warn(ctx, diag_id, offset, name, severity, end, origin, sites, args) -> None
+ *   what musify/passes/_base.py `_warn_python` (the reference, set by setup_warn) does for
+ *   `PassContext.warn`, with make_from above; the reference answers a negative offset, an `end`
+ *   that is not an int, a context whose text is not a str, and any error.
  * console(lists, least, ranks) -> str | None: for each list of diagnostics in `lists` in turn,
  *   `d.console() + "\n"` of each one whose severity ranks (`ranks[d.severity]`) at least `least`,
  *   all joined (musify/console.py `_print_python`); None, for the reference to answer, when an item
@@ -231,7 +235,8 @@ static PyObject *warn(PyObject *self, PyObject *const *a, Py_ssize_t n) {
     }
     PyObject *ctx = a[0], *offset = a[2], *name = a[3], *end = a[5], *origin = a[6];
     PyObject *lines = NULL, *text = NULL, *shown = NULL, *found = NULL, *diags = NULL, *start = NULL,
-             *stop = NULL, *end_pos = NULL, *d = NULL;
+             *stop = NULL, *end_pos = NULL, *d = NULL, *result = NULL;
+    int fallback = 0;
     Py_ssize_t off = PyLong_CheckExact(offset) ? PyLong_AsSsize_t(offset) : -1, stop_at;
     if (off < 0 || !PyUnicode_CheckExact(name)) goto python;
     if (!(lines = PyObject_GetAttr(ctx, s_lines)) || !(start = position(lines, off, offset))) goto python;
@@ -291,19 +296,12 @@ static PyObject *warn(PyObject *self, PyObject *const *a, Py_ssize_t n) {
         bad = r ? 0 : -1;
         Py_XDECREF(r);
     }
-    PyObject *result = bad ? NULL : Py_NewRef(Py_None);
-    Py_XDECREF(lines);
-    Py_XDECREF(text);
-    Py_XDECREF(shown);
-    Py_XDECREF(found);
-    Py_XDECREF(diags);
-    Py_XDECREF(start);
-    Py_XDECREF(stop);
-    Py_XDECREF(end_pos);
-    Py_XDECREF(d);
-    return result;
+    result = bad ? NULL : Py_NewRef(Py_None);
+    goto done;
 python:  /* the reference answers (and raises its own error, if any) */
     PyErr_Clear();
+    fallback = 1;
+done:
     Py_XDECREF(lines);
     Py_XDECREF(text);
     Py_XDECREF(shown);
@@ -313,7 +311,7 @@ python:  /* the reference answers (and raises its own error, if any) */
     Py_XDECREF(stop);
     Py_XDECREF(end_pos);
     Py_XDECREF(d);
-    return PyObject_Vectorcall(warn_reference, a, (size_t)n, NULL);
+    return fallback ? PyObject_Vectorcall(warn_reference, a, (size_t)n, NULL) : result;
 }
 
 static PyObject *setup_warn(PyObject *self, PyObject *reference_) {
