@@ -141,13 +141,11 @@ static PyObject *make_from(PyObject *self, PyObject *const *a, Py_ssize_t n) {
         end_line = PyTuple_GET_ITEM(end, 0);
         end_column = PyTuple_GET_ITEM(end, 1);
     }
-    if (severity == Py_None) {
+    /* `severity or spec.severity`, for None or a str (no Python code runs here: `entry` is borrowed) */
+    if (severity == Py_None || (PyUnicode_CheckExact(severity) && !PyUnicode_GET_LENGTH(severity)))
         severity = PyTuple_GET_ITEM(entry, 1);
-    } else {
-        int truth = PyObject_IsTrue(severity);
-        if (truth < 0) goto python;
-        if (!truth) severity = PyTuple_GET_ITEM(entry, 1);
-    }
+    else if (!PyUnicode_CheckExact(severity))
+        goto python;
     Py_ssize_t pos = 0;
     PyObject *key, *value;
     while (PyDict_Next(args, &pos, &key, &value))

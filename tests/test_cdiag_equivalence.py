@@ -74,7 +74,7 @@ def calls(draw) -> tuple:
                | st.lists(st.integers(1, 9), min_size=2, max_size=2) | st.just((1, 2, 3)))
     sites = draw(st.just(()) | st.lists(st.tuples(st.integers(1, 9), st.integers(1, 9)), max_size=3).map(tuple)
                  | st.lists(st.tuples(st.integers(1, 9), st.integers(1, 9)), max_size=2))
-    severity = draw(st.sampled_from([None, "", "note", "warning", "error"]))
+    severity = draw(st.sampled_from([None, "", "note", "warning", "error", 0, Text("error"), Text("")]))
     return (diag_id, draw(TEXT), draw(st.integers(1, 10**6)), draw(st.integers(1, 500)), draw(TEXT), severity,
             end, draw(st.sampled_from(["", "pass:identifiers", "rule:x"])), sites, args)
 
