@@ -12,14 +12,15 @@
  * not written for (an ID without a fast entry, a spec replaced since, arguments of another class, a
  * non-tuple `end` or `sites`, any error) goes to the reference, so the answer is always its answer.
  *
- * setup(cls, fields, fast, defaults, reference, catalogue) -> None
+ * setup(cls, fields, fast, prepare, defaults, reference, catalogue) -> None
  *   cls: the Diagnostic class; fields: its slot names in `__init__` order; fast: dict ID ->
- *   (spec, severity, pieces), pieces the template as (literal, argument name, literal, ...,
- *   literal) (diagnostics._pieces: only templates whose every field is a bare name with neither
- *   conversion nor format spec); defaults: what a missing argument reads (one absent from it reads
- *   "?"); reference: the Python function;
- *   catalogue: ID -> spec, the catalogue itself (a fast entry is used only while its spec is
- *   still the catalogue's, so a spec replaced without a new fast entry goes to the reference).
+ *   (spec, severity, pieces) or None, pieces the template as (literal, argument name, literal,
+ *   ..., literal) (diagnostics._pieces: only templates whose every field is a bare name with
+ *   neither conversion nor format spec), None an ID the reference answers; prepare(ID): makes
+ *   and stores an ID's entry in `fast` (at its first diagnostic, and again once its spec was
+ *   replaced); defaults: what a missing argument reads (one absent from it reads "?");
+ *   reference: the Python function; catalogue: ID -> spec, the catalogue itself (an entry is
+ *   used only while its spec is the catalogue's).
  * make_from(diag_id, path, line, column, name, severity, end, origin, sites, args) -> Diagnostic
  *   the reference's signature and answer.
  * setup_warn(reference) / warn(ctx, diag_id, offset, name, severity, end, origin, sites, args) -> None
@@ -38,12 +39,12 @@ enum { ID, SEVERITY, PATH, LINE, COLUMN, MESSAGE, NAME, END_LINE, END_COLUMN, AR
 
 static PyTypeObject *diag_cls;
 static Py_ssize_t offsets[NFIELDS];
-static PyObject *fast, *defaults, *reference, *catalogue, *empty_str, *question, *name_key;
+static PyObject *fast, *prepare, *defaults, *reference, *catalogue, *empty_str, *question, *name_key;
 
 static PyObject *setup(PyObject *self, PyObject *args) {
-    PyObject *cls, *fields, *fast_, *defaults_, *reference_, *catalogue_;
-    if (!PyArg_ParseTuple(args, "O!O!O!O!OO!:setup", &PyType_Type, &cls, &PyTuple_Type, &fields, &PyDict_Type, &fast_,
-                          &PyDict_Type, &defaults_, &reference_, &PyDict_Type, &catalogue_))
+    PyObject *cls, *fields, *fast_, *prepare_, *defaults_, *reference_, *catalogue_;
+    if (!PyArg_ParseTuple(args, "O!O!O!OO!OO!:setup", &PyType_Type, &cls, &PyTuple_Type, &fields, &PyDict_Type, &fast_,
+                          &prepare_, &PyDict_Type, &defaults_, &reference_, &PyDict_Type, &catalogue_))
         return NULL;
     if (PyTuple_GET_SIZE(fields) != NFIELDS) {
         PyErr_SetString(PyExc_ValueError, "setup: a Diagnostic has 13 fields");
@@ -74,6 +75,7 @@ static PyObject *setup(PyObject *self, PyObject *args) {
     }
     Py_XSETREF(diag_cls, (PyTypeObject *)Py_NewRef(cls));
     Py_XSETREF(fast, Py_NewRef(fast_));
+    Py_XSETREF(prepare, Py_NewRef(prepare_));
     Py_XSETREF(defaults, Py_NewRef(defaults_));
     Py_XSETREF(reference, Py_NewRef(reference_));
     Py_XSETREF(catalogue, Py_NewRef(catalogue_));
@@ -131,10 +133,20 @@ static PyObject *make_from(PyObject *self, PyObject *const *a, Py_ssize_t n) {
     PyObject *diag_id = a[0], *line = a[2], *column = a[3], *name = a[4], *severity = a[5], *end = a[6],
              *sites = a[8], *args = a[9];
     if (!PyUnicode_CheckExact(diag_id) || !PyDict_CheckExact(args) || !PyTuple_CheckExact(sites)) goto python;
-    PyObject *entry = PyDict_GetItemWithError(fast, diag_id);  /* (spec, severity, pieces) */
-    if (!entry) goto python;
+    PyObject *entry = PyDict_GetItemWithError(fast, diag_id);  /* (spec, severity, pieces), borrowed */
+    if (!entry && PyErr_Occurred()) goto python;
     PyObject *spec = PyDict_GetItemWithError(catalogue, diag_id);
-    if (!spec || spec != PyTuple_GET_ITEM(entry, 0)) goto python;
+    if (!spec) goto python;
+    if (!entry || (entry != Py_None && spec != PyTuple_GET_ITEM(entry, 0))) {  /* first met, or its spec replaced */
+        PyObject *made = PyObject_CallOneArg(prepare, diag_id);  /* stored in `fast` */
+        Py_XDECREF(made);
+        if (!made) goto python;
+        entry = PyDict_GetItemWithError(fast, diag_id);
+        spec = PyDict_GetItemWithError(catalogue, diag_id);
+        if (!entry || !spec) goto python;
+    }
+    if (entry == Py_None || !PyTuple_CheckExact(entry) || PyTuple_GET_SIZE(entry) != 3 || spec != PyTuple_GET_ITEM(entry, 0))
+        goto python;
     PyObject *end_line = line, *end_column = column;
     if (end != Py_None) {
         if (!PyTuple_CheckExact(end) || PyTuple_GET_SIZE(end) != 2) goto python;

@@ -11,9 +11,9 @@ MU3xxx precise (libclang) mode, MU4xxx musify-text compatibility, MU5xxx verify 
 from __future__ import annotations
 
 import sys
+from _string import formatter_parser
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
-from string import Formatter
 
 from musify.frontend import compiled
 
@@ -293,9 +293,18 @@ def register(*specs: DiagSpec) -> None:
         if spec.severity not in SEVERITIES:
             raise ValueError(f"diagnostic {spec.id}: bad severity {spec.severity}")
         CATALOGUE[spec.id] = spec
-        pieces = _pieces(spec.template)
-        if pieces is not None:
-            _FAST[spec.id] = (spec, spec.severity, pieces)
+
+
+def _fast_entry(diag_id: str) -> tuple | None:
+    """What the compiled `make_from` reads for `diag_id`: (spec, severity, `_pieces` of its
+    template), made when the ID is first raised (most runs raise few of the IDs) and again when
+    its spec was replaced; None, for the reference to answer, for an ID not catalogued or a
+    template `_pieces` cannot split."""
+    spec = CATALOGUE.get(diag_id)
+    pieces = _pieces(spec.template) if spec is not None else None
+    entry = (spec, spec.severity, pieces) if pieces is not None else None
+    _FAST[diag_id] = entry
+    return entry
 
 
 def _pieces(template: str) -> tuple[str, ...] | None:
@@ -306,7 +315,7 @@ def _pieces(template: str) -> tuple[str, ...] | None:
     pieces: list[str] = []
     literal = ""
     try:
-        parsed = list(Formatter().parse(template))
+        parsed = list(formatter_parser(template))  # what string.Formatter().parse answers
     except ValueError:
         return None
     for text, field_name, spec, conversion in parsed:
@@ -321,7 +330,7 @@ def _pieces(template: str) -> tuple[str, ...] | None:
     return tuple(pieces)
 
 
-_FAST: dict[str, tuple] = {}  # ID -> (spec, severity, `_pieces` of its template): the compiled path's
+_FAST: dict[str, tuple | None] = {}  # ID -> `_fast_entry(ID)`, as the compiled path made them
 
 
 register(*_SPECS)
@@ -401,5 +410,5 @@ from musify import diagnostics_pytorch  # noqa: F401 -- registers MU6000-MU6199
 
 make_from = _make_from_python  # a diagnostic made from the catalogue: the compiled one where built
 if _NATIVE is not None:
-    _NATIVE.setup(Diagnostic, _FIELDS, _FAST, _MISSING, _make_from_python, CATALOGUE)
+    _NATIVE.setup(Diagnostic, _FIELDS, _FAST, _fast_entry, _MISSING, _make_from_python, CATALOGUE)
     make_from = _NATIVE.make_from
