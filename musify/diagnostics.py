@@ -19,7 +19,7 @@ from musify.frontend import compiled
 
 SEVERITIES = ("note", "warning", "error")
 SEVERITY_RANK = {s: i for i, s in enumerate(SEVERITIES)}
-_NATIVE = compiled.load("_cdiag", "musify")  # the compiled `make_from` and `console_text`, or None
+_NATIVE = compiled.load("_cdiag", "musify")  # the compiled `make_from`, `warn` and console lines, or None
 
 
 _NEW_DICT: dict = {}  # the marker of an `args` not given (each diagnostic then gets its own dict)
