@@ -32,6 +32,7 @@ EXT_MODULES = [
     Extension("musify._cport", ["musify/_cport.c"], optional=True, extra_compile_args=["-O2"]),
     Extension("musify._cread", ["musify/_cread.c"], optional=True, extra_compile_args=["-O2"]),
     Extension("musify._crecord", ["musify/_crecord.c"], optional=True, extra_compile_args=["-O2"]),
+    Extension("musify._cdiag", ["musify/_cdiag.c"], optional=True, extra_compile_args=["-O2"]),
 ]
 
 

@@ -25,7 +25,9 @@
  *   text) written as it is for value `raw_at` when it is not None. `shape` = (class, key texts,
  *   attribute names, alternatives): an item of a list of the entry's that is exactly of that class
  *   is written as the object {key: getattr(item, attribute) or getattr(item, alternative)}
- *   (alternative None: the attribute as it is), as the class's `to_json` would make it. None for a
+ *   (alternative None: the attribute as it is), as the class's `to_json` would make it (an
+ *   attribute that is an object slot of the class, read from the slot itself: 11,650 diagnostics
+ *   on the CUDA toolkit's headers, 13 attributes each). None for a
  *   value of any type but exact str, int, float, bool, None, list, tuple or dict with str keys.
  * add_counts(total, counts) -> bool: total[k] = total.get(k, 0) + v for each item of each dict
  *   of the list `counts` in turn, for the record's totals; False, and nothing done, unless every
@@ -40,6 +42,7 @@
  *   dict is not an exact dict. */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
+#include <structmember.h>
 #include <string.h>
 
 /* ---- an output buffer of ASCII bytes ---- */
@@ -420,19 +423,60 @@ done:
 /* ---- entry() ---- */
 
 /* an object of one class written as a JSON object, as its `to_json` would make it: (class, key
- * texts ('"name":'), attribute names, attribute names read when the first is falsy or None) */
+ * texts ('"name":'), attribute names, attribute names read when the first is falsy or None).
+ * `slots`: where each attribute (then each alternative) is an object slot of the class, its offset,
+ * else -1; found when the first object is written (most entries have none) */
+#define SHAPE_MAX 32
 typedef struct {
     PyObject *cls, *keys, *attrs, *alts;
+    int found;
+    Py_ssize_t slots[2 * SHAPE_MAX];
 } Shape;
 
-static int out_value(Out *o, PyObject *v, int depth, const Shape *shape);
+/* the offset of `name`'s slot in objects of exactly `cls`, or -1: where getattr would read the
+ * slot itself (the class's generic getattr, the class's own member descriptor of an object) */
+static Py_ssize_t slot_offset(PyTypeObject *cls, PyObject *name) {
+    if (name == Py_None || cls->tp_getattro != PyObject_GenericGetAttr || !cls->tp_dict) return -1;
+    PyObject *desc = PyDict_GetItemWithError(cls->tp_dict, name);
+    if (!desc) {
+        PyErr_Clear();
+        return -1;
+    }
+    if (!Py_IS_TYPE(desc, &PyMemberDescr_Type) || ((PyMemberDescrObject *)desc)->d_common.d_type != cls) return -1;
+    PyMemberDef *m = ((PyMemberDescrObject *)desc)->d_member;
+    if (m->type != T_OBJECT_EX || m->offset < (Py_ssize_t)sizeof(PyObject)
+        || m->offset + (Py_ssize_t)sizeof(PyObject *) > cls->tp_basicsize)
+        return -1;
+    return m->offset;
+}
 
-static int out_shaped(Out *o, PyObject *v, int depth, const Shape *shape) {
+static void shape_find(Shape *shape) {
+    Py_ssize_t n = PyTuple_GET_SIZE(shape->attrs);
+    for (Py_ssize_t i = 0; i < n; i++) {
+        shape->slots[i] = slot_offset((PyTypeObject *)shape->cls, PyTuple_GET_ITEM(shape->attrs, i));
+        shape->slots[SHAPE_MAX + i] = slot_offset((PyTypeObject *)shape->cls, PyTuple_GET_ITEM(shape->alts, i));
+    }
+    shape->found = 1;
+}
+
+/* getattr(v, name), read from the slot at `offset` when there is one and it is set */
+static PyObject *attribute(PyObject *v, PyObject *name, Py_ssize_t offset) {
+    if (offset >= 0) {
+        PyObject *value = *(PyObject **)((char *)v + offset);
+        if (value) return Py_NewRef(value);
+    }
+    return PyObject_GetAttr(v, name);  /* an unset slot: its AttributeError */
+}
+
+static int out_value(Out *o, PyObject *v, int depth, Shape *shape);
+
+static int out_shaped(Out *o, PyObject *v, int depth, Shape *shape) {
     Py_ssize_t n = PyTuple_GET_SIZE(shape->keys);
+    if (!shape->found) shape_find(shape);
     if (OUT_LIT(o, "{") < 0) return -1;
     for (Py_ssize_t i = 0; i < n; i++) {
         if ((i && OUT_LIT(o, ",") < 0) || out_ascii(o, PyTuple_GET_ITEM(shape->keys, i)) < 0) return -1;
-        PyObject *value = PyObject_GetAttr(v, PyTuple_GET_ITEM(shape->attrs, i));
+        PyObject *value = attribute(v, PyTuple_GET_ITEM(shape->attrs, i), shape->slots[i]);
         if (!value) return -1;
         PyObject *alt = PyTuple_GET_ITEM(shape->alts, i);
         if (alt != Py_None) {  /* `value or alt` */
@@ -442,7 +486,7 @@ static int out_shaped(Out *o, PyObject *v, int depth, const Shape *shape) {
                 return -1;
             }
             if (!truth) {
-                Py_SETREF(value, PyObject_GetAttr(v, alt));
+                Py_SETREF(value, attribute(v, alt, shape->slots[SHAPE_MAX + i]));
                 if (!value) return -1;
             }
         }
@@ -455,7 +499,7 @@ static int out_shaped(Out *o, PyObject *v, int depth, const Shape *shape) {
 
 /* 1 written, 0 a value json would write but this does not (the caller falls back), -1 an error;
  * `shape`: how objects of one class are written (only as items of a list) */
-static int out_value(Out *o, PyObject *v, int depth, const Shape *shape) {
+static int out_value(Out *o, PyObject *v, int depth, Shape *shape) {
     if (depth > 32) return 0;
     if (v == Py_None) return OUT_LIT(o, "null") < 0 ? -1 : 1;
     if (v == Py_True) return OUT_LIT(o, "true") < 0 ? -1 : 1;
@@ -519,7 +563,7 @@ static int out_value(Out *o, PyObject *v, int depth, const Shape *shape) {
 static PyObject *entry(PyObject *self, PyObject *args) {
     PyObject *keys, *values, *raw, *shape_obj = Py_None;
     Py_ssize_t raw_at;
-    Shape shape = {NULL, NULL, NULL, NULL};
+    Shape shape = {NULL, NULL, NULL, NULL, 0, {0}};
     if (!PyArg_ParseTuple(args, "O!OnO|O:entry", &PyTuple_Type, &keys, &values, &raw_at, &raw, &shape_obj))
         return NULL;
     if (!PyList_CheckExact(values) && !PyTuple_CheckExact(values)) Py_RETURN_NONE;
@@ -530,6 +574,10 @@ static PyObject *entry(PyObject *self, PyObject *args) {
         Py_ssize_t n = PyTuple_GET_SIZE(shape.keys);
         if (PyTuple_GET_SIZE(shape.attrs) != n || PyTuple_GET_SIZE(shape.alts) != n) {
             PyErr_SetString(PyExc_ValueError, "entry's shape: keys, attributes and alternatives differ in length");
+            return NULL;
+        }
+        if (n > SHAPE_MAX) {
+            PyErr_SetString(PyExc_ValueError, "entry's shape: more than 32 attributes");
             return NULL;
         }
         for (Py_ssize_t i = 0; i < n; i++) {

@@ -8,16 +8,28 @@ from __future__ import annotations
 
 import sys
 
-from musify.diagnostics import SEVERITY_RANK
+from musify.diagnostics import SEVERITY_RANK, console_text
 from musify.records import RunRecord
 from musify.report.summary import Report
 
 
 def print_diagnostics(record: RunRecord, stream=None, min_severity: str = "note") -> None:
-    """Each diagnostic of at least `min_severity` on its own line, a file's lines written at once
-    (a `print` per line cost a third more on the CUDA toolkit's 11,650 diagnostics)."""
+    """Each diagnostic of at least `min_severity` on its own line, all of them written at once,
+    made in one compiled call where it is built (11,650 lines on the CUDA toolkit's headers: a
+    `console()` call each cost about 0.5 us)."""
     write = (stream or sys.stderr).write
-    rank, least = SEVERITY_RANK, SEVERITY_RANK[min_severity]
+    least = SEVERITY_RANK[min_severity]
+    text = console_text([f.diagnostics for f in record.files if f.diagnostics], least)
+    if text is None:
+        _print_python(record, write, least)
+    elif text:
+        write(text)
+
+
+def _print_python(record: RunRecord, write, least: int) -> None:
+    """`print_diagnostics` in Python, a file's lines written at once (a `print` per line cost a
+    third more): the reference for the compiled `console`."""
+    rank = SEVERITY_RANK
     for f in record.files:
         lines = [d.console() for d in f.diagnostics if rank[d.severity] >= least]
         if lines:

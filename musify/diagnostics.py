@@ -10,10 +10,16 @@ MU3xxx precise (libclang) mode, MU4xxx musify-text compatibility, MU5xxx verify 
 
 from __future__ import annotations
 
+import sys
+from _string import formatter_parser
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
+
+from musify.frontend import compiled
 
 SEVERITIES = ("note", "warning", "error")
 SEVERITY_RANK = {s: i for i, s in enumerate(SEVERITIES)}
+_NATIVE = compiled.load("_cdiag", "musify")  # the compiled `make_from`, `warn` and console lines, or None
 
 
 _NEW_DICT: dict = {}  # the marker of an `args` not given (each diagnostic then gets its own dict)
@@ -289,6 +295,44 @@ def register(*specs: DiagSpec) -> None:
         CATALOGUE[spec.id] = spec
 
 
+def _fast_entry(diag_id: str) -> tuple | None:
+    """What the compiled `make_from` reads for `diag_id`: (spec, severity, `_pieces` of its
+    template), made when the ID is first raised (most runs raise few of the IDs) and again when
+    its spec was replaced; None, for the reference to answer, for an ID not catalogued or a
+    template `_pieces` cannot split."""
+    spec = CATALOGUE.get(diag_id)
+    pieces = _pieces(spec.template) if spec is not None else None
+    entry = (spec, spec.severity, pieces) if pieces is not None else None
+    _FAST[diag_id] = entry
+    return entry
+
+
+def _pieces(template: str) -> tuple[str, ...] | None:
+    """`template` as (literal, argument name, literal, ..., literal), the text `format_map` writes
+    between and around each argument's `format(value, "")`; None when it holds anything else (a
+    conversion, a format spec, an index or attribute, a positional field): such a template is
+    formatted by the reference only."""
+    pieces: list[str] = []
+    literal = ""
+    try:
+        parsed = list(formatter_parser(template))  # what string.Formatter().parse answers
+    except ValueError:
+        return None
+    for text, field_name, spec, conversion in parsed:
+        literal += text  # `parse` splits a literal at each "{{" or "}}"
+        if field_name is None:
+            continue
+        if spec or conversion or not field_name.isidentifier():
+            return None
+        pieces += (literal, sys.intern(field_name))  # interned: the compiled lookups compare identities first
+        literal = ""
+    pieces.append(literal)
+    return tuple(pieces)
+
+
+_FAST: dict[str, tuple | None] = {}  # ID -> `_fast_entry(ID)`, as the compiled path made them
+
+
 register(*_SPECS)
 
 
@@ -300,10 +344,11 @@ def make(diag_id: str, path: str, line: int, column: int, name: str = "",
     return make_from(diag_id, path, line, column, name, severity, end, origin, sites, args)
 
 
-def make_from(diag_id: str, path: str, line: int, column: int, name: str, severity: str | None,
-              end: tuple[int, int] | None, origin: str, sites: tuple, args: dict) -> Diagnostic:
+def _make_from_python(diag_id: str, path: str, line: int, column: int, name: str, severity: str | None,
+                      end: tuple[int, int] | None, origin: str, sites: tuple, args: dict) -> Diagnostic:
     """`make` with the template arguments as a dict the diagnostic may keep (the caller's own:
-    `PassContext.warn` hands over its keyword arguments rather than unpacking them again)."""
+    `PassContext.warn` hands over its keyword arguments rather than unpacking them again).
+    The reference for the compiled `make_from` (musify/_cdiag.c), which answers the same."""
     spec = CATALOGUE[diag_id]
     fields = _Args(args)  # (`args` never holds `name`: it is a parameter of every caller)
     fields["name"] = name
@@ -336,10 +381,34 @@ class _Args(dict):
     can meet a use site that lacks one of its fields: say "use" rather than crash on the file."""
 
     def __missing__(self, key: str) -> str:
-        return {"what": "use of", "note": "", "func": "a device function"}.get(key, "?")
+        return _MISSING.get(key, "?")
+
+
+_MISSING = {"what": "use of", "note": "", "func": "a device function"}  # what a missing argument reads
+
+
+def console_text(lists: list[list[Diagnostic]], least: int) -> str | None:
+    """`d.console()` and a newline for each diagnostic of each list of `lists` in turn whose
+    severity ranks at least `least`, joined, in one compiled call; None without the compiled
+    module, or for anything it leaves to the reference (musify/console.py `_print_python`)."""
+    return _NATIVE.console(lists, least, SEVERITY_RANK) if _NATIVE is not None else None
+
+
+def compiled_warn(reference: Callable[..., None]) -> Callable[..., None] | None:
+    """The compiled `PassContext.warn` work (`_cdiag.warn`), answering as `reference` (the Python
+    function it falls back to for anything it was not written for); None without the module."""
+    if _NATIVE is None:
+        return None
+    _NATIVE.setup_warn(reference)
+    return _NATIVE.warn
 
 
 def at_least(severity: str, threshold: str) -> bool:
     return SEVERITY_RANK[severity] >= SEVERITY_RANK[threshold]
 
 from musify import diagnostics_pytorch  # noqa: F401 -- registers MU6000-MU6199
+
+make_from = _make_from_python  # a diagnostic made from the catalogue: the compiled one where built
+if _NATIVE is not None:
+    _NATIVE.setup(Diagnostic, _FIELDS, _FAST, _fast_entry, _MISSING, _make_from_python, CATALOGUE)
+    make_from = _NATIVE.make_from

@@ -20,6 +20,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from musify import diagnostics as diagnostics_module
 from musify import packed_edits, records, runner
 from musify.diagnostics import Diagnostic, make
 from musify.engine.edits import Edit, EditList, merge
@@ -306,3 +307,17 @@ def test_a_record_gathered_into_pieces_of_any_size_is_the_same_record(monkeypatc
     assert json.loads(expected)["files"] == [json.loads(_plain_entry(f, False)) for f in files]
     if piece == 1:
         assert len(pieces) > len(files)
+
+
+@needs_crecord
+def test_a_diagnostic_with_an_unset_field_fails_alike():
+    """The C call reads a diagnostic's slots directly; one never set raises getattr's error."""
+    whole, unset = make("MU2030", "a.cu", 1, 1, "n"), object.__new__(Diagnostic)
+    for name, put in zip(diagnostics_module._FIELDS, diagnostics_module._PUT):
+        if name != "message":
+            put(unset, getattr(whole, name))
+    result = FileResult("a.cu", "a.mu", "cuda-source", "migrated", diagnostics=[unset])
+    with pytest.raises(AttributeError, match="message"):
+        result.entry_json()
+    with pytest.raises(AttributeError, match="message"):
+        _without_native(lambda: "".join(result.iter_json()))

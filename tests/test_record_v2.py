@@ -15,7 +15,8 @@ import pytest
 from click.testing import CliRunner
 
 from musify.cli import main
-from musify.records import RunRecord
+from musify.diagnostics import at_least, make
+from musify.records import FileResult, RunRecord
 from musify.report.summary import Report
 
 REPO = Path(__file__).resolve().parents[1]
@@ -160,3 +161,19 @@ def test_a_v1_record_is_refused_with_a_hint(tmp_path):
     path.write_text(json.dumps({"schema": "musify-run/1", "files": []}))
     r = CliRunner().invoke(main, ["report", str(path)])
     assert r.exit_code == 2 and "older musify" in r.output
+
+
+@pytest.mark.parametrize("fail_on", ["note", "warning", "error"])
+def test_report_counts_diagnostics_at_or_above_fail_on_as_asked_one_by_one(fail_on):
+    """`problems` counts each severity once; the count is the one asked diagnostic by diagnostic."""
+    severities = ["note", "error", "warning", "error", "note", "note"]
+    files = [FileResult(f"{i}.cu", f"{i}.mu", "cuda-source", "migrated",
+                        diagnostics=[make("MU1001", f"{i}.cu", 1, 1, "cuX", s) for s in severities[i:i + 2]])
+             for i in range(0, len(severities), 2)]
+    record = RunRecord("0", "musify migrate", [], "none", {}, "d", files=files, fail_on=fail_on)
+    at = sum(1 for f in files for d in f.diagnostics if at_least(d.severity, fail_on))
+    worst = "errors" if fail_on == "error" else f"diagnostics at or above {fail_on}"
+    assert Report(record).problems() == [f"{at} {worst}"]
+    files[0].diagnostics.append(make("MU1001", "0.cu", 1, 1, "cuX", "fatal"))
+    with pytest.raises(KeyError, match="fatal"):
+        Report(record).problems()
