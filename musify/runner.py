@@ -39,14 +39,22 @@ BINARY_SNIFF = 8192
 LARGE = 4 << 20
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, init=False)  # __init__ below: the generated one is slow
 class FileJob:
+    """One file to migrate, as planned: where it is, what it is, where its port goes."""
+
     abspath: str
     rel: str
     root: str
     kind: str
     output_rel: str  # relative to the output tree
     display: str = ""  # the path as the user should see it in messages
+
+    def __init__(self, abspath: str, rel: str, root: str, kind: str, output_rel: str, display: str = "") -> None:
+        """What the dataclass would generate, the fields written to the instance dictionary
+        directly (a frozen one sets each through `object.__setattr__`: planning makes one job
+        per file, and this is a third of the generated one's cost)."""
+        self.__dict__.update(abspath=abspath, rel=rel, root=root, kind=kind, output_rel=output_rel, display=display)
 
 
 def migrate_text(text: str, path: str, ruleset: RuleSet, options: Options,

@@ -147,3 +147,39 @@ def test_a_plain_rule_table_changed_directly_gets_a_new_plan():
     second = languages.plan(language, ruleset, options)
     ruleset.add(Rule(cuda="cudaBar", musa="musaBar", kind="function", library="runtime", status="renamed"))
     assert languages.plan(language, ruleset, options) is not second  # `add` forgets every derived table
+
+
+def test_wide_codec_answers_as_its_loop_on_every_short_input():
+    """The first-byte shortcut of `wide_codec` against the loop over the marks alone: every
+    string of up to six bytes built from the marks' bytes and one other."""
+    import itertools
+
+    from musify.textcodec import marked_codec, wide_codec
+
+    for size in range(7):
+        for parts in itertools.product((b"\xff", b"\xfe", b"\x00", b"a"), repeat=size):
+            data = b"".join(parts)
+            assert wide_codec(data) == marked_codec(data), data
+
+
+@pytest.mark.parametrize("cls", ["FileJob", "Found"])
+def test_hand_written_inits_are_the_generated_ones(cls):
+    """`FileJob` and `Found` set every field, in field order, with the fields' defaults (what the
+    dataclass would generate), and stay frozen, comparable, hashable and picklable."""
+    import dataclasses
+    import inspect
+    import pickle
+
+    klass = runner.FileJob if cls == "FileJob" else discover.Found
+    fields = dataclasses.fields(klass)
+    params = list(inspect.signature(klass.__init__).parameters.values())[1:]
+    assert [p.name for p in params] == [f.name for f in fields]
+    assert [p.default for p in params] == [inspect.Parameter.empty if f.default is dataclasses.MISSING
+                                           else f.default for f in fields]
+    values = [f"v{k}" for k in range(len(fields))]
+    one, two = klass(*values), klass(*values)
+    assert list(vars(one)) == [f.name for f in fields] and list(vars(one).values()) == values
+    assert one == two and hash(one) == hash(two) and pickle.loads(pickle.dumps(one)) == one
+    assert dataclasses.replace(one, rel="x").rel == "x"
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        one.rel = "y"  # type: ignore[misc]
