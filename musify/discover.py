@@ -101,6 +101,9 @@ _SLASH = os.sep == "/" and os.altsep is None
 
 @dataclass
 class Discovery:
+    """What discovery found under the inputs: the files, musify's own names, and the rest of
+    each listed folder."""
+
     files: list[Found]
     owned: list[str] = field(default_factory=list)  # musify's own lock, journal and temporary files
     # for each input directory walked, the relpath of every entry its listings held that is not

@@ -22,6 +22,8 @@ from musify.passes import PASSES, PassFn, resolve
 
 @dataclass(frozen=True)
 class Language:
+    """A kind of file's front end and passes, imported when its first file is migrated."""
+
     name: str
     front_end: Callable  # (text, RuleSet) -> Scan
     passes: tuple[tuple[str, PassFn], ...]
