@@ -7,13 +7,14 @@ from __future__ import annotations
 
 import functools
 import os
+import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from datetime import datetime, timezone
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeVar
 
-from musify import __version__, cache, collector, diagnostics, renames, writers
+from musify import __version__, cache, collector, diagnostics, renames, runner, writers
 from musify.config import run_excludes
 from musify.discover import SOURCE_KINDS, Discovery, Found, discover, join_rel, link_stays_inside, printable
 from musify.finalise import finalise
@@ -31,6 +32,7 @@ if TYPE_CHECKING:
     from musify.rules.model import RuleSet
 
 MODES = ("out", "in-place", "stdout", "diff", "none")
+T = TypeVar("T")
 
 
 class UsageError(ValueError):
@@ -85,10 +87,13 @@ def migrate(inputs: list[str], options: Options | None = None, mode: str = "none
             _check_out_dir(out_dir, inputs)
         rules = cache.Rules(options, ruleset)  # loaded only if some file misses the incremental cache
         prefixes = _out_prefixes(inputs)
-        plan = _plan(found.files, inputs, options, prefixes, found.unlisted)
+        migrated_kinds = file_direction(options.reverse)[2]
+        # without the incremental cache every run loads the rules and the front ends its files
+        # need: done while planning waits on the file system (the rename probe)
+        warm = None if cache.stores(options, rules) else functools.partial(_warm, rules, options, migrated_kinds)
+        plan = _plan(found.files, inputs, options, prefixes, found.unlisted, warm)
         results: list[FileResult | None] = [None] * len(plan)
         new_bytes: list[bytes | None] = [None] * len(plan)
-        migrated_kinds = file_direction(options.reverse)[2]
         todo = [(i, job) for i, (f, job) in enumerate(plan) if job is not None and f.kind in migrated_kinds]
         project = _project(plan, options)
     # -o writes each port as it arrives and the record needs no bytes, so a big tree's ports are
@@ -175,10 +180,13 @@ def _join(prefix: str, rel: str) -> str:
 
 
 def _plan(files: list[Found], inputs: list[str], options: Options, prefixes: dict[str, str],
-          unlisted: dict[str, set[str]] | None = None) -> list[tuple[Found, FileJob | None]]:
+          unlisted: dict[str, set[str]] | None = None,
+          meanwhile: Callable[[list[Found]], None] | None = None) -> list[tuple[Found, FileJob | None]]:
     """Pair each found file with its job (None for links and missing files); decide renames
     (the file system asked about every renamed file at once, where the listing `unlisted`
-    does not answer: `renames.keep_names`)."""
+    does not answer: `renames.keep_names`). `meanwhile(files)`, when given, is run while that
+    question is out (only where there are enough files for it to be worth a thread; else the
+    caller's later steps do the same work when they need it)."""
     new_exts, renamed_kinds, _ = file_direction(options.reverse)
     # the listed files a new name could be (what `renames.keep_names` looks up): only those that
     # end like one, not every file of the tree
@@ -198,7 +206,11 @@ def _plan(files: list[Found], inputs: list[str], options: Options, prefixes: dic
             if ext in new_exts:
                 asked.append((len(paths), stem + new_exts[ext]))
         paths.append(join_rel(f.root, f.rel))
-    keeps = renames.keep_names([(files[k], target, paths[k]) for k, target in asked], existing, unlisted)
+    items = [(files[k], target, paths[k]) for k, target in asked]
+    if meanwhile is not None and len(items) >= OVERLAP_MIN:
+        keeps = beside(functools.partial(renames.keep_names, items, existing, unlisted), functools.partial(meanwhile, files))
+    else:
+        keeps = renames.keep_names(items, existing, unlisted)
     targets = {k: target for (k, target), kept in zip(asked, keeps) if not kept}
     plan: list[tuple[Found, FileJob | None]] = []
     shown: dict[str, str | None] = {}  # input root -> what its files' shown paths start with (None: ask _display)
@@ -211,6 +223,44 @@ def _plan(files: list[Found], inputs: list[str], options: Options, prefixes: dic
         plan.append((f, FileJob(abspath, rel, root, f.kind, _join(prefixes.get(root, ""), targets.get(k, rel)),
                                 printable(head + rel) if head is not None else _display(inputs, f, roots))))
     return plan
+
+
+# renamed files from which planning overlaps its rename probe with `_warm` (a thread's start
+# and join cost tens of microseconds; the probe about 5 us a file)
+OVERLAP_MIN = 64
+
+
+def beside(work: Callable[[], T], meanwhile: Callable[[], object]) -> T:
+    """`work()` in a second thread while this one runs `meanwhile()`; `work`'s answer. The thread
+    is always joined before this returns or raises; `work`'s exception is raised first, then
+    `meanwhile`'s. Worth it where `work` waits on the system without the interpreter's lock (the
+    compiled rename probe)."""
+    box: list = []
+
+    def run() -> None:
+        try:
+            box.append((True, work()))
+        except BaseException as exc:  # noqa: BLE001 -- raised again in the caller's thread
+            box.append((False, exc))
+
+    thread = threading.Thread(target=run, name="musify-plan", daemon=True)
+    thread.start()
+    try:
+        meanwhile()
+    finally:
+        thread.join()
+        ok, answer = box[0]
+        if not ok:
+            raise answer
+    return answer
+
+
+def _warm(rules: cache.Rules, options: Options, migrated: frozenset[str], files: list[Found]) -> None:
+    """What migrating the first file of each kind would do first (`runner.prepare`), and the
+    run's rules, loaded: for a run that loads them in any case (no incremental cache)."""
+    kinds = {f.kind for f in files if f.kind in migrated and f.symlink is None}
+    if kinds:
+        runner.prepare(kinds, rules.get(), options)
 
 
 def _shown_head(given: str | None) -> str | None:

@@ -64,14 +64,23 @@ def _classify(path: str) -> str:
     return "other"
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, init=False)  # __init__ below: the generated one is slow
 class Found:
+    """One entry of the inputs as discovery listed it (a file, a link, or what cannot be read)."""
+
     root: str  # the input root (a directory, or a file's parent)
     rel: str  # posix path relative to root
     kind: str  # a KINDS value, "cpp", "other", "missing" (cannot be read: see `error`) or "special"
     symlink: str | None = None  # link target, for links (never followed)
     stamp: tuple[int, ...] | None = None  # (size, mtime_ns, ctime_ns, ino, dev, nlink) when listed
     error: str | None = None  # why a "missing" or "special" entry cannot be migrated
+
+    def __init__(self, root: str, rel: str, kind: str, symlink: str | None = None,
+                 stamp: tuple[int, ...] | None = None, error: str | None = None) -> None:
+        """What the dataclass would generate, the fields written to the instance dictionary
+        directly (a frozen one sets each through `object.__setattr__`: every run lists every
+        file, and this is a third of the generated one's cost)."""
+        self.__dict__.update(root=root, rel=rel, kind=kind, symlink=symlink, stamp=stamp, error=error)
 
     @property
     def abspath(self) -> str:
@@ -92,6 +101,9 @@ _SLASH = os.sep == "/" and os.altsep is None
 
 @dataclass
 class Discovery:
+    """What discovery found under the inputs: the files, musify's own names, and the rest of
+    each listed folder."""
+
     files: list[Found]
     owned: list[str] = field(default_factory=list)  # musify's own lock, journal and temporary files
     # for each input directory walked, the relpath of every entry its listings held that is not

@@ -7,6 +7,9 @@ from dataclasses import dataclass, fields, replace
 
 @dataclass(frozen=True)
 class Options:
+    """A run's settings, from flags over the configuration over these defaults (a docstring of
+    its own: without one the dataclass builds it from its signature at every start-up)."""
+
     rewrite_comments: bool = False  # also rename CUDA names inside comments
     rewrite_strings: bool = False  # also rename CUDA names inside string literals
     rename_files: bool = True  # .cu -> .mu, .cuh -> .muh

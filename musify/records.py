@@ -28,6 +28,8 @@ PIECE = 1 << 20  # characters of the record yielded at once when it is written
 
 @dataclass
 class FileResult:
+    """One file's entry of the run record (`to_json`), and what the run-level steps read of it."""
+
     path: str  # as the user gave it (input root joined with rel)
     output_path: str  # relative to the output tree, after renames
     kind: str  # cuda-source, cuda-header, cpp, musa, other
@@ -145,6 +147,8 @@ _EDITS_KEY = '"edits":null'
 
 @dataclass
 class RunRecord:
+    """The run record (`musify-run/2`): the run's settings, every file's entry, the totals."""
+
     tool_version: str
     command: str
     inputs: list[str]

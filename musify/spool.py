@@ -17,6 +17,11 @@ created or written (a read-only folder, a full disk) is not an error: from then 
 stay in memory as before. A read that fails while the record is written fails that write, which
 is atomic, so no partial record is ever left. The record reads the lists in about the order they
 were kept, so a read takes a window of the file at once and the next lists are sliced from it.
+
+The first `HOLD` characters of lists stay in memory, where they already are: writing a list and
+reading it back costs a few microseconds a file (15 ms of a 5,000-file run whose lists are 2.5 MB
+in all), and memory is what the spool saves only on a big tree. Past that, every list is spooled,
+so what the parent holds stays bounded however big the tree.
 """
 
 from __future__ import annotations
@@ -29,13 +34,17 @@ from collections.abc import Iterator
 from musify.packed_edits import PackedEdits
 
 FLUSH = 1 << 20  # bytes gathered before one write to the file
+HOLD = 8 << 20  # characters of lists left in memory (the first ones kept) before any is spooled
 WINDOW = 1 << 20  # bytes read at once when the record reads the lists back
 
 
 class Spool:
     """Texts appended to one unlinked temporary file and read back by offset."""
 
-    def __init__(self, directory: str) -> None:
+    def __init__(self, directory: str, hold: int | None = None) -> None:
+        """A spool in `directory` that leaves the first `hold` characters of lists in memory
+        (default `HOLD`)."""
+        self._hold = HOLD if hold is None else hold  # characters of lists still to leave in memory
         self._fh = tempfile.TemporaryFile(prefix=".musify-spool-", dir=directory)  # noqa: SIM115 -- held for the run
         self._fd = self._fh.fileno()
         self._buf = bytearray()
@@ -91,10 +100,14 @@ class Spool:
         return b"".join(parts).decode("ascii")
 
     def keep(self, result) -> None:
-        """Move `result`'s rendered edit list into the spool (a big file's arrays stay: 40 B an edit)."""
+        """Move `result`'s rendered edit list into the spool (a big file's arrays stay: 40 B an
+        edit), once the lists left in memory have used up the spool's hold."""
         edits = result.edits
         if type(edits) is PackedEdits and edits._n and edits._json is not None and not self.broken:  # (none: "[]" stays)
             text = edits._json
+            if len(text) <= self._hold:
+                self._hold -= len(text)
+                return
             at = self.put(text)
             if at is not None:
                 result.edits = SpooledEdits(self, edits._n, at, len(text))

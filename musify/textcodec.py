@@ -14,8 +14,18 @@ _BOMS = (  # longest first: the UTF-32 LE mark begins with the UTF-16 LE one
 )
 
 
+# the first byte of every mark: any other first byte answers at once (every file is asked)
+_MARK_STARTS = (b"\xff", b"\x00", b"\xfe")
+
+
 def wide_codec(data: bytes) -> str | None:
     """The codec of a UTF-16/32 file with a byte-order mark, else None."""
+    return None if data[:1] not in _MARK_STARTS else marked_codec(data)
+
+
+def marked_codec(data: bytes) -> str | None:
+    """`wide_codec` by trying each mark in turn (its reference, and its answer where the first
+    byte could start one)."""
     for bom, codec in _BOMS:
         if data.startswith(bom):
             if codec.startswith("utf-16") and len(data) % 2 == 0:

@@ -43,6 +43,13 @@ def tree(tmp_path_factory) -> Path:
     return root
 
 
+@pytest.fixture(autouse=True)
+def spool_everything(monkeypatch):
+    """Every list spooled, none left in memory under the spool's hold (`HOLD`: most test runs are
+    smaller), so these tests read the spool; `test_the_hold_*` sets a hold of its own."""
+    monkeypatch.setattr(spool_mod, "HOLD", 0)
+
+
 def _record(tree: Path, tmp: Path, jobs: int, spool: bool, **kw) -> str:
     options = Options(cache=False, jobs=jobs, **kw)
     record, _ = migrate([str(tree)], options, "none", spool=str(tmp) if spool else None)
@@ -180,3 +187,31 @@ def test_the_cli_spools_beside_the_record_and_leaves_nothing(tree, tmp_path):
         return RunRecord.from_json(json.loads(path.read_text())).to_json(deterministic=True)["files"]
 
     assert entries(out / "r1.json") == entries(out / "r2.json")
+
+
+@pytest.mark.parametrize("jobs", [1, 2])
+def test_the_hold_leaves_the_first_lists_in_memory_and_the_record_as_it_was(tree, tmp_path, monkeypatch, jobs):
+    """Lists left in memory up to the hold, the rest spooled: the record is the record of a run
+    that spools every list and of one that spools none."""
+    everything = _record(tree, tmp_path, jobs, spool=True)
+    kept: list[Spool] = []
+    real = spool_mod.Spool
+
+    def recording(directory, hold=None):
+        made = real(directory, hold)
+        kept.append(made)
+        return made
+
+    monkeypatch.setattr(spool_mod, "Spool", recording)
+    sizes = []
+    for hold in (1 << 30, 3000, 0):
+        monkeypatch.setattr(spool_mod, "HOLD", hold)
+        record, _ = migrate([str(tree)], Options(cache=False, jobs=jobs), "none", spool=str(tmp_path))
+        spooled = [f for f in record.files if isinstance(f.edits, SpooledEdits)]
+        held = [f for f in record.files if type(f.edits) is PackedEdits and f.edits._n]
+        assert record.dumps(deterministic=True) == everything
+        assert sum(len(f.edits.text()) for f in held) <= hold
+        sizes.append((len(held), len(spooled)))
+    assert sizes[0][1] == 0 and sizes[2][0] == 0  # a hold bigger than the run: nothing spooled
+    assert 0 < sizes[1][0] and 0 < sizes[1][1]  # a hold used up on the way: both
+    assert _record(tree, tmp_path, jobs, spool=False) == everything

@@ -22,6 +22,8 @@ from musify.passes import PASSES, PassFn, resolve
 
 @dataclass(frozen=True)
 class Language:
+    """A kind of file's front end and passes, imported when its first file is migrated."""
+
     name: str
     front_end: Callable  # (text, RuleSet) -> Scan
     passes: tuple[tuple[str, PassFn], ...]
@@ -43,9 +45,10 @@ def plan(language: Language, ruleset, options) -> Plan:
     version comparisons, no `--semantic` for the precise pass); a pass's `needs(ruleset)` is kept
     only where the C-family scanner reports every one of the words (`Scan.may_hold` says why a
     file without them has no such finding). Made once per run: kept on the rule set by language
-    and options (and made again if rules were added since)."""
+    and options (and made again if rules were added since: `RuleSet.add` forgets it with every
+    derived table; the sizes in the key catch a plain table changed directly)."""
     memo = ruleset.__dict__.setdefault("_plans", {})
-    key = (language.name, id(options), len(ruleset.names), len(ruleset.qualified), len(ruleset.by_hazard))
+    key = (language.name, id(options), _size(ruleset.names), len(ruleset.qualified), len(ruleset.by_hazard))
     made = memo.get(key)
     if made is not None and made[0] is options:
         return made[1]
@@ -66,6 +69,13 @@ def plan(language: Language, ruleset, options) -> Plan:
         memo.clear()
     made = memo[key] = (options, Plan(tuple(passes), prefixes))
     return made[1]
+
+
+def _size(names) -> int:
+    """The number of names of a plain table; -1 for the compiled file's lazy one (`LazyRules`),
+    whose count would read every name of the file (10-15 ms a run, for nothing else on most
+    runs), and which changes only through `RuleSet.add`."""
+    return len(names) if type(names) is dict else -1
 
 
 def scanner_prefixes(ruleset) -> tuple[str, ...]:

@@ -1,0 +1,185 @@
+"""The run's fixed part, done earlier or beside other work, gives what the reference order gives.
+
+Planning asks the file system about every renamed file (`renames.keep_names`) in a second thread
+while the run loads its rules and the front ends its files need (`api.beside`, `api._warm`,
+`runner.prepare`); the plan of passes is kept on a compiled rule set without counting its names.
+Each is compared here with the path it stands for, so a test fails if a shortcut ever disagrees.
+"""
+
+from __future__ import annotations
+
+import shutil
+import threading
+
+import pytest
+
+from musify import api, discover, runner
+from musify.options import Options
+from musify.passes import languages
+from musify.rules.model import Rule, RuleSet
+
+
+def _tree(root, count: int) -> None:
+    """`count` renamed sources over a few folders, with a binary one (keeps its name), a taken
+    new name (keeps its name) and files that are not renamed."""
+    for k in range(count):
+        path = root / f"d{k % 7}" / f"f{k}.{'cu' if k % 3 else 'cuh'}"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(f"int x{k};\n")
+    (root / "d0" / "bin.cu").write_bytes(b"\x7fELF\0\0binary")
+    (root / "d1" / "taken.cu").write_text("int t;\n")
+    (root / "d1" / "taken.mu").write_text("int t;\n")
+    (root / "d2" / "plain.cpp").write_text("int p;\n")
+
+
+def _plans(root, meanwhile):
+    inputs = [str(root)]
+    found = discover.discover(inputs, stamps=False)
+    prefixes = api._out_prefixes(inputs)
+    return (api._plan(found.files, inputs, Options(), prefixes, found.unlisted),
+            api._plan(found.files, inputs, Options(), prefixes, found.unlisted, meanwhile))
+
+
+@pytest.mark.parametrize("count", [api.OVERLAP_MIN - 10, api.OVERLAP_MIN + 40])
+def test_plan_beside_the_warm_up_is_the_plan(tmp_path, count):
+    _tree(tmp_path, count)
+    seen: list = []
+    plain, overlapped = _plans(tmp_path, lambda files: seen.append(len(files)))
+    assert overlapped == plain
+    outs = {f.rel: job.output_rel for f, job in plain if job is not None}
+    assert outs["d0/bin.cu"] == "d0/bin.cu" and outs["d1/taken.cu"] == "d1/taken.cu"
+    assert outs["d1/f1.cu"] == "d1/f1.mu"
+    # run beside the probe only where enough files are renamed to be worth a thread
+    assert seen == ([len(plain)] if count + 3 >= api.OVERLAP_MIN else [])
+
+
+def test_beside_answers_and_raises_after_the_join():
+    order: list[str] = []
+
+    def work():
+        order.append("work")
+        return 42
+
+    assert api.beside(work, lambda: order.append("meanwhile")) == 42
+    assert sorted(order) == ["meanwhile", "work"]
+
+    done = threading.Event()
+
+    def slow_failure():
+        done.wait(5)
+        raise OSError("probe failed")
+
+    with pytest.raises(OSError, match="probe failed"):
+        api.beside(slow_failure, done.set)  # the work's error, raised once it has ended
+
+    finished: list[bool] = []
+
+    def slow_work():
+        done.wait(5)
+        finished.append(True)
+        return 1
+
+    done.clear()
+
+    def failing():
+        done.set()
+        raise ValueError("bad rules")
+
+    with pytest.raises(ValueError, match="bad rules"):
+        api.beside(slow_work, failing)
+    assert finished == [True]  # joined before the caller's error went up
+
+
+def test_prepare_leaves_failures_to_the_file(monkeypatch):
+    """A front end that cannot be loaded is not an error of the run's start: the file that needs
+    it fails as it always has (an internal error on its result)."""
+    ruleset, options = RuleSet(), Options()
+    calls: list[str] = []
+
+    def broken(kind):
+        calls.append(kind)
+        raise ImportError("no such front end")
+
+    monkeypatch.setattr(runner, "_FRONT", [None, None, broken, languages.plan])
+    runner.prepare({"cuda-source", "python"}, ruleset, options)
+    assert calls == ["cuda-source", "python"]
+
+
+def test_a_warmed_run_gives_the_record_of_a_cold_one(tmp_path, monkeypatch):
+    """The same run with the warm-up beside the probe and without it (`_warm` left out)."""
+    _tree(tmp_path / "in", api.OVERLAP_MIN + 5)
+    records = []
+    out = tmp_path / "out"
+    for warm in (True, False):
+        if not warm:
+            monkeypatch.setattr(api, "OVERLAP_MIN", 1 << 30)
+        shutil.rmtree(out, ignore_errors=True)
+        record, _ = api.migrate([str(tmp_path / "in")], Options(cache=False), "out", str(out))
+        records.append(record.dumps(deterministic=True))
+        ports = sorted(p.relative_to(out).as_posix() for p in out.rglob("*") if p.is_file())
+        records.append(ports)
+    assert records[0] == records[2] and records[1] == records[3]
+
+
+def test_the_plan_of_passes_reads_no_name_of_a_compiled_rule_set():
+    from musify.rules.reverse import load_for
+
+    options = Options()
+    ruleset = load_for(options)
+    names = ruleset.names
+    if type(names) is dict:
+        pytest.skip("the rules were not loaded from the compiled file")
+    language = languages.language_for("cuda-source")
+    ruleset.__dict__.pop("_plans", None)
+    languages.plan(language, ruleset, options)
+    assert names._index is not None  # still lazy: no name was read to count them
+    assert languages.plan(language, ruleset, options) is languages.plan(language, ruleset, options)
+
+
+def test_a_plain_rule_table_changed_directly_gets_a_new_plan():
+    options = Options()
+    ruleset = RuleSet()
+    language = languages.language_for("cuda-source")
+    first = languages.plan(language, ruleset, options)
+    assert languages.plan(language, ruleset, options) is first
+    ruleset.names["cudaFoo"] = Rule(cuda="cudaFoo", musa="musaFoo", kind="function", library="runtime", status="renamed")
+    assert languages.plan(language, ruleset, options) is not first
+    second = languages.plan(language, ruleset, options)
+    ruleset.add(Rule(cuda="cudaBar", musa="musaBar", kind="function", library="runtime", status="renamed"))
+    assert languages.plan(language, ruleset, options) is not second  # `add` forgets every derived table
+
+
+def test_wide_codec_answers_as_its_loop_on_every_short_input():
+    """The first-byte shortcut of `wide_codec` against the loop over the marks alone: every
+    string of up to six bytes built from the marks' bytes and one other."""
+    import itertools
+
+    from musify.textcodec import marked_codec, wide_codec
+
+    for size in range(7):
+        for parts in itertools.product((b"\xff", b"\xfe", b"\x00", b"a"), repeat=size):
+            data = b"".join(parts)
+            assert wide_codec(data) == marked_codec(data), data
+
+
+@pytest.mark.parametrize("cls", ["FileJob", "Found"])
+def test_hand_written_inits_are_the_generated_ones(cls):
+    """`FileJob` and `Found` set every field, in field order, with the fields' defaults (what the
+    dataclass would generate), and stay frozen, comparable, hashable and picklable."""
+    import dataclasses
+    import inspect
+    import pickle
+
+    klass = runner.FileJob if cls == "FileJob" else discover.Found
+    fields = dataclasses.fields(klass)
+    params = list(inspect.signature(klass.__init__).parameters.values())[1:]
+    assert [p.name for p in params] == [f.name for f in fields]
+    assert [p.default for p in params] == [inspect.Parameter.empty if f.default is dataclasses.MISSING
+                                           else f.default for f in fields]
+    values = [f"v{k}" for k in range(len(fields))]
+    one, two = klass(*values), klass(*values)
+    assert list(vars(one)) == [f.name for f in fields] and list(vars(one).values()) == values
+    assert one == two and hash(one) == hash(two) and pickle.loads(pickle.dumps(one)) == one
+    assert dataclasses.replace(one, rel="x").rel == "x"
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        one.rel = "y"  # type: ignore[misc]
