@@ -141,6 +141,8 @@ FAST = {name: Edit(0, 0, *fields)[2:] for name, fields in {
     "cuInit": ("muInit", "cuInit", "driver", "function", False),
     "CUBLAS_STATUS_SUCCESS": ("MUBLAS_STATUS_SUCCESS", "CUBLAS_STATUS_SUCCESS", "cublas", "enum", True)}.items()}
 SKIP = {"cuda_x", "cudaMemcpyHostToDevice", "cu"}
+FIRST = {"cudaMemcpy": Edit(0, 0, "musaMemcpy", "cudaMemcpy", "runtime", "function", True)[2:],
+         "cuda_x": FAST["cuInit"]}  # (a name in SKIP too: `first` is asked first)
 
 
 @needs_cscan
@@ -156,6 +158,12 @@ def test_compiled_renames_and_line_starts_match_python(text: str) -> None:
         compiled, python = set(), set()  # the names each finds declared
         assert renames(idents, FAST, SKIP, _cscan, text, some, compiled) == \
             renames_python(idents, FAST, SKIP, text, some, python)
+        assert compiled == python
+    # inferred renames: the first use of each name left to the pass, the others renamed
+    for first in (FIRST, {name: FAST["cuInit"] for name in sorted(unknown)[::2]}):
+        compiled, python = set(), set()
+        assert renames(idents, FAST, SKIP, _cscan, text, unknown, compiled, first) == \
+            renames_python(idents, FAST, SKIP, text, unknown, python, first)
         assert compiled == python
     assert _cscan.line_starts(text) == line_starts_python(text)
     for at in range(0, len(text) + 1, max(1, len(text) // 12)):

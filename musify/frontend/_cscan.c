@@ -571,7 +571,8 @@ static PyObject *cscan_bind(PyObject *Py_UNUSED(self), PyObject *args) {
 static PyMethodDef methods[] = {
     {"scan", cscan_scan, METH_VARARGS, "scan(text, prefixes) -> (idents, includes, directives, spans, problems)"},
     {"renames", musify_cscan_renames, METH_VARARGS,
-     "renames(ident rows, names, fast, skip, migrated_mask[, text, unknown, decided_mask]) -> (edit rows, item size, "
+     "renames(ident rows, names, fast, skip, migrated_mask[, text, unknown, decided_mask, declared, declaring_mask, "
+     "first]) -> (edit rows, item size, "
      "fields, rest, uses)"},
     {"previous_token", musify_cscan_previous_token, METH_VARARGS, "previous_token(text, start) -> (token, start)"},
     {"line_starts", musify_cscan_line_starts, METH_O, "line_starts(text) -> offsets where lines start"},

@@ -138,14 +138,16 @@ static int opens_a_list_item(const Text *t, Py_ssize_t start, Py_ssize_t end) {
  * name added to `declared` for a declaration, nothing for a member, (start, name) in `uses` for
  * a use to report (no "namespace" within 256 characters before it). Everything else goes to
  * `rest` as an `Ident`, in order, for the Python pass (rules with diagnostics, qualified names,
- * template arguments, enumerators). Each distinct name is looked up once. Identifiers in other
- * contexts are dropped. */
+ * template arguments, enumerators). When `first` (a dict, like `fast`: the inferred renames,
+ * whose first use in a file also raises a diagnostic) has the name, its first identifier goes to
+ * `rest` and every later one is an edit row with those fields. Each distinct name is looked up
+ * once. Identifiers in other contexts are dropped. */
 PyObject *musify_cscan_renames(PyObject *Py_UNUSED(self), PyObject *args) {
-    PyObject *rows, *names, *fast, *skip, *text = NULL, *unknown = NULL, *declared = NULL;
+    PyObject *rows, *names, *fast, *skip, *text = NULL, *unknown = NULL, *declared = NULL, *first = NULL;
     long mask, decided = 0, declaring = 0;
-    if (!PyArg_ParseTuple(args, "OO!O!O!l|UO!lO!l:renames", &rows, &PyList_Type, &names, &PyDict_Type, &fast,
+    if (!PyArg_ParseTuple(args, "OO!O!O!l|UO!lO!lO!:renames", &rows, &PyList_Type, &names, &PyDict_Type, &fast,
                           &PySet_Type, &skip, &mask, &text, &PySet_Type, &unknown, &decided, &PySet_Type, &declared,
-                          &declaring))
+                          &declaring, &PyDict_Type, &first))
         return NULL;
     if (unknown && (!text || !declared)) {
         PyErr_SetString(PyExc_TypeError, "renames: `unknown` needs the text and the declared set");
@@ -176,9 +178,11 @@ PyObject *musify_cscan_renames(PyObject *Py_UNUSED(self), PyObject *args) {
             PyErr_SetString(PyExc_IndexError, "renames: a row names no entry of the name table");
             goto done;
         }
+        int first_use = 0;  /* this identifier is the first of a name in `first`: to `rest` */
         if (decision[name] == UNKNOWN) {
             PyObject *key = PyList_GET_ITEM(names, name);
             PyObject *f = PyDict_GetItemWithError(fast, key);
+            if (!f && !PyErr_Occurred() && first) first_use = (f = PyDict_GetItemWithError(first, key)) != NULL;
             if (f) {
                 if (!PyTuple_Check(f)) {
                     PyErr_SetString(PyExc_TypeError, "renames: each fast entry must be a tuple of Edit fields");
@@ -194,7 +198,7 @@ PyObject *musify_cscan_renames(PyObject *Py_UNUSED(self), PyObject *args) {
                 decision[name] = skipped ? SKIP : unrecognised ? UNRECOGNISED : REST;
             }
         }
-        Py_ssize_t d = decision[name];
+        Py_ssize_t d = first_use ? REST : decision[name];
         if (d == UNRECOGNISED && (declaring & (1L << ctx))) {
             if (PySet_Add(declared, PyList_GET_ITEM(names, name)) < 0) goto done;
             continue;
