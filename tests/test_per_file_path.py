@@ -167,6 +167,10 @@ def test_an_include_resolves_as_by_normalised_paths(directory, parts, lead):
     beside = posixpath.normpath(posixpath.join(directory, written))
     expected = beside if beside in project.files else (project.suffix_index.get(posixpath.normpath(written)) or (None,))[0]
     assert resolve_project_include(project, f"{directory}/k.cu" if directory else "k.cu", written) == expected
+    memos = ({}, {})  # the pass's own look-up (its memos by path and by (directory, path)), asked twice
+    assert includes._target(project, memos, directory, written) == expected
+    assert includes._target(project, memos, directory, written) == expected
+    assert includes._dirname(f"{directory}/k.cu" if directory else "k.cu") == directory
 
 
 def test_the_record_counts_are_remembered_per_ruleset():
@@ -219,3 +223,8 @@ def test_new_field_tuples_are_counted_as_one_by_one(fields, known):
         one_by_one.get(key) or runner._count_fields(one_by_one, key, rules)
     assert batch == one_by_one
     assert tails(fields) == [tail_json(key) for key in fields]
+
+
+@given(st.lists(st.sampled_from(["a", "b", "/", "", "x.cu", ".", ".."]), max_size=6).map("".join))
+def test_the_include_pass_dirname_is_posixpath_dirname(path):
+    assert includes._dirname(path) == posixpath.dirname(path)
