@@ -35,6 +35,9 @@ def _run(texts: list[str]) -> list[tuple]:
     edits, diagnostics (code, line, column, message), names declared and pending unknown uses."""
     out = []
     options = Options()
+    # qualified names the run added to `skip` (the flaw the test below describes) taken out, so
+    # that each run starts alike
+    identifiers.fast_renames(RULES, list(RULES.qualified))[1].difference_update(RULES.qualified)
     for k, text in enumerate(texts):
         scan = language_for("cuda").front_end(text, RULES)
         ctx = PassContext(f"f{k}.cu", text, scan, RULES, options, ProjectInfo(), LineIndex(text))
@@ -54,6 +57,7 @@ def _forget(monkeypatch) -> None:
 @settings(max_examples=150, deadline=None)
 @given(FILES)
 @example(["nvtxRangePushA(); nvtxRangePushA(); NVTX_API x;", "NVTX_API y; nvtxRangePushA(a); nvtxRangePushA(b);"])
+@example(["cuda::std::min<T> DispatchKey::AutogradCUDA, surfaceDispatchKey::AutogradCUDA"])
 def test_inferred_table_gives_the_pass_without_it(texts) -> None:
     got = _run(texts)
     with pytest.MonkeyPatch.context() as mp:
@@ -67,8 +71,7 @@ def test_a_qualified_name_without_a_vendor_look_is_looked_at_each_use() -> None:
     file's `DispatchKey::AutogradCUDA` after it is still renamed: the loop passes over a name it
     has met only when no qualified rule has that name. (The run-level `skip` keeps the name once
     it is added, so that later files leave `DispatchKey::AutogradCUDA` as written: a known flaw of
-    the pass, kept as it is: it is discarded here so that this file is the first to meet it.)"""
-    identifiers.fast_renames(RULES, ["AutogradCUDA"])[1].discard("AutogradCUDA")
+    the pass, kept as it is; `_run` takes such names out first.)"""
     (edits, *_), = _run(["AutogradCUDA a; DispatchKey::AutogradCUDA b;"])
     assert [e.replacement for e in edits] == ["AutogradPrivateUse1"]
 
