@@ -2,8 +2,8 @@
 
 Across the files of a run the pass remembers names: inferred renames (`_inferred_renames`: the
 compiled loop renames all but the first use in a file), names no rule knows (`skip`, `unknown`),
-and within a file a no-rule name it has met already is passed over. `_qualified_rule` reads the
-qualifier before a name once for all its entries. Each is compared here with the pass or the
+and within a file a no-rule name it has met already is passed over. `qualified_rule` reads the
+qualifier before a name once for all its entries (`musify.passes.qualified`). Each is compared here with the pass or the
 search it shortens, on generated files met one after another by one RuleSet.
 """
 
@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 
 from musify.frontend.scanner import LineIndex
 from musify.options import Options
-from musify.passes import identifiers
+from musify.passes import identifiers, qualified
 from musify.passes._base import PassContext, ProjectInfo
 from musify.passes.languages import language_for
 from musify.rules import load_ruleset
@@ -92,8 +92,8 @@ TEXTS = st.lists(st.sampled_from(["thrust", "system", "cuda", "::", " ", "\t", "
 def test_qualified_rule_matches_the_entry_by_entry_search(before: str, name: str) -> None:
     text = before + name + "(x);"
     entries = RULES.qualified[name]
-    got = identifiers._qualified_rule(text, len(before), entries)
-    assert got is identifiers._qualified_rule_reference(text, len(before), entries)
+    got = qualified.qualified_rule(text, len(before), entries)
+    assert got is qualified.qualified_rule_reference(text, len(before), entries)
 
 
 def test_qualified_rule_with_an_entry_without_qualifiers() -> None:
@@ -102,5 +102,5 @@ def test_qualified_rule_with_an_entry_without_qualifiers() -> None:
     entries = [((), plain), (("thrust", "system"), deep)]
     for text in ("cuda", "x::cuda", "thrust::system::cuda", "system::cuda"):
         at = text.index("cuda")
-        assert identifiers._qualified_rule(text, at, entries) is \
-            identifiers._qualified_rule_reference(text, at, entries)
+        assert qualified.qualified_rule(text, at, entries) is \
+            qualified.qualified_rule_reference(text, at, entries)

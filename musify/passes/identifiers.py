@@ -17,6 +17,7 @@ from musify.frontend.launches import match_angle_back
 from musify.frontend.scanner import Ctx, Ident, IdentList, identifiers_in, native
 from musify.frontend.skipped import inside
 from musify.passes._base import PassContext
+from musify.passes.qualified import qualified_rule
 from musify.rules.derived import fill
 from musify.rules.model import Rule, RuleSet
 
@@ -79,7 +80,7 @@ def run_all(ctx: PassContext) -> EditList:
             continue  # met before in this file: no rule, not vendor-looking (what the steps below find again)
         rule = names.get(name)
         if name in qualified:
-            rule = _qualified_rule(text, ident.start, qualified[name]) or rule
+            rule = qualified_rule(text, ident.start, qualified[name]) or rule
         elif rule is not None and rule.inferred and name not in first:
             _remember_inferred(first, name, rule)
         if rule is not None and rule.hazard and "template-only" in rule.hazard \
@@ -313,72 +314,6 @@ def _template_use(text: str, end: int) -> bool:
     while j < len(text) and text[j] in " \t":
         j += 1
     return j < len(text) and text[j] == "<"
-
-
-def _qualified_rule(text: str, start: int, entries: list) -> Rule | None:
-    """The rule whose qualifier (`thrust::` in `thrust::cuda`) precedes the name at `start`. The
-    qualifier just before the name is the same first step for every entry: read once, and where
-    there is none (most uses of `cuda`: `cuda::std::`) no entry with a qualifier can match.
-    `_qualified_rule_reference` is the entry-by-entry search (tests/test_identifiers_fast.py)."""
-    before = qualifier_before(text, start)
-    if before is None:  # only an entry without qualifiers can match (the first: they sort last, stably)
-        return next((rule for quals, rule in entries if not quals), None)
-    for quals, rule in entries if len(entries) == 1 else sorted(entries, key=_longest_first):
-        if not quals:
-            return rule
-        if before[0] != quals[-1]:
-            continue
-        pos = before[1]
-        for q in reversed(quals[:-1]):
-            found = qualifier_before(text, pos)
-            if found is None or found[0] != q:
-                break
-            pos = found[1]
-        else:
-            return rule
-    return None
-
-
-def _longest_first(entry: tuple) -> int:
-    """The sort key of `_qualified_rule`'s entries: the longest qualifier first."""
-    return -len(entry[0])
-
-
-def _qualified_rule_reference(text: str, start: int, entries: list) -> Rule | None:
-    """`_qualified_rule` as each entry's qualifiers are read back from the name, one by one."""
-    for quals, rule in entries if len(entries) == 1 else sorted(entries, key=lambda e: -len(e[0])):
-        pos = start
-        ok = True
-        for q in reversed(quals):
-            found = qualifier_before(text, pos)
-            if found is None or found[0] != q:
-                ok = False
-                break
-            pos = found[1]
-        if ok:
-            return rule
-    return None
-
-
-def qualifier_before(text: str, pos: int, window: int = 200) -> tuple[str, int] | None:
-    r"""The name and its offset in `name ::` just before `pos` (what the regex
-    `([A-Za-z_]\w*)\s*::\s*$` finds searching the `window` characters before `pos`), read backwards: the regex search tried every start
-    in the window, a cost paid for each qualified name (`torch.cuda` in Python is one)."""
-    low = max(0, pos - window)
-    j = pos
-    while j > low and text[j - 1].isspace():
-        j -= 1
-    if j - 2 < low or text[j - 2:j] != "::":
-        return None
-    j -= 2
-    while j > low and text[j - 1].isspace():
-        j -= 1
-    k = j
-    while k > low and (text[k - 1].isalnum() or text[k - 1] == "_"):
-        k -= 1
-    while k < j and not (text[k] == "_" or ("a" <= text[k] <= "z") or ("A" <= text[k] <= "Z")):
-        k += 1  # the name starts at its first ASCII letter or underscore
-    return (text[k:j], k) if k < j else None
 
 
 def _unknown(ctx: PassContext, start: int, name: str, where: Ctx, position) -> None:
