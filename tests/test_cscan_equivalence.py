@@ -249,3 +249,18 @@ def test_renames_out_of_memory_raises_memory_error() -> None:
         finally:
             testcapi.remove_mem_hooks()
         assert got == want
+
+
+@needs_cscan
+@pytest.mark.parametrize("gap", [*range(0, 4), *range(240, 252), 300])
+@pytest.mark.parametrize("word", ["namespace", "namespac", "nnamespace", "namespacé"])
+def test_namespace_near_the_window_edge(gap: int, word: str) -> None:
+    """A use of an unrecognised name is left to the pass when "namespace" stands within the 256
+    characters before it (`_namespace_near`): at and around the window's edge, in one-byte text
+    (the compiled look-up by `memchr`) and in wider text, as the Python reference decides."""
+    for tail in ("", "Ā"):
+        text = f"x {word}{' ' * gap}= CUDA_CHECK(x);{tail}"
+        idents = scan_python(text, VENDOR_PREFIXES).idents
+        compiled, python = set(), set()
+        assert renames(idents, FAST, SKIP, _cscan, text, {"CUDA_CHECK"}, compiled) == \
+            renames_python(idents, FAST, SKIP, text, {"CUDA_CHECK"}, python)
