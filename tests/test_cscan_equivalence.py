@@ -264,3 +264,14 @@ def test_namespace_near_the_window_edge(gap: int, word: str) -> None:
         compiled, python = set(), set()
         assert renames(idents, FAST, SKIP, _cscan, text, {"CUDA_CHECK"}, compiled) == \
             renames_python(idents, FAST, SKIP, text, {"CUDA_CHECK"}, python)
+
+
+@needs_cscan
+def test_every_one_byte_character_around_names() -> None:
+    """In a one-byte text the compiled scanner reads a character's word class from a table
+    (`LATIN1_WORD`): each of the 256, before, inside and after candidate names, gives what the
+    Python scanner's `\\w` gives."""
+    for c in map(chr, range(256)):
+        text = f"cu{c}x {c}cudaX cudaX{c} x{c}cuY {c}{c}cuZ{c}é"
+        for prefixes in (VENDOR_PREFIXES, ("cu",)):
+            assert _compiled(text, prefixes) == _fields(scan_python(text, prefixes)), repr(c)
