@@ -274,31 +274,120 @@ done:
 
 /* ---- record() ---- */
 
+/* a key of one of the file's counts (library, kind, renamed name) and what one field tuple adds to it */
+typedef struct {
+    PyObject *key;
+    Py_ssize_t count;
+} KeyCount;
+
+/* PyUnicode_Compare of two exact str (the order of their code points), with memcmp for two
+ * one-byte strings (whose bytes are their code points) */
+static int str_order(PyObject *a, PyObject *b) {
+    if (a == b) return 0;
+    if (PyUnicode_KIND(a) == PyUnicode_1BYTE_KIND && PyUnicode_KIND(b) == PyUnicode_1BYTE_KIND) {
+        Py_ssize_t la = PyUnicode_GET_LENGTH(a), lb = PyUnicode_GET_LENGTH(b);
+        int c = memcmp(PyUnicode_DATA(a), PyUnicode_DATA(b), (size_t)(la < lb ? la : lb));
+        return c ? c : (la > lb) - (la < lb);
+    }
+    return PyUnicode_Compare(a, b);
+}
+
+static int key_order(const void *a, const void *b) {
+    return str_order(((const KeyCount *)a)->key, ((const KeyCount *)b)->key);
+}
+
+/* dict(sorted(sums.items())) of the pairs, `sums` adding the counts of equal keys, every key an
+ * exact str (compared by code points, as `sorted` compares them): the pairs sorted, each run of
+ * equal keys summed and set once. A dict per count, bumped tuple by tuple and then sorted into a
+ * second dict, was half of `record` on a small file. */
+static PyObject *summed_dict(KeyCount *pairs, Py_ssize_t n) {
+    PyObject *out = PyDict_New();
+    if (!out) return NULL;
+    if (n > 16) {
+        qsort(pairs, (size_t)n, sizeof *pairs, key_order);
+    } else {  /* a few keys (most files): an insertion sort, without qsort's set-up */
+        for (Py_ssize_t i = 1; i < n; i++) {
+            KeyCount x = pairs[i];
+            Py_ssize_t j = i;
+            for (; j > 0 && str_order(pairs[j - 1].key, x.key) > 0; j--)
+                pairs[j] = pairs[j - 1];
+            pairs[j] = x;
+        }
+    }
+    for (Py_ssize_t i = 0; i < n;) {
+        Py_ssize_t sum = pairs[i].count, j = i + 1;
+        while (j < n && str_order(pairs[j].key, pairs[i].key) == 0) sum += pairs[j++].count;
+        PyObject *v = PyLong_FromSsize_t(sum);
+        int r = v ? PyDict_SetItem(out, pairs[i].key, v) : -1;
+        Py_XDECREF(v);
+        if (r < 0) {
+            Py_DECREF(out);
+            return NULL;
+        }
+        i = j;
+    }
+    return out;
+}
+
+/* the three counts as summed_dict makes them: 1 done, 0 when a key is not an exact str (the
+ * caller's dicts then), -1 on an error */
+static int summed_dicts(PyObject *const *infos, const Py_ssize_t *count, Py_ssize_t nfields, PyObject **out) {
+    KeyCount *pairs = PyMem_Malloc(sizeof(KeyCount) * 3 * (size_t)(nfields ? nfields : 1));
+    if (!pairs) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    Py_ssize_t n[3] = {0, 0, 0};
+    int done = 1;
+    for (Py_ssize_t i = 0; i < nfields && done; i++) {
+        if (!count[i]) continue;
+        for (int k = 0; k < 3; k++) {
+            PyObject *key = PyTuple_GET_ITEM(infos[i], k == 2 ? 3 : k);  /* library, kind, renamed name */
+            if (k == 2 && key == Py_None) continue;
+            if (!PyUnicode_CheckExact(key)) {
+                done = 0;
+                break;
+            }
+            pairs[k * nfields + n[k]++] = (KeyCount){key, count[i]};
+        }
+    }
+    for (int k = 0; k < 3 && done; k++)
+        if (!(out[k] = summed_dict(pairs + k * nfields, n[k]))) done = -1;
+    PyMem_Free(pairs);
+    return done;
+}
+
 /* the counts of a file from how many of its edits have each field tuple and what each tuple
  * adds (`infos`, the memo's values): the tuple `record` answers after the JSON, lines, bytes */
 static PyObject *tally(PyObject *const *infos, const Py_ssize_t *count, Py_ssize_t nfields, PyObject *json,
                        long long touched, long long changed) {
-    PyObject *by[3] = {PyDict_New(), PyDict_New(), PyDict_New()}, *sorted[3] = {NULL, NULL, NULL}, *result = NULL;
+    PyObject *by[3] = {NULL, NULL, NULL}, *sorted[3] = {NULL, NULL, NULL}, *result = NULL;
     Py_ssize_t includes = 0, shims = 0, inferred = 0, converted = 0;  /* by library, kind, renamed name */
-    if (!by[0] || !by[1] || !by[2]) goto done;
+    int summed = summed_dicts(infos, count, nfields, sorted);
+    if (summed < 0) goto done;
+    if (!summed) {
+        for (int k = 0; k < 3; k++) {
+            Py_CLEAR(sorted[k]);
+            if (!(by[k] = PyDict_New())) goto done;
+        }
+    }
     for (Py_ssize_t i = 0; i < nfields; i++) {
         if (!count[i]) continue;
         PyObject *info = infos[i], *category = PyTuple_GET_ITEM(info, 2), *renames = PyTuple_GET_ITEM(info, 3);
-        if (bump(by[0], PyTuple_GET_ITEM(info, 0), count[i]) < 0 || bump(by[1], PyTuple_GET_ITEM(info, 1), count[i]) < 0)
+        if (!summed && (bump(by[0], PyTuple_GET_ITEM(info, 0), count[i]) < 0
+                        || bump(by[1], PyTuple_GET_ITEM(info, 1), count[i]) < 0
+                        || (renames != Py_None && bump(by[2], renames, count[i]) < 0)))
             goto done;
         if (PyUnicode_Check(category)) {
             if (PyUnicode_CompareWithASCIIString(category, "include") == 0) includes += count[i];
             else if (PyUnicode_CompareWithASCIIString(category, "shim-include") == 0) shims += count[i];
         }
-        if (renames != Py_None) {
-            if (bump(by[2], renames, count[i]) < 0) goto done;
-            converted += count[i];
-        }
+        if (renames != Py_None) converted += count[i];
         int truth = PyObject_IsTrue(PyTuple_GET_ITEM(info, 4));
         if (truth < 0) goto done;
         if (truth) inferred += count[i];
     }
-    for (int k = 0; k < 3; k++)
+    for (int k = 0; k < 3 && !summed; k++)
         if (!(sorted[k] = sorted_dict(by[k]))) goto done;
     result = Py_BuildValue("(OLLOOOnnnn)", json, touched, changed, sorted[0], sorted[1], sorted[2], includes, shims,
                            inferred, converted);
@@ -340,7 +429,7 @@ static PyObject *record(PyObject *self, PyObject *args) {
         PyErr_NoMemory();
         goto done;
     }
-    if (render && OUT_LIT(&o, "[") < 0) goto done;
+    if (render && (out_grow(&o, 160 * n + 2) < 0 || OUT_LIT(&o, "[") < 0)) goto done;  /* room for most lists at once */
     long long prev_start = -1, touched = 0, changed = 0;
     Py_ssize_t at_line = 0, prev_line = 0;
     for (Py_ssize_t k = 0; k < n; k++) {

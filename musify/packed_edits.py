@@ -50,16 +50,26 @@ def tail_json(fields: tuple) -> str:
     run's renames repeat the same few hundred field tuples in file after file)."""
     tail = _TAILS.get(fields)
     if tail is None:
-        new, rule, library, kind, inferred, category = fields
-        q = _quoted
-        # the replacement and the rule differ from tuple to tuple (10,750 new tuples on the CUDA
-        # headers): quoted as they are, not remembered; the labels after them repeat
-        tail = (f'"new":{_quote(new)},"rule":{_quote(rule)},"library":{q(library)},"kind":{q(kind)},'
-                f'"category":{q(category)},"inferred":{"true" if inferred else "false"}}}')
+        tail = tails((fields,))[0]
         if len(_TAILS) >= _REMEMBER:
             _TAILS.clear()
         _TAILS[fields] = tail
     return tail
+
+
+def tails(fields: Iterable[tuple]) -> list[str]:
+    """`tail_json` of each field tuple, made in one loop and not remembered here (the run's memo
+    of field tuples, `runner._count_new`, keeps them: 10,750 new tuples on the CUDA headers, each
+    half a dozen calls when made one by one). The replacement and the rule differ from tuple to
+    tuple: quoted as they are; the labels after them repeat: remembered (`_quoted`)."""
+    label = _QUOTED.get
+    out = []
+    for new, rule, library, kind, inferred, category in fields:
+        out.append(f'"new":{_QUOTE(new) if type(new) is str else json.dumps(new)},'
+                   f'"rule":{_QUOTE(rule) if type(rule) is str else json.dumps(rule)},'
+                   f'"library":{label(library) or _quoted(library)},"kind":{label(kind) or _quoted(kind)},'
+                   f'"category":{label(category) or _quoted(category)},"inferred":{"true" if inferred else "false"}}}')
+    return out
 
 
 def _quoted(s: str) -> str:

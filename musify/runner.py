@@ -22,7 +22,7 @@ from musify import diagnostics, packed_edits, readahead
 from musify.discover import classify, read_regular_stated
 from musify.engine.edits import EditList, apply, apply_pieces, merge
 from musify.frontend import compiled
-from musify.packed_edits import PackedEdits, summarise, tail_json
+from musify.packed_edits import PackedEdits, summarise, tail_json, tails
 from musify.passes._base import PassContext, ProjectInfo
 from musify.records import FileResult
 from musify.rules.status import is_converted
@@ -346,8 +346,7 @@ def _figures(edits: EditList, text: str, lines: LineIndex, ascii: bool, render: 
         small = render and n <= packed_edits.RENDER_MAX  # a bigger file's list is kept as arrays, not rendered
         got = _NATIVE.record(text, edits._a, lines._starts, fields, memo, small, ascii)
         if got is None and None in map(memo.get, fields):  # tuples not counted yet: counted, then again
-            for key in fields:
-                memo.get(key) or _count_fields(memo, key, ruleset)
+            _count_new(memo, fields, ruleset)
             got = _NATIVE.record(text, edits._a, lines._starts, fields, memo, small, ascii)
         if got is not None:
             json_text, *figures = got
@@ -410,6 +409,21 @@ def _count_fields(counted: dict[tuple, tuple], fields: tuple, ruleset: RuleSet) 
     answer = counted[fields] = (library or "unknown", kind or "unknown", category, renames, bool(is_inferred),
                                 tail_json(fields))
     return answer
+
+
+def _count_new(counted: dict[tuple, tuple], fields: list[tuple], ruleset: RuleSet) -> None:
+    """`_count_fields` of each of `fields` that `counted` lacks, in one loop (the tails made by
+    one call): a big tree's files bring thousands of new tuples, one per renamed name, and one
+    by one each cost half a dozen calls. `_count_fields` is the reference
+    (tests/test_per_file_path.py)."""
+    new = [key for key in fields if key not in counted]
+    converted = _converted_names(ruleset)
+    for key, tail in zip(new, tails(new)):
+        _, rule, library, kind, is_inferred, category = key
+        if len(counted) >= _REMEMBER:
+            counted.clear()
+        counted[key] = (library or "unknown", kind or "unknown", category,
+                        rule if category == "reference" and converted(rule) else None, bool(is_inferred), tail)
 
 
 _COUNTED: list = [None, {}]  # the RuleSet the counts are for, field tuple -> its counts

@@ -321,3 +321,23 @@ def test_a_diagnostic_with_an_unset_field_fails_alike():
         result.entry_json()
     with pytest.raises(AttributeError, match="message"):
         _without_native(lambda: "".join(result.iter_json()))
+
+
+@SETTINGS
+@given(fields=st.lists(st.tuples(words, st.sampled_from(["cudaMalloc", "cudaFree", "x", "é", "Ā", "𐀀", "cudaMallocé"]),
+                                 st.sampled_from(["", "a", "b", "é", "Ā", "𐀀", "ab", "a\0"]), words, st.booleans(),
+                                 CATEGORIES), min_size=1, max_size=40, unique=True),
+       picks=st.lists(st.integers(0, 39), min_size=1, max_size=80))
+def test_many_field_tuples_count_alike(fields, picks):
+    """A file whose edits have many field tuples (more than the C tally sorts by insertion), with
+    labels and names of every string width and equal labels in distinct objects: the counts, and
+    their key order, are the Python ones."""
+    text = "ab\n" * len(picks)
+    a = array("i")
+    for k, pick in enumerate(picks):
+        a.extend((3 * k, 3 * k + 2, pick % len(fields)))
+    fields = [(new, "".join(rule), library, kind, inferred, category)  # equal strings, other objects
+              for new, rule, library, kind, inferred, category in fields]
+    native, plain, _ = _figures(text, EditList(a, fields), True, seen=False)
+    _same(native, plain)
+    assert NATIVE.record(text, a, LineIndex(text)._starts, fields, runner._COUNTED[1], True, True) is not None  # (C counted)

@@ -141,6 +141,8 @@ FAST = {name: Edit(0, 0, *fields)[2:] for name, fields in {
     "cuInit": ("muInit", "cuInit", "driver", "function", False),
     "CUBLAS_STATUS_SUCCESS": ("MUBLAS_STATUS_SUCCESS", "CUBLAS_STATUS_SUCCESS", "cublas", "enum", True)}.items()}
 SKIP = {"cuda_x", "cudaMemcpyHostToDevice", "cu"}
+FIRST = {"cudaMemcpy": Edit(0, 0, "musaMemcpy", "cudaMemcpy", "runtime", "function", True)[2:],
+         "cuda_x": FAST["cuInit"]}  # (a name in SKIP too: `first` is asked first)
 
 
 @needs_cscan
@@ -156,6 +158,12 @@ def test_compiled_renames_and_line_starts_match_python(text: str) -> None:
         compiled, python = set(), set()  # the names each finds declared
         assert renames(idents, FAST, SKIP, _cscan, text, some, compiled) == \
             renames_python(idents, FAST, SKIP, text, some, python)
+        assert compiled == python
+    # inferred renames: the first use of each name left to the pass, the others renamed
+    for first in (FIRST, {name: FAST["cuInit"] for name in sorted(unknown)[::2]}):
+        compiled, python = set(), set()
+        assert renames(idents, FAST, SKIP, _cscan, text, unknown, compiled, first) == \
+            renames_python(idents, FAST, SKIP, text, unknown, python, first)
         assert compiled == python
     assert _cscan.line_starts(text) == line_starts_python(text)
     for at in range(0, len(text) + 1, max(1, len(text) // 12)):
@@ -241,3 +249,29 @@ def test_renames_out_of_memory_raises_memory_error() -> None:
         finally:
             testcapi.remove_mem_hooks()
         assert got == want
+
+
+@needs_cscan
+@pytest.mark.parametrize("gap", [*range(4), *range(240, 252), 300])
+@pytest.mark.parametrize("word", ["namespace", "namespac", "nnamespace", "namespacé"])
+def test_namespace_near_the_window_edge(gap: int, word: str) -> None:
+    """A use of an unrecognised name is left to the pass when "namespace" stands within the 256
+    characters before it (`_namespace_near`): at and around the window's edge, in one-byte text
+    (the compiled look-up by `memchr`) and in wider text, as the Python reference decides."""
+    for tail in ("", "Ā"):
+        text = f"x {word}{' ' * gap}= CUDA_CHECK(x);{tail}"
+        idents = scan_python(text, VENDOR_PREFIXES).idents
+        compiled, python = set(), set()
+        assert renames(idents, FAST, SKIP, _cscan, text, {"CUDA_CHECK"}, compiled) == \
+            renames_python(idents, FAST, SKIP, text, {"CUDA_CHECK"}, python)
+
+
+@needs_cscan
+def test_every_one_byte_character_around_names() -> None:
+    """In a one-byte text the compiled scanner reads a character's word class from a table
+    (`LATIN1_WORD`): each of the 256, before, inside and after candidate names, gives what the
+    Python scanner's `\\w` gives."""
+    for c in map(chr, range(256)):
+        text = f"cu{c}x {c}cudaX cudaX{c} x{c}cuY {c}{c}cuZ{c}é"
+        for prefixes in (VENDOR_PREFIXES, ("cu",)):
+            assert _compiled(text, prefixes) == _fields(scan_python(text, prefixes)), repr(c)

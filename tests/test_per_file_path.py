@@ -167,6 +167,10 @@ def test_an_include_resolves_as_by_normalised_paths(directory, parts, lead):
     beside = posixpath.normpath(posixpath.join(directory, written))
     expected = beside if beside in project.files else (project.suffix_index.get(posixpath.normpath(written)) or (None,))[0]
     assert resolve_project_include(project, f"{directory}/k.cu" if directory else "k.cu", written) == expected
+    memos = ({}, {})  # the pass's own look-up (its memos by path and by (directory, path)), asked twice
+    assert includes._target(project, memos, directory, written) == expected
+    assert includes._target(project, memos, directory, written) == expected
+    assert includes._dirname(f"{directory}/k.cu" if directory else "k.cu") == directory
 
 
 def test_the_record_counts_are_remembered_per_ruleset():
@@ -195,3 +199,32 @@ def test_a_listing_without_stamps_is_the_listing_with_them_less_the_stamps(tmp_p
     assert [dataclasses.replace(f, stamp=None) for f in full.files] == bare.files
     assert full.owned == bare.owned
     assert {f.rel: f.kind for f in bare.files}["pipe.cu"] == "special"
+
+
+_FIELD = st.tuples(st.sampled_from(["musaMalloc", "x", "é\"\\", ""]),
+                   st.sampled_from(["cudaMalloc", "cudnnCreate", "include:cuda.h", "nvtxRangePushA", "noSuchRule"]),
+                   st.sampled_from(["runtime", "", "cudnn"]), st.sampled_from(["function", "", "header"]),
+                   st.sampled_from([False, True, 0, 1]), st.sampled_from(["reference", "include", "shim-include"]))
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(_FIELD, max_size=12, unique=True), st.lists(_FIELD, max_size=4))
+def test_new_field_tuples_are_counted_as_one_by_one(fields, known):
+    """`_count_new` (one loop, the tails by `tails`) leaves the memo as `_count_fields` called for
+    each missing tuple does, whatever the memo held before; `tails` is `tail_json` of each."""
+    from musify.packed_edits import tail_json, tails
+    from musify.rules import load_ruleset
+
+    rules = load_ruleset()
+    batch = {key: runner._count_fields({}, key, rules) for key in known}
+    one_by_one = dict(batch)
+    runner._count_new(batch, fields, rules)
+    for key in fields:
+        one_by_one.get(key) or runner._count_fields(one_by_one, key, rules)
+    assert batch == one_by_one
+    assert tails(fields) == [tail_json(key) for key in fields]
+
+
+@given(st.lists(st.sampled_from(["a", "b", "/", "", "x.cu", ".", ".."]), max_size=6).map("".join))
+def test_the_include_pass_dirname_is_posixpath_dirname(path):
+    assert includes._dirname(path) == posixpath.dirname(path)

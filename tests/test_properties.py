@@ -89,7 +89,7 @@ def test_qualifier_lookback_equals_the_regex_it_replaces(text, pos, window):
     """`qualifier_before` reads `name ::` backwards; it must find what the regex search found."""
     import re
 
-    from musify.passes.identifiers import qualifier_before
+    from musify.passes.qualified import qualifier_before
 
     pos = min(pos, len(text))
     m = re.compile(r"([A-Za-z_]\w*)\s*::\s*$").search(text, max(0, pos - window), pos)

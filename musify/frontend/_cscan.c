@@ -446,6 +446,10 @@ static ALWAYS_INLINE int add_ident(const Text *t, Out *o, Py_ssize_t start, Py_s
     return rows_push(&o->idents, row, 4);
 }
 
+/* `re_word` of each one-byte character: 1 an ASCII word character, 2 another (Latin-1) letter or
+ * digit, 0 none (filled when the module is made) */
+static unsigned char LATIN1_WORD[256];
+
 /* `finditer` of `(?:PREFIXES)\w*`, keeping matches that do not follow an ASCII word character.
  * A match can only start inside a run of `\w` characters and always ends where the run ends.
  * At the run's first character a match is kept; further in, a match follows a word character
@@ -454,17 +458,31 @@ static ALWAYS_INLINE int add_ident(const Text *t, Out *o, Py_ssize_t start, Py_s
 static ALWAYS_INLINE int label_identifiers(const Text *t, const Prefixes *p, Out *o) {
     Py_ssize_t n = t->n, i = 0, si = 0, di = 0;
     while (i < n) {
-        Py_UCS4 c = CH(t, i);
-        if (!re_word(c)) { i++; continue; }
-        Py_ssize_t a = i, b = i + 1;
-        int ascii = c < 128;
-        while (b < n) {
-            Py_UCS4 d = CH(t, b);
-            if (d < 128) {
-                if (!ASCII_WORD[d]) break;
-            } else if (Py_UNICODE_ISALNUM(d)) ascii = 0;
-            else break;
-            b++;
+        Py_UCS4 c;
+        Py_ssize_t a, b;
+        int ascii;
+        if (t->kind == PyUnicode_1BYTE_KIND) {  /* a byte's class from one table: the run found in a tight loop */
+            const unsigned char *d = t->data;
+            while (i < n && !LATIN1_WORD[d[i]]) i++;
+            if (i >= n) break;
+            unsigned char seen = LATIN1_WORD[d[i]];
+            a = i, b = i + 1;
+            while (b < n && LATIN1_WORD[d[b]]) seen |= LATIN1_WORD[d[b++]];
+            c = d[a];
+            ascii = !(seen & 2);
+        } else {
+            c = CH(t, i);
+            if (!re_word(c)) { i++; continue; }
+            a = i, b = i + 1;
+            ascii = c < 128;
+            while (b < n) {
+                Py_UCS4 d = CH(t, b);
+                if (d < 128) {
+                    if (!ASCII_WORD[d]) break;
+                } else if (Py_UNICODE_ISALNUM(d)) ascii = 0;
+                else break;
+                b++;
+            }
         }
         i = b;
         if (c < 128 && p->head[c] && prefix_at(t, p, a)) {
@@ -571,7 +589,8 @@ static PyObject *cscan_bind(PyObject *Py_UNUSED(self), PyObject *args) {
 static PyMethodDef methods[] = {
     {"scan", cscan_scan, METH_VARARGS, "scan(text, prefixes) -> (idents, includes, directives, spans, problems)"},
     {"renames", musify_cscan_renames, METH_VARARGS,
-     "renames(ident rows, names, fast, skip, migrated_mask[, text, unknown, decided_mask]) -> (edit rows, item size, "
+     "renames(ident rows, names, fast, skip, migrated_mask[, text, unknown, decided_mask, declared, declaring_mask, "
+     "first]) -> (edit rows, item size, "
      "fields, rest, uses)"},
     {"previous_token", musify_cscan_previous_token, METH_VARARGS, "previous_token(text, start) -> (token, start)"},
     {"line_starts", musify_cscan_line_starts, METH_O, "line_starts(text) -> offsets where lines start"},
@@ -584,6 +603,7 @@ static PyMethodDef methods[] = {
 static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_cscan", "The scanner's hot path in C.", -1, methods, NULL, NULL, NULL, NULL};
 
 PyMODINIT_FUNC PyInit__cscan(void) {
+    for (int c = 0; c < 256; c++) LATIN1_WORD[c] = c < 128 ? ASCII_WORD[c] : Py_UNICODE_ISALNUM((Py_UCS4)c) ? 2 : 0;
     S_COMMENT = PyUnicode_InternFromString("comment");
     S_STRING_LIT = PyUnicode_InternFromString("string literal");
     S_CHAR_LIT = PyUnicode_InternFromString("character literal");

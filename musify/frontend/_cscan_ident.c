@@ -44,7 +44,7 @@ PyObject *musify_cscan_previous_token(PyObject *Py_UNUSED(self), PyObject *args)
     return tok ? Py_BuildValue("(Nn)", tok, ts) : NULL;
 }
 
-static int token_is(const Text *t, Py_ssize_t ts, Py_ssize_t te, const char *s) {
+static ALWAYS_INLINE int token_is(const Text *t, Py_ssize_t ts, Py_ssize_t te, const char *s) {  /* (strlen of a literal: folded) */
     Py_ssize_t n = (Py_ssize_t)strlen(s);
     if (te - ts != n) return 0;
     for (Py_ssize_t k = 0; k < n; k++)
@@ -57,13 +57,14 @@ static const char *const USE_KEYWORDS[] = {
     "return", "else", "case", "goto", "throw", "new", "delete", "sizeof", "alignof", "co_return", "co_yield",
     "co_await", "typeid", "decltype", "and", "or", "not", "if", "while", "do", "defined", NULL};
 
-/* identifiers._type_word of the token */
+/* identifiers._type_word of the token (no keyword is longer than 9 characters) */
 static int type_word(const Text *t, Py_ssize_t ts, Py_ssize_t te) {
     if (te <= ts) return 0;
     Py_UCS4 c = CH(t, ts);
     if (!ascii_word(c) || (c >= '0' && c <= '9')) return 0;
+    if (te - ts > 9) return 1;
     for (int k = 0; USE_KEYWORDS[k]; k++)
-        if (token_is(t, ts, te, USE_KEYWORDS[k])) return 0;
+        if ((Py_UCS4)(unsigned char)USE_KEYWORDS[k][0] == c && token_is(t, ts, te, USE_KEYWORDS[k])) return 0;
     return 1;
 }
 
@@ -107,6 +108,16 @@ PyObject *musify_cscan_unknown_use(PyObject *Py_UNUSED(self), PyObject *args) {
 static int namespace_near(const Text *t, Py_ssize_t start, Py_ssize_t window) {
     static const char word[] = "namespace";
     const Py_ssize_t len = (Py_ssize_t)sizeof word - 1;
+    if (t->kind == PyUnicode_1BYTE_KIND) {  /* its 'n's found by memchr: the loop below read the whole window */
+        Py_ssize_t lo = start - window > 0 ? start - window : 0, hi = start - len + 1;  /* where it may start */
+        if (hi <= lo) return 0;
+        const unsigned char *p = (const unsigned char *)t->data + lo, *end = (const unsigned char *)t->data + hi;
+        while (p < end && (p = memchr(p, 'n', (size_t)(end - p))) != NULL) {
+            if (memcmp(p, word, (size_t)len) == 0) return 1;
+            p++;
+        }
+        return 0;
+    }
     for (Py_ssize_t i = start - len; i >= 0 && i >= start - window; i--) {
         Py_ssize_t k = 0;
         while (k < len && CH(t, i + k) == (Py_UCS4)word[k]) k++;
@@ -138,14 +149,16 @@ static int opens_a_list_item(const Text *t, Py_ssize_t start, Py_ssize_t end) {
  * name added to `declared` for a declaration, nothing for a member, (start, name) in `uses` for
  * a use to report (no "namespace" within 256 characters before it). Everything else goes to
  * `rest` as an `Ident`, in order, for the Python pass (rules with diagnostics, qualified names,
- * template arguments, enumerators). Each distinct name is looked up once. Identifiers in other
- * contexts are dropped. */
+ * template arguments, enumerators). When `first` (a dict, like `fast`: the inferred renames,
+ * whose first use in a file also raises a diagnostic) has the name, its first identifier goes to
+ * `rest` and every later one is an edit row with those fields. Each distinct name is looked up
+ * once. Identifiers in other contexts are dropped. */
 PyObject *musify_cscan_renames(PyObject *Py_UNUSED(self), PyObject *args) {
-    PyObject *rows, *names, *fast, *skip, *text = NULL, *unknown = NULL, *declared = NULL;
+    PyObject *rows, *names, *fast, *skip, *text = NULL, *unknown = NULL, *declared = NULL, *first = NULL;
     long mask, decided = 0, declaring = 0;
-    if (!PyArg_ParseTuple(args, "OO!O!O!l|UO!lO!l:renames", &rows, &PyList_Type, &names, &PyDict_Type, &fast,
+    if (!PyArg_ParseTuple(args, "OO!O!O!l|UO!lO!lO!:renames", &rows, &PyList_Type, &names, &PyDict_Type, &fast,
                           &PySet_Type, &skip, &mask, &text, &PySet_Type, &unknown, &decided, &PySet_Type, &declared,
-                          &declaring))
+                          &declaring, &PyDict_Type, &first))
         return NULL;
     if (unknown && (!text || !declared)) {
         PyErr_SetString(PyExc_TypeError, "renames: `unknown` needs the text and the declared set");
@@ -176,9 +189,11 @@ PyObject *musify_cscan_renames(PyObject *Py_UNUSED(self), PyObject *args) {
             PyErr_SetString(PyExc_IndexError, "renames: a row names no entry of the name table");
             goto done;
         }
+        int first_use = 0;  /* this identifier is the first of a name in `first`: to `rest` */
         if (decision[name] == UNKNOWN) {
             PyObject *key = PyList_GET_ITEM(names, name);
             PyObject *f = PyDict_GetItemWithError(fast, key);
+            if (!f && !PyErr_Occurred() && first) first_use = (f = PyDict_GetItemWithError(first, key)) != NULL;
             if (f) {
                 if (!PyTuple_Check(f)) {
                     PyErr_SetString(PyExc_TypeError, "renames: each fast entry must be a tuple of Edit fields");
@@ -194,7 +209,7 @@ PyObject *musify_cscan_renames(PyObject *Py_UNUSED(self), PyObject *args) {
                 decision[name] = skipped ? SKIP : unrecognised ? UNRECOGNISED : REST;
             }
         }
-        Py_ssize_t d = decision[name];
+        Py_ssize_t d = first_use ? REST : decision[name];
         if (d == UNRECOGNISED && (declaring & (1L << ctx))) {
             if (PySet_Add(declared, PyList_GET_ITEM(names, name)) < 0) goto done;
             continue;

@@ -17,6 +17,7 @@ from musify.frontend.launches import match_angle_back
 from musify.frontend.scanner import Ctx, Ident, IdentList, identifiers_in, native
 from musify.frontend.skipped import inside
 from musify.passes._base import PassContext
+from musify.passes.qualified import qualified_rule
 from musify.rules.derived import fill
 from musify.rules.model import Rule, RuleSet
 
@@ -64,8 +65,9 @@ def run_all(ctx: PassContext) -> EditList:
     compiled = native()
     fast, skip = fast_renames(ctx.ruleset, ctx.scan.idents.names)
     unknown = _unknown_names(ctx.ruleset)
+    first = _inferred_renames(ctx.ruleset)
     # most uses of a name already known to be unrecognised are decided with the renames (`uses`)
-    edits, rest, uses = renames(ctx.scan.idents, fast, skip, compiled, text, unknown, ctx.declared)
+    edits, rest, uses = renames(ctx.scan.idents, fast, skip, compiled, text, unknown, ctx.declared, first)
     text_position = ctx.lines.position
     pending = ctx.found.pending_unknown
     before = len(pending)
@@ -74,9 +76,13 @@ def run_all(ctx: PassContext) -> EditList:
         if name in unknown:  # decided at its first use in the run: only this use's place is new
             _unknown(ctx, ident.start, name, ident.ctx, text_position)
             continue
+        if name in skip and name not in qualified:
+            continue  # met before in this file: no rule, not vendor-looking (what the steps below find again)
         rule = names.get(name)
         if name in qualified:
-            rule = _qualified_rule(text, ident.start, qualified[name]) or rule
+            rule = qualified_rule(text, ident.start, qualified[name]) or rule
+        elif rule is not None and rule.inferred and name not in first:
+            _remember_inferred(first, name, rule)
         if rule is not None and rule.hazard and "template-only" in rule.hazard \
                 and not _template_use(text, ident.end):
             continue  # `surface` the variable, not `surface<...>` the template
@@ -184,30 +190,59 @@ def _unknown_names(ruleset: RuleSet) -> set[str]:
     return found
 
 
+def _inferred_renames(ruleset: RuleSet) -> dict[str, tuple]:
+    """The inferred plain renames the run has met (name -> its edit's fields after the span, as
+    `_use_rule` makes them), cached on the RuleSet like `_unknown_names`: `renames` leaves only
+    the first use of each in a file to the loop of `run_all` (it raises MU1004 once per file) and
+    renames the others itself (on the CUDA headers, 5,600 uses that each went through `_use_rule`)."""
+    found = getattr(ruleset, "_inferred_renames", None)
+    if found is None:
+        found = ruleset._inferred_renames = {}  # type: ignore[attr-defined]
+    return found
+
+
+def _remember_inferred(first: dict[str, tuple], name: str, rule: Rule) -> None:
+    """Add `name` to `first` when each use of it is what `_use_rule` makes of an inferred rule
+    without a diagnostic of its own: an edit, and MU1004 at the first use in a file (no
+    qualifier, unsupported status or template-only tag to look at each use)."""
+    if rule.diag or rule.status == "unsupported" or (rule.hazard and "template-only" in rule.hazard):
+        return
+    replacement = rule.replacement
+    if replacement is not None:
+        last = replacement.rsplit("::", 1)[-1] if "::" in rule.cuda else replacement
+        first[name] = (last, rule.cuda, rule.library, rule.kind, rule.inferred, "reference")
+
+
 def renames(idents: IdentList, fast: dict, skip: set[str], compiled=None, text: str = "",
-            unknown: set[str] | None = None,
-            declared: set[str] | None = None) -> tuple[EditList, list[Ident], list[tuple[int, str]]]:
+            unknown: set[str] | None = None, declared: set[str] | None = None,
+            first: dict[str, tuple] | None = None) -> tuple[EditList, list[Ident], list[tuple[int, str]]]:
     """Plain renames as edits (the compiled loop when `compiled` is the `_cscan` module), nothing
     for the names in `skip`; for names in `unknown` (no rule, vendor-looking), what `_unknown`
     decides where the tokens around a use in `text` are enough (the name added to `declared`, a
     set, for a declaration; nothing for a member access; (offset, name) in the third list for a
-    use to report); the other migrated identifiers (in order) for the caller. A file that calls
+    use to report); for names in `first` (like `fast`), the first use left to the caller and the
+    others renamed; the other migrated identifiers (in order) for the caller. A file that calls
     its own `CUDA_CHECK` on every line made one Python call per use."""
     if compiled is None:
-        return renames_python(idents, fast, skip, text, unknown, declared)
+        return renames_python(idents, fast, skip, text, unknown, declared, first)
     if unknown is None:
         data, itemsize, fields, rest, uses = compiled.renames(idents.data, idents.names, fast, skip, _MIGRATED_MASK)
-    else:
+    elif first is None:
         data, itemsize, fields, rest, uses = compiled.renames(idents.data, idents.names, fast, skip, _MIGRATED_MASK,
                                                               text, unknown, _DECIDED_MASK, declared,
                                                               _DECLARING_MASK)
+    else:
+        data, itemsize, fields, rest, uses = compiled.renames(idents.data, idents.names, fast, skip, _MIGRATED_MASK,
+                                                              text, unknown, _DECIDED_MASK, declared,
+                                                              _DECLARING_MASK, first)
     rows = array("i" if itemsize == 4 else "q")
     rows.frombytes(data)
     return EditList(rows, fields), rest, uses
 
 
 def renames_python(idents: IdentList, fast: dict, skip: set[str], text: str = "", unknown: set[str] | None = None,
-                   declared: set[str] | None = None) -> tuple[EditList, list[Ident], list[tuple[int, str]]]:
+                   declared: set[str] | None = None,
+                   first: dict[str, tuple] | None = None) -> tuple[EditList, list[Ident], list[tuple[int, str]]]:
     """The pure-Python `_cscan.renames`: the same edits, rest, uses and names declared."""
     edits = EditList()
     rest: list[Ident] = []
@@ -220,6 +255,10 @@ def renames_python(idents: IdentList, fast: dict, skip: set[str], text: str = ""
         name = ident.name
         if name not in decision:
             fields = fast.get(name)
+            if fields is None and first is not None and (fields := first.get(name)) is not None:
+                decision[name] = fields
+                rest.append(ident)  # its first use: the caller's (it raises a diagnostic)
+                continue
             decision[name] = fields if fields is not None else (
                 True if name in skip else False if unknown is not None and name in unknown else None)
         fields = decision[name]
@@ -275,43 +314,6 @@ def _template_use(text: str, end: int) -> bool:
     while j < len(text) and text[j] in " \t":
         j += 1
     return j < len(text) and text[j] == "<"
-
-
-def _qualified_rule(text: str, start: int, entries: list) -> Rule | None:
-    """The rule whose qualifier (`thrust::` in `thrust::cuda`) precedes the name at `start`."""
-    for quals, rule in entries if len(entries) == 1 else sorted(entries, key=lambda e: -len(e[0])):
-        pos = start
-        ok = True
-        for q in reversed(quals):
-            found = qualifier_before(text, pos)
-            if found is None or found[0] != q:
-                ok = False
-                break
-            pos = found[1]
-        if ok:
-            return rule
-    return None
-
-
-def qualifier_before(text: str, pos: int, window: int = 200) -> tuple[str, int] | None:
-    r"""The name and its offset in `name ::` just before `pos` (what the regex
-    `([A-Za-z_]\w*)\s*::\s*$` finds searching the `window` characters before `pos`), read backwards: the regex search tried every start
-    in the window, a cost paid for each qualified name (`torch.cuda` in Python is one)."""
-    low = max(0, pos - window)
-    j = pos
-    while j > low and text[j - 1].isspace():
-        j -= 1
-    if j - 2 < low or text[j - 2:j] != "::":
-        return None
-    j -= 2
-    while j > low and text[j - 1].isspace():
-        j -= 1
-    k = j
-    while k > low and (text[k - 1].isalnum() or text[k - 1] == "_"):
-        k -= 1
-    while k < j and not (text[k] == "_" or ("a" <= text[k] <= "z") or ("A" <= text[k] <= "Z")):
-        k += 1  # the name starts at its first ASCII letter or underscore
-    return (text[k:j], k) if k < j else None
 
 
 def _unknown(ctx: PassContext, start: int, name: str, where: Ctx, position) -> None:

@@ -26,22 +26,19 @@ def run(ctx: PassContext) -> list[Edit]:
     headers = ctx.ruleset.headers
     project = ctx.project
     # the memos and the file's directory looked up once per file, not once per include
-    resolved = _memo_for(_RESOLVED, project) if project.files else None
+    memos = (_memo_for(_WRITTEN, project), _memo_for(_RESOLVED, project)) if project.files else None
     ruled = _memo_for(_RULE_MEMOS, headers, len(headers))
-    directory = posixpath.dirname(ctx.path)
+    directory = _dirname(ctx.path)
     for inc in includes:
         written = inc.path
-        if resolved is not None:  # `resolve_project_include`, its memo at hand
-            key = (directory, written)
-            target = resolved.get(key, _UNKNOWN)
-            if target is _UNKNOWN:
-                target = resolved[key] = _resolve(project, directory, written)
+        if memos is not None:
+            target = _target(project, memos, directory, written)
             if target is not None:
                 new = project.header_renames.get(target)
                 if new is not None:
                     new_path = _renamed_include(written, target, new)
-                    edits.append(Edit(inc.start, inc.end, new_path, "include:project", "project", "header",
-                                       category="include"))
+                    edits.append(Edit(inc.start, inc.end, new_path, "include:project", "project", "header", False,
+                                      "include"))
                 continue
         rule = ruled.get(written, _UNKNOWN)  # `_header_rule`, its memo at hand
         if rule is _UNKNOWN:
@@ -77,6 +74,33 @@ def _memo_for(memos: dict, owner: object, size: int = 0) -> dict:
     return entry[2]
 
 
+def _dirname(path: str) -> str:
+    """`posixpath.dirname(path)`, its steps written out (once per file with includes)."""
+    head = path[:path.rfind("/") + 1]
+    return head.rstrip("/") if head and head != "/" * len(head) else head
+
+
+def _target(project: ProjectInfo, memos: tuple[dict, dict], directory: str, written: str) -> str | None:
+    """`resolve_project_include` for a file in `directory`, with the run's memos (`run` holds
+    them): for a plain path, what every directory shares (the suffix index's answer) is
+    remembered by the path alone and only the file beside the includer is looked for (a tree of
+    many directories met most (directory, path) pairs once, each a miss of a memo by the pair);
+    any other path is resolved and remembered by the pair."""
+    by_written, by_pair = memos
+    entry = by_written.get(written)
+    if entry is None:
+        candidates = project.suffix_index.get(written) if _is_plain(written) else None
+        entry = by_written[written] = (_is_plain(written), candidates[0] if candidates else None)
+    if entry[0]:
+        beside = f"{directory}/{written}" if directory else written
+        return beside if beside in project.files else entry[1]
+    key = (directory, written)
+    target = by_pair.get(key, _UNKNOWN)
+    if target is _UNKNOWN:
+        target = by_pair[key] = _resolve(project, directory, written)
+    return target
+
+
 _UNKNOWN = object()  # not in a memo yet
 _RULE_MEMOS: dict = {}  # id(header table) -> (the table, its size, path -> rule or None)
 
@@ -107,6 +131,7 @@ def _renamed_include(written: str, target: str, new: str) -> str:
 
 
 _RESOLVED: dict = {}  # id(project) -> (the project, 0, (directory, written) -> answer)
+_WRITTEN: dict = {}  # id(project) -> (the project, 0, plain written path -> (True, first suffix match or None))
 
 
 def resolve_project_include(project: ProjectInfo, including: str, written: str) -> str | None:
