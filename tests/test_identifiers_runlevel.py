@@ -35,9 +35,6 @@ def _run(texts: list[str]) -> list[tuple]:
     edits, diagnostics (code, line, column, message), names declared and pending unknown uses."""
     out = []
     options = Options()
-    # qualified names the run added to `skip` (the flaw the test below describes) taken out, so
-    # that each run starts alike
-    identifiers.fast_renames(RULES, list(RULES.qualified))[1].difference_update(RULES.qualified)
     for k, text in enumerate(texts):
         scan = language_for("cuda").front_end(text, RULES)
         ctx = PassContext(f"f{k}.cu", text, scan, RULES, options, ProjectInfo(), LineIndex(text))
@@ -67,13 +64,22 @@ def test_inferred_table_gives_the_pass_without_it(texts) -> None:
 
 
 def test_a_qualified_name_without_a_vendor_look_is_looked_at_each_use() -> None:
-    """`AutogradCUDA` alone has no rule and no vendor look (the loop adds it to `skip`); the same
-    file's `DispatchKey::AutogradCUDA` after it is still renamed: the loop passes over a name it
-    has met only when no qualified rule has that name. (The run-level `skip` keeps the name once
-    it is added, so that later files leave `DispatchKey::AutogradCUDA` as written: a known flaw of
-    the pass, kept as it is; `_run` takes such names out first.)"""
+    """`AutogradCUDA` alone has no rule and no vendor look; the same file's
+    `DispatchKey::AutogradCUDA` after it is still renamed: the loop passes over a name it has met
+    only when no qualified rule has that name."""
     (edits, *_), = _run(["AutogradCUDA a; DispatchKey::AutogradCUDA b;"])
     assert [e.replacement for e in edits] == ["AutogradPrivateUse1"]
+
+
+def test_a_qualified_name_met_alone_is_still_renamed_in_later_files() -> None:
+    """A name with a qualified rule but no plain one (`AutogradCUDA`) met without its qualifier
+    is not added to the run-level `skip`: a later file's `DispatchKey::AutogradCUDA` is renamed
+    as in a run of that file alone (it was left as written once an earlier file had used the
+    bare name)."""
+    alone = _run(["DispatchKey::AutogradCUDA b;"])[0][0]
+    after = _run(["AutogradCUDA a;", "DispatchKey::AutogradCUDA b;"])[1][0]
+    assert [e.replacement for e in after] == [e.replacement for e in alone] == ["AutogradPrivateUse1"]
+    assert "AutogradCUDA" not in identifiers.fast_renames(RULES, ["AutogradCUDA"])[1]
 
 
 def test_an_inferred_name_warns_once_per_file_and_is_renamed_at_each_use() -> None:

@@ -88,7 +88,8 @@ def run_all(ctx: PassContext) -> EditList:
             continue  # `surface` the variable, not `surface<...>` the template
         if rule is None:
             if vendor is None or not vendor.match(name):
-                skip.add(name)  # no rule, not vendor-looking: nothing to do, here or in any file
+                if name not in qualified:  # (a qualified rule may match its next use: looked at each time)
+                    skip.add(name)  # no rule, not vendor-looking: nothing to do, here or in any file
                 continue
             if name not in qualified:
                 unknown.add(name)  # no rule, vendor-looking, no qualified rule: the same in any file
