@@ -755,6 +755,8 @@ done:
 PyObject *musify_claunch_launch_shape(PyObject *self, PyObject *args);
 /* _claunch_literals.c */
 PyObject *musify_claunch_literals_in(PyObject *self, PyObject *args);
+/* _claunch_warp.c */
+PyObject *musify_claunch_warp_marks(PyObject *self, PyObject *args);
 
 static PyMethodDef methods[] = {
     {"structure", claunch_structure, METH_VARARGS,
@@ -774,6 +776,9 @@ static PyMethodDef methods[] = {
     {"literals_in", musify_claunch_literals_in, METH_VARARGS,
      "literals_in(text, words) -> int | None: bit i set when words[i] occurs in text (None: text not one byte\n"
      "a character); literals.holds for every registered word in one pass"},
+    {"warp_marks", musify_claunch_warp_marks, METH_VARARGS,
+     "warp_marks(text, start, end) -> int: 1 when the warp-size triggers match in text[start:end], else 2 when a\n"
+     "standalone 16 does, else 0; warp_precheck.marks_python in C"},
     {"kernel_start", claunch_kernel_start, METH_VARARGS,
      "kernel_start(text, lt) -> int: launches._kernel_start in C"},
     {NULL, NULL, 0, NULL},

@@ -33,13 +33,7 @@ from musify.passes._base import PassContext
 from musify.passes.hazards import warp_tree
 from musify.passes.hazards.common import DeviceFunction, int_value, warp_severity
 from musify.passes.hazards.file_facts import device_functions_of, may_have_device_functions
-from musify.passes.hazards.warp_precheck import (
-    SIXTEEN_AHEAD,
-    file_may_report,
-    has_trigger,
-    may_report,
-    standalone,
-)
+from musify.passes.hazards.warp_precheck import SIXTEEN_MARK, TRIGGER_MARK, file_may_report, marks, may_report
 from musify.passes.literals import holds
 
 _THREAD_NAME = re.compile(r"(?i)(tid|tx|ltid|lane\w*|\w*_lane|thread_?id\w*|thread_?idx|local_?id|warp_?id\w*)")
@@ -97,8 +91,9 @@ def run(ctx: PassContext) -> list[Edit]:
         return []
     functions = device_functions_of(ctx)
     for fn in functions:
-        if (has_trigger(text, fn.body_start, fn.end) or (results and _any_in(results, fn)) or (
-                shuffles and _any_in(shuffles, fn) and standalone(SIXTEEN_AHEAD, text, fn.body_start, fn.end))) \
+        found = marks(text, fn.body_start, fn.end)  # `has_trigger`, else a standalone 16, in the body
+        if (found == TRIGGER_MARK or (results and _any_in(results, fn)) or (
+                found == SIXTEEN_MARK and shuffles and _any_in(shuffles, fn))) \
                 and may_report(snippet := text[fn.start:fn.end], names):
             _check_function(ctx, fn, names, snippet)
     return []
