@@ -613,6 +613,76 @@ done:
     return result;
 }
 
+/* hazards/common.py's candidate list: the spans `finditer` gives for the pattern
+ * `w1|w2|...|wn(?!\w)` (the words in the order given; the look-ahead binds to the last one
+ * only, as the alternation reads), less those with a word character just before. Each word's
+ * next occurrence is found with the string search and kept until the scan passes it; at a
+ * position where several occur the first in order is the match, as the alternation tries them.
+ * A new list of (start, end) tuples, or NULL with an exception. */
+static PyObject *qualifier_spans(PyObject *text, PyObject *words) {
+    int kind = PyUnicode_KIND(text);
+    const void *data = PyUnicode_DATA(text);
+    Py_ssize_t n = PyUnicode_GET_LENGTH(text), nw = PyTuple_GET_SIZE(words), pos = 0;
+    Py_ssize_t *next = PyMem_Malloc((size_t)(nw ? nw : 1) * sizeof(Py_ssize_t));
+    PyObject *out = PyList_New(0);
+    if (!next || !out) {
+        PyMem_Free(next);
+        Py_XDECREF(out);
+        return PyErr_NoMemory();
+    }
+    for (Py_ssize_t k = 0; k < nw; k++) {
+        PyObject *w = PyTuple_GET_ITEM(words, k);
+        if (!PyUnicode_Check(w) || PyUnicode_GET_LENGTH(w) == 0) {
+            PyErr_SetString(PyExc_ValueError, "definitions: each qualifier word must be a non-empty str");
+            goto fail;
+        }
+        next[k] = -2;  /* not looked for yet */
+    }
+    for (;;) {
+        Py_ssize_t best = -1, best_k = -1;
+        for (Py_ssize_t k = 0; k < nw; k++) {
+            if (next[k] == -1) continue;  /* no occurrence left */
+            PyObject *w = PyTuple_GET_ITEM(words, k);
+            Py_ssize_t len = PyUnicode_GET_LENGTH(w);
+            if (next[k] < pos) {
+                Py_ssize_t at = PyUnicode_Find(text, w, pos, n, 1);
+                while (at >= 0 && k == nw - 1 && at + len < n && word_char(READ(at + len)))
+                    at = PyUnicode_Find(text, w, at + 1, n, 1);  /* the look-ahead failed there */
+                if (at == -2) goto fail;
+                next[k] = at;
+                if (at < 0) continue;
+            }
+            if (best < 0 || next[k] < best) {
+                best = next[k];
+                best_k = k;
+            }
+        }
+        if (best < 0) break;
+        Py_ssize_t end = best + PyUnicode_GET_LENGTH(PyTuple_GET_ITEM(words, best_k));
+        if (!(best > 0 && word_char(READ(best - 1)))) {
+            PyObject *span = Py_BuildValue("(nn)", best, end);
+            if (!span || PyList_Append(out, span) < 0) {
+                Py_XDECREF(span);
+                goto fail;
+            }
+            Py_DECREF(span);
+        }
+        pos = end;
+    }
+    PyMem_Free(next);
+    return out;
+fail:
+    PyMem_Free(next);
+    Py_DECREF(out);
+    return NULL;
+}
+
+static PyObject *claunch_qualifier_spans(PyObject *Py_UNUSED(self), PyObject *args) {
+    PyObject *text, *words;
+    if (!PyArg_ParseTuple(args, "UO!:qualifier_spans", &text, &PyTuple_Type, &words)) return NULL;
+    return qualifier_spans(text, words);
+}
+
 static PyObject *claunch_definitions(PyObject *Py_UNUSED(self), PyObject *args) {
     PyObject *text, *spans, *candidates, *kernel_words = NULL;
     if (!PyArg_ParseTuple(args, "UOO|O!:definitions", &text, &spans, &candidates, &PyTuple_Type, &kernel_words))
@@ -627,7 +697,11 @@ static PyObject *claunch_definitions(PyObject *Py_UNUSED(self), PyObject *args) 
     if (!out) return NULL;
     Py_ssize_t nspans = read_spans(spans, &sp_start, &sp_end);
     if (nspans < 0) goto done;
-    seq = PySequence_Fast(candidates, "definitions: candidates must be a sequence");
+    if (PyTuple_Check(candidates) && PyTuple_GET_SIZE(candidates) && PyUnicode_Check(PyTuple_GET_ITEM(candidates, 0))) {
+        seq = qualifier_spans(text, candidates);  /* the qualifier words: their spans found here */
+    } else {
+        seq = PySequence_Fast(candidates, "definitions: candidates must be a sequence");
+    }
     if (!seq) goto done;
     Py_ssize_t last_end = -1, stop_at = -1, stop_from = -1, body_at = -1, body_from = -1;
     for (Py_ssize_t k = 0; k < PySequence_Fast_GET_SIZE(seq); k++) {
@@ -765,7 +839,11 @@ static PyMethodDef methods[] = {
      "launches(text, spans) -> [(kernel start, '<<<', '>>>', '(', ')')]: launches.launch_spans_python in C"},
     {"definitions", claunch_definitions, METH_VARARGS,
      "definitions(text, spans, candidates[, kernel_words]) -> [(start, end, paren, brace, close)], or with\n"
-     "kernel_words the function list's flat rows (start, body, end, name start, name end, is-kernel)"},
+     "kernel_words the function list's flat rows (start, body, end, name start, name end, is-kernel);\n"
+     "candidates: the qualifiers' spans, or a tuple of the qualifier words in the pattern's order"},
+    {"qualifier_spans", claunch_qualifier_spans, METH_VARARGS,
+     "qualifier_spans(text, words) -> [(start, end)]: the qualifier candidates definitions finds for a tuple of\n"
+     "words (hazards/common.py's pattern search and filter in C)"},
     {"count_kernels", claunch_count_kernels, METH_VARARGS,
      "count_kernels(text, spans, word, not_names) -> int: launches.count_kernel_defs in C"},
     {"pairs", claunch_pairs, METH_VARARGS,

@@ -80,23 +80,33 @@ def _names_of(ruleset) -> _Names:
 def run(ctx: PassContext) -> list[Edit]:
     if not may_have_device_functions(ctx):
         return []
-    names = _names(ctx)
     text = ctx.text
-    idents = ctx.scan.idents
-    shuffles = [i.start for i in idents.select(names.shuffle)]
-    results = [i.start for i in idents.select(names.mask_result)]
+    shuffles = _uses(ctx, "shuffle")
+    results = _uses(ctx, "lane-mask-result")
     if not holds(ctx, "<<<") and not file_may_report(text, shuffles, results):
         # no function could pass the tests below: its device functions are not even found (with a
         # launch the features pass finds them anyway, and the tests per body cost less than the file's)
         return []
-    functions = device_functions_of(ctx)
-    for fn in functions:
+    names = None  # made for the first function with a trigger (most files have none)
+    for fn in device_functions_of(ctx):
         found = marks(text, fn.body_start, fn.end)  # `has_trigger`, else a standalone 16, in the body
-        if (found == TRIGGER_MARK or (results and _any_in(results, fn)) or (
-                found == SIXTEEN_MARK and shuffles and _any_in(shuffles, fn))) \
-                and may_report(snippet := text[fn.start:fn.end], names):
-            _check_function(ctx, fn, names, snippet)
+        if found == TRIGGER_MARK or (results and _any_in(results, fn)) or (
+                found == SIXTEEN_MARK and shuffles and _any_in(shuffles, fn)):
+            names = names or _names(ctx)
+            if may_report(snippet := text[fn.start:fn.end], names):
+                _check_function(ctx, fn, names, snippet)
     return []
+
+
+def _uses(ctx: PassContext, tag: str) -> list[int]:
+    """Where the file uses the names the rules tag `tag` (`_Names`' set of them), in order: the
+    scan's `select`, not called where none of the names is among the file's candidates (its
+    own first test, asked here without the call: most files hold none)."""
+    wanted = ctx.ruleset.tagged(tag)
+    idents = ctx.scan.idents
+    if wanted.isdisjoint(idents.names):
+        return []
+    return [i.start for i in idents.select(wanted)]
 
 
 def _any_in(offsets: list[int], fn: DeviceFunction) -> bool:
