@@ -282,6 +282,26 @@ static Py_ssize_t find_sorted(const Py_ssize_t *a, Py_ssize_t n, Py_ssize_t key)
 
 static Py_ssize_t kernel_start(int kind, const void *data, Py_ssize_t n, Py_ssize_t lt);
 
+/* text.find("<<<", pos), or `n` where there is none: memchr to each '<' in a one-byte text
+ * (the loop below read every character of a file with a launch a second time) */
+static Py_ssize_t find_launch_open(int kind, const void *data, Py_ssize_t n, Py_ssize_t pos) {
+    if (kind == PyUnicode_1BYTE_KIND) {
+        const Py_UCS1 *s = data;
+        while (pos + 3 <= n) {
+            const Py_UCS1 *p = memchr(s + pos, '<', (size_t)(n - 2 - pos));  /* a '<' with two after it */
+            if (!p) return n;
+            pos = p - s;
+            if (s[pos + 1] == '<' && s[pos + 2] == '<') return pos;
+            pos++;
+        }
+        return n;
+    }
+    while (pos + 3 <= n && !(PyUnicode_READ(kind, data, pos) == '<' && PyUnicode_READ(kind, data, pos + 1) == '<'
+                             && PyUnicode_READ(kind, data, pos + 2) == '<'))
+        pos++;
+    return pos + 3 <= n ? pos : n;
+}
+
 /* launches(text, spans) -> [(kernel start, '<<<', '>>>', '(', ')')]: launches.launch_spans_python
  * in C, its loop over the text's '<<<' answered from the structure's arrays */
 static PyObject *claunch_launches(PyObject *Py_UNUSED(self), PyObject *args) {
@@ -297,10 +317,7 @@ static PyObject *claunch_launches(PyObject *Py_UNUSED(self), PyObject *args) {
     Py_ssize_t nspans = read_spans(spans, &sp_start, &sp_end);
     if (nspans < 0 || shape_of(kind, data, n, sp_start, sp_end, nspans, &s) < 0) goto done;
     for (Py_ssize_t pos = 0; pos + 3 <= n;) {  /* text.find("<<<", pos), as the Python loops */
-        Py_ssize_t lt = pos;
-        while (lt + 3 <= n && !(PyUnicode_READ(kind, data, lt) == '<' && PyUnicode_READ(kind, data, lt + 1) == '<'
-                                && PyUnicode_READ(kind, data, lt + 2) == '<'))
-            lt++;
+        Py_ssize_t lt = find_launch_open(kind, data, n, pos);
         if (lt + 3 > n) break;
         pos = lt + 3;
         Py_ssize_t k = find_sorted(s.lt, s.nlt, lt);  /* absent: not in code, or inside another '<<<' */
