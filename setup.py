@@ -26,7 +26,7 @@ EXT_MODULES = [
     Extension("musify.frontend._cscan", ["musify/frontend/_cscan.c", "musify/frontend/_cscan_ident.c"],
               depends=["musify/frontend/_cscan.h"], optional=True, extra_compile_args=["-O2"]),
     Extension("musify.frontend._claunch", ["musify/frontend/_claunch.c", "musify/frontend/_claunch_shape.c",
-                                                 "musify/frontend/_claunch_literals.c"],
+                                                 "musify/frontend/_claunch_literals.c", "musify/frontend/_claunch_warp.c"],
               optional=True, extra_compile_args=["-O2"]),
     Extension("musify.engine._cedits", ["musify/engine/_cedits.c"], optional=True, extra_compile_args=["-O2"]),
     Extension("musify._cport", ["musify/_cport.c"], optional=True, extra_compile_args=["-O2"]),

@@ -75,6 +75,8 @@ def test_compiled_and_python_launches_are_identical(text: str) -> None:
 @given(texts)
 @example("k<<<1, 2>>>(a, b); j <<<3>>> (c) <<<<<< x<<<1>>>(y; z) // w<<<1>>>(q)\n")
 @example("#define L(k) k<<<1, 1>>>(0)\nns::f<T><<<(n + 1) / 2, 32>>>(p[0]) ::g<<<1>>>(x)")
+@example("a < b << c <<<< k<<<1>>>(x); <<")  # '<' found one at a time (memchr) up to the text's end
+@example("😀 k<<<1>>>(x); <<<<<<k<<<2>>>(y)<<")  # a text of wider characters: the plain loop
 def test_compiled_and_python_launch_spans_are_identical(text: str) -> None:
     codemap = CodeMap(scan_python(text).spans)
     assert list(launches.launch_spans(text, codemap)) == list(launches.launch_spans_python(text, codemap))
@@ -130,6 +132,40 @@ def test_compiled_and_python_device_functions_are_identical(text: str) -> None:
     codemap = CodeMap(scan_python(text).spans)
     compiled = list(common.device_functions(text, codemap, kernel, device))
     assert compiled == list(common.device_functions_python(text, CodeMap(scan_python(text).spans), kernel, device))
+
+
+QUALIFIER_WORDS = ["__global__", "__device__", "__dev", "__device__x", "__host__", "_g", "g__", "é", "__"]
+
+
+@needs_claunch
+@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(st.sampled_from([*QUALIFIER_WORDS, "x", "_", " ", "1", "ß", "\n", "(", "__device__ void f() {}"]),
+                max_size=30).map("".join),
+       st.sets(st.sampled_from(QUALIFIER_WORDS), min_size=1, max_size=4))
+@example("x__global____device__ __device__x __global__x", {"__global__", "__device__"})
+@example("__device__x__devicé", {"__device__", "__dev", "__device__x"})
+def test_compiled_qualifier_search_is_the_pattern(text: str, words: set[str]) -> None:
+    """The qualifiers `definitions` finds from the words (in the pattern's order) are the
+    pattern's matches less those after a word character, as hazards/common.py made them: the
+    look-ahead binding to the last word only, a match passed over still consuming its text."""
+    from musify.passes.hazards import common
+
+    pattern = common._qualifier_pattern(frozenset(words))
+    want = [m.span() for m in pattern.finditer(text)
+            if not (m.start() and (text[m.start() - 1].isalnum() or text[m.start() - 1] == "_"))]
+    assert _claunch.qualifier_spans(text, common._pattern_order(frozenset(words))) == want
+    kernel = ("__global__",)
+    spans = scan_python(text).spans
+    assert _claunch.definitions(text, spans, common._pattern_order(frozenset(words)), kernel) == \
+        _claunch.definitions(text, spans, want, kernel)
+
+
+@needs_claunch
+def test_compiled_qualifier_search_refuses_an_empty_word() -> None:
+    with pytest.raises(ValueError):
+        _claunch.qualifier_spans("x", ("a", ""))
+    with pytest.raises(ValueError):
+        _claunch.definitions("x", [], ("a", 1), ())
 
 
 # --- bracket pairing: `CodeMap.closer` (from `_claunch.pairs`) against `CodeMap.closing` ----

@@ -18,8 +18,8 @@ from musify.frontend.scanner import LineIndex
 from musify.options import Options
 from musify.passes import structure
 from musify.passes._base import PassContext, ProjectInfo
-from musify.passes.hazards import features, warp_precheck, warp_size
-from musify.passes.hazards.file_facts import device_functions_of
+from musify.passes.hazards import features, inline_asm, self_defines, warp_precheck, warp_size
+from musify.passes.hazards.file_facts import device_functions_of, directive_at, without_comments
 from musify.passes.languages import scan_c
 from musify.rules import load_ruleset
 from musify.runner import edit_text
@@ -174,3 +174,54 @@ def test_structure_facts_without_launches_or_kernels() -> None:
     ctx = _context("int x;\n")
     assert structure.run(ctx) == []
     assert list(ctx.facts.items()) == [("kernels", 0), ("launches", 0), ("launches_parsed", 0)]
+
+
+# --- the self-defines pass: a macro body without '/' is read as written ----------------------------
+
+DEFINE_NAMES = ["cudaMalloc", "musaMalloc", "cudaFree", "CUDA_X", "cudaStream_t", "musaStream_t", "x"]
+DEFINE_BODIES = [" ", "\t", " \\\n ", "/* c */", "// c", "/", "\"/*\"", "'/'", "(a)", "1", "a / b", "/**/",
+                 "/* a\n b */", "é", "\r"]
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@example([("cudaMalloc", ["musaMalloc"])])
+@example([("cudaMalloc", [" ", "/* c */", "musaMalloc", "// c"])])
+@given(st.lists(st.tuples(st.sampled_from(DEFINE_NAMES),
+                          st.lists(st.sampled_from([*DEFINE_NAMES, *DEFINE_BODIES]), max_size=5)),
+                min_size=1, max_size=4))
+def test_self_defines_bodies_without_a_slash_as_written(defines: list[tuple[str, list[str]]]) -> None:
+    text = "".join(f"#define {name} {''.join(body)}\nint {name}_use = 0; /* {name} */\n" for name, body in defines)
+    ctx = _context(text)
+    for ident in ctx.scan.idents.select(contexts=(self_defines.Ctx.MACRO_NAME,)):
+        directive = directive_at(ctx, ident.start)
+        if directive is not None:
+            after = text[ident.end:directive.end]
+            assert self_defines._body(ctx, ident.end, directive.end, after) == \
+                without_comments(ctx, ident.end, directive.end), text
+    real = self_defines._body
+    self_defines._body = lambda ctx, start, end, after: without_comments(ctx, start, end)
+    try:
+        reference = _all_diagnostics(text)
+    finally:
+        self_defines._body = real
+    assert _all_diagnostics(text) == reference, text
+
+
+# --- the inline-assembly pass: the Hopper searches only in a template holding one of their literals --
+
+ASM_TEMPLATES = ["wgmma.mma_async.sync", "mma.sync.aligned.m16n8k32.row.col.f32.e4m3.e4m3.f32", "mma.", ".e5m2.e5m2",
+                 ".e4m3.e4m3", "mov.u32 %0, %%laneid;", "wgmma", "mma", "e4m3", ".e5m2", "xmma.", " ", "\\n"]
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@example(["wgmma.mma_async.sync"])
+@given(st.lists(st.lists(st.sampled_from(ASM_TEMPLATES), max_size=4).map("".join), min_size=1, max_size=3))
+def test_inline_asm_hopper_gate_keeps_every_finding(templates: list[str]) -> None:
+    text = "__device__ void f() {\n" + "".join(f'    asm volatile("{t}");\n' for t in templates) + "}\n"
+    real = inline_asm._HOPPER_LITERALS
+    inline_asm._HOPPER_LITERALS = ("",)  # every template passes the gate
+    try:
+        reference = _all_diagnostics(text)
+    finally:
+        inline_asm._HOPPER_LITERALS = real
+    assert _all_diagnostics(text) == reference, text

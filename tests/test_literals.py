@@ -91,3 +91,24 @@ def test_holds_without_the_compiled_module(monkeypatch) -> None:
     monkeypatch.setattr(literals, "_NATIVE", None)
     ctx = _context("k<<<1, 1>>>(); // asm")
     assert literals.holds(ctx, "<<<") and literals.holds(ctx, "asm") and not literals.holds(ctx, "__global__")
+
+
+@settings(max_examples=200, deadline=None)
+@given(pieces, st.lists(st.lists(st.sampled_from([*WORDS, "never-registered"]), max_size=4).map(tuple), max_size=4),
+       st.lists(st.sampled_from(WORDS), max_size=6))
+@example("asm <<<", [("asm", "<<<"), ("never-registered",), ()], ["~"])
+def test_holds_any_is_any_in(text: str, tuples: list[tuple[str, ...]], later: list[str]) -> None:
+    """`holds_any` is `any(word in text ...)` for tuples of registered words, of words never
+    registered and empty ones, asked before and after more words are registered."""
+    ctx = _context(text)
+    for words in tuples:
+        assert literals.holds_any(ctx, words) == any(word in text for word in words), words
+    literals.register(*later)
+    for words in [*tuples, tuple(later)]:
+        assert literals.holds_any(ctx, words) == any(word in text for word in words), words
+
+
+def test_holds_any_without_the_compiled_module(monkeypatch) -> None:
+    monkeypatch.setattr(literals, "_NATIVE", None)
+    ctx = _context("k<<<1, 1>>>(); // asm")
+    assert literals.holds_any(ctx, ("__global__", "asm")) and not literals.holds_any(ctx, ("__global__", "~"))

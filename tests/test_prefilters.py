@@ -59,6 +59,36 @@ def test_warp_size_triggers_match_the_regexes(text: str, data) -> None:
         bool(warp_precheck.SIXTEEN.search(text, start, end))
 
 
+_MARK_PIECES = ["0xffffffff", "0XFFFFFFFF", "0xFfFfFfFf", "0xfffffff", "0x", "~0", "~ 0", "~\u30000", "~\x0b\n0",
+                "~x", "31", "32", "33", "x32", ".32", "32.", "32u", "132", "_32", "é32", "٣32", "32٣", "32é", "16",
+                "x16", "16.0", "16_", "٣16", ">> 5", ">>5", ">>>5", ">>51", ">> 5u", ">> 5é", ">>\u20285", " ", "\n",
+                "(", "3", "2", "1", "6", "f", "F", "x", ".", ">", "~", "0", "5"]
+
+
+@settings(max_examples=600, deadline=None)
+@given(st.lists(st.sampled_from(_MARK_PIECES), max_size=20).map("".join), st.data())
+@example("int32_t x = 32;", None)
+@example("a >>\u3000 5", None)
+def test_warp_marks_match_the_regexes(text: str, data) -> None:
+    """`warp_precheck.marks` (compiled where built) and `marks_python` give what the two regexes
+    find in any slice, the look-behind reading before the slice as `re` does."""
+    end = data.draw(st.integers(0, len(text))) if data is not None else len(text)
+    start = data.draw(st.integers(0, end)) if data is not None else 0
+    want = warp_precheck.TRIGGER_MARK if warp_precheck.TRIGGER.search(text, start, end) else (
+        warp_precheck.SIXTEEN_MARK if warp_precheck.SIXTEEN.search(text, start, end) else 0)
+    assert warp_precheck.marks_python(text, start, end) == want, (text, start, end)
+    assert warp_precheck.marks(text, start, end) == want, (text, start, end)
+
+
+def test_warp_marks_are_compiled_where_claunch_was_built() -> None:
+    """`marks` runs the compiled pass wherever `_claunch` loads (else the test above proved nothing new)."""
+    from musify.frontend import compiled
+
+    assert (warp_precheck._NATIVE is None) == (compiled.load("_claunch") is None)
+    if warp_precheck._NATIVE is not None:
+        assert warp_precheck._NATIVE.warp_marks("int x = 0x20 >> 5;", 0, 18) == warp_precheck.TRIGGER_MARK
+
+
 LABEL_PIECES = ["case", "case ", "xcase", "_case", "écase", "CUDA", "kCUDA", "c10::", "DeviceType", " :: ", ":", "::",
                 " ", "\n", "\t", "cas", "e", "x", "9", "/*", "*/"]
 

@@ -31,6 +31,9 @@ FRAGMENTS = [
     "// lane & 31 in a comment\n", "/* __shfl_sync(0xffffffff, v, 0, 32) */", "#define W 32\n",
     "unsigned b = __ballot(p);", "int c = __popc(b);", "uint32_t bits = __ballot(p > 0); s = bits & 1;",
     "s = v >> 5;", "s = __shfl_xor(s, 16);", "int v = lane;", "int warp_id = threadIdx.x / warpSize;", "if (tx < 32) s = 4;", "s++;",
+    # beyond ASCII: punctuation and spaces the precheck reads past, letters and digits it parses for
+    "/* tile — ’32’ */", "int k = i\xa0/ 32;", "s = v\u2003>> 5;", "int tıd = threadIdx.x; s = tıd & 31;",
+    "int w = tid / ٣٢;", "s = __shfl_xor(s, ١٦);", "int maſk = __activemask();", "s = é;", "unsigned u = 0xFFFFFFFF\xa0;",
 ]
 PARAMS = ["int n", "int tid", "const float* x, int n", "unsigned lane"]
 
@@ -83,4 +86,8 @@ def test_tile_size_is_not_parsed() -> None:
     assert not warp_size.may_report("__global__ void k(int n) { cg::thread_block_tile<32> t; int k = n / 32; }",
                                     names)
     assert warp_size.may_report("__global__ void k(int n) { int lane = threadIdx.x & 31; }", names)
-    assert warp_size.may_report("__global__ void k(int n) { /* é */ int k = n / 32; }", names)  # not ASCII
+    assert warp_size.may_report("__global__ void k(int n) { /* é */ int k = n / 32; }", names)  # a letter beyond ASCII
+    assert warp_size.may_report("__global__ void k(int n) { int tıd = 0; int k = n / 32; }", names)
+    assert warp_size.may_report("__global__ void k(int n) { int k = n / ٣٢; }", names)
+    # punctuation and spaces beyond ASCII: read past as on ASCII text
+    assert not warp_size.may_report("__global__ void k(int n) { /* — ’ */ int k = n\xa0/ 32; }", names)

@@ -282,6 +282,26 @@ static Py_ssize_t find_sorted(const Py_ssize_t *a, Py_ssize_t n, Py_ssize_t key)
 
 static Py_ssize_t kernel_start(int kind, const void *data, Py_ssize_t n, Py_ssize_t lt);
 
+/* text.find("<<<", pos), or `n` where there is none: memchr to each '<' in a one-byte text
+ * (the loop below read every character of a file with a launch a second time) */
+static Py_ssize_t find_launch_open(int kind, const void *data, Py_ssize_t n, Py_ssize_t pos) {
+    if (kind == PyUnicode_1BYTE_KIND) {
+        const Py_UCS1 *s = data;
+        while (pos + 3 <= n) {
+            const Py_UCS1 *p = memchr(s + pos, '<', (size_t)(n - 2 - pos));  /* a '<' with two after it */
+            if (!p) return n;
+            pos = p - s;
+            if (s[pos + 1] == '<' && s[pos + 2] == '<') return pos;
+            pos++;
+        }
+        return n;
+    }
+    while (pos + 3 <= n && !(PyUnicode_READ(kind, data, pos) == '<' && PyUnicode_READ(kind, data, pos + 1) == '<'
+                             && PyUnicode_READ(kind, data, pos + 2) == '<'))
+        pos++;
+    return pos + 3 <= n ? pos : n;
+}
+
 /* launches(text, spans) -> [(kernel start, '<<<', '>>>', '(', ')')]: launches.launch_spans_python
  * in C, its loop over the text's '<<<' answered from the structure's arrays */
 static PyObject *claunch_launches(PyObject *Py_UNUSED(self), PyObject *args) {
@@ -297,10 +317,7 @@ static PyObject *claunch_launches(PyObject *Py_UNUSED(self), PyObject *args) {
     Py_ssize_t nspans = read_spans(spans, &sp_start, &sp_end);
     if (nspans < 0 || shape_of(kind, data, n, sp_start, sp_end, nspans, &s) < 0) goto done;
     for (Py_ssize_t pos = 0; pos + 3 <= n;) {  /* text.find("<<<", pos), as the Python loops */
-        Py_ssize_t lt = pos;
-        while (lt + 3 <= n && !(PyUnicode_READ(kind, data, lt) == '<' && PyUnicode_READ(kind, data, lt + 1) == '<'
-                                && PyUnicode_READ(kind, data, lt + 2) == '<'))
-            lt++;
+        Py_ssize_t lt = find_launch_open(kind, data, n, pos);
         if (lt + 3 > n) break;
         pos = lt + 3;
         Py_ssize_t k = find_sorted(s.lt, s.nlt, lt);  /* absent: not in code, or inside another '<<<' */
@@ -613,6 +630,76 @@ done:
     return result;
 }
 
+/* hazards/common.py's candidate list: the spans `finditer` gives for the pattern
+ * `w1|w2|...|wn(?!\w)` (the words in the order given; the look-ahead binds to the last one
+ * only, as the alternation reads), less those with a word character just before. Each word's
+ * next occurrence is found with the string search and kept until the scan passes it; at a
+ * position where several occur the first in order is the match, as the alternation tries them.
+ * A new list of (start, end) tuples, or NULL with an exception. */
+static PyObject *qualifier_spans(PyObject *text, PyObject *words) {
+    int kind = PyUnicode_KIND(text);
+    const void *data = PyUnicode_DATA(text);
+    Py_ssize_t n = PyUnicode_GET_LENGTH(text), nw = PyTuple_GET_SIZE(words), pos = 0;
+    Py_ssize_t *next = PyMem_Malloc((size_t)(nw ? nw : 1) * sizeof(Py_ssize_t));
+    PyObject *out = PyList_New(0);
+    if (!next || !out) {
+        PyMem_Free(next);
+        Py_XDECREF(out);
+        return PyErr_NoMemory();
+    }
+    for (Py_ssize_t k = 0; k < nw; k++) {
+        PyObject *w = PyTuple_GET_ITEM(words, k);
+        if (!PyUnicode_Check(w) || PyUnicode_GET_LENGTH(w) == 0) {
+            PyErr_SetString(PyExc_ValueError, "definitions: each qualifier word must be a non-empty str");
+            goto fail;
+        }
+        next[k] = -2;  /* not looked for yet */
+    }
+    for (;;) {
+        Py_ssize_t best = -1, best_k = -1;
+        for (Py_ssize_t k = 0; k < nw; k++) {
+            if (next[k] == -1) continue;  /* no occurrence left */
+            PyObject *w = PyTuple_GET_ITEM(words, k);
+            Py_ssize_t len = PyUnicode_GET_LENGTH(w);
+            if (next[k] < pos) {
+                Py_ssize_t at = PyUnicode_Find(text, w, pos, n, 1);
+                while (at >= 0 && k == nw - 1 && at + len < n && word_char(READ(at + len)))
+                    at = PyUnicode_Find(text, w, at + 1, n, 1);  /* the look-ahead failed there */
+                if (at == -2) goto fail;
+                next[k] = at;
+                if (at < 0) continue;
+            }
+            if (best < 0 || next[k] < best) {
+                best = next[k];
+                best_k = k;
+            }
+        }
+        if (best < 0) break;
+        Py_ssize_t end = best + PyUnicode_GET_LENGTH(PyTuple_GET_ITEM(words, best_k));
+        if (!(best > 0 && word_char(READ(best - 1)))) {
+            PyObject *span = Py_BuildValue("(nn)", best, end);
+            if (!span || PyList_Append(out, span) < 0) {
+                Py_XDECREF(span);
+                goto fail;
+            }
+            Py_DECREF(span);
+        }
+        pos = end;
+    }
+    PyMem_Free(next);
+    return out;
+fail:
+    PyMem_Free(next);
+    Py_DECREF(out);
+    return NULL;
+}
+
+static PyObject *claunch_qualifier_spans(PyObject *Py_UNUSED(self), PyObject *args) {
+    PyObject *text, *words;
+    if (!PyArg_ParseTuple(args, "UO!:qualifier_spans", &text, &PyTuple_Type, &words)) return NULL;
+    return qualifier_spans(text, words);
+}
+
 static PyObject *claunch_definitions(PyObject *Py_UNUSED(self), PyObject *args) {
     PyObject *text, *spans, *candidates, *kernel_words = NULL;
     if (!PyArg_ParseTuple(args, "UOO|O!:definitions", &text, &spans, &candidates, &PyTuple_Type, &kernel_words))
@@ -627,7 +714,11 @@ static PyObject *claunch_definitions(PyObject *Py_UNUSED(self), PyObject *args) 
     if (!out) return NULL;
     Py_ssize_t nspans = read_spans(spans, &sp_start, &sp_end);
     if (nspans < 0) goto done;
-    seq = PySequence_Fast(candidates, "definitions: candidates must be a sequence");
+    if (PyTuple_Check(candidates) && PyTuple_GET_SIZE(candidates) && PyUnicode_Check(PyTuple_GET_ITEM(candidates, 0))) {
+        seq = qualifier_spans(text, candidates);  /* the qualifier words: their spans found here */
+    } else {
+        seq = PySequence_Fast(candidates, "definitions: candidates must be a sequence");
+    }
     if (!seq) goto done;
     Py_ssize_t last_end = -1, stop_at = -1, stop_from = -1, body_at = -1, body_from = -1;
     for (Py_ssize_t k = 0; k < PySequence_Fast_GET_SIZE(seq); k++) {
@@ -755,6 +846,8 @@ done:
 PyObject *musify_claunch_launch_shape(PyObject *self, PyObject *args);
 /* _claunch_literals.c */
 PyObject *musify_claunch_literals_in(PyObject *self, PyObject *args);
+/* _claunch_warp.c */
+PyObject *musify_claunch_warp_marks(PyObject *self, PyObject *args);
 
 static PyMethodDef methods[] = {
     {"structure", claunch_structure, METH_VARARGS,
@@ -763,7 +856,11 @@ static PyMethodDef methods[] = {
      "launches(text, spans) -> [(kernel start, '<<<', '>>>', '(', ')')]: launches.launch_spans_python in C"},
     {"definitions", claunch_definitions, METH_VARARGS,
      "definitions(text, spans, candidates[, kernel_words]) -> [(start, end, paren, brace, close)], or with\n"
-     "kernel_words the function list's flat rows (start, body, end, name start, name end, is-kernel)"},
+     "kernel_words the function list's flat rows (start, body, end, name start, name end, is-kernel);\n"
+     "candidates: the qualifiers' spans, or a tuple of the qualifier words in the pattern's order"},
+    {"qualifier_spans", claunch_qualifier_spans, METH_VARARGS,
+     "qualifier_spans(text, words) -> [(start, end)]: the qualifier candidates definitions finds for a tuple of\n"
+     "words (hazards/common.py's pattern search and filter in C)"},
     {"count_kernels", claunch_count_kernels, METH_VARARGS,
      "count_kernels(text, spans, word, not_names) -> int: launches.count_kernel_defs in C"},
     {"pairs", claunch_pairs, METH_VARARGS,
@@ -774,6 +871,9 @@ static PyMethodDef methods[] = {
     {"literals_in", musify_claunch_literals_in, METH_VARARGS,
      "literals_in(text, words) -> int | None: bit i set when words[i] occurs in text (None: text not one byte\n"
      "a character); literals.holds for every registered word in one pass"},
+    {"warp_marks", musify_claunch_warp_marks, METH_VARARGS,
+     "warp_marks(text, start, end) -> int: 1 when the warp-size triggers match in text[start:end], else 2 when a\n"
+     "standalone 16 does, else 0; warp_precheck.marks_python in C"},
     {"kernel_start", claunch_kernel_start, METH_VARARGS,
      "kernel_start(text, lt) -> int: launches._kernel_start in C"},
     {NULL, NULL, 0, NULL},

@@ -22,6 +22,7 @@ _KEY = "literals.found"
 _words: list[str] = []
 _index: dict[str, int] = {}
 _asked: tuple[str, ...] = ()  # the registered words as the compiled pass is handed them
+_masks: dict[tuple[str, ...], int] = {}  # `holds_any`'s tuples, each with its words' bits (0: not all registered)
 
 
 def register(*words: str) -> None:
@@ -35,6 +36,7 @@ def register(*words: str) -> None:
             added = True
     if added:
         _asked = tuple(_words)
+        _masks.clear()  # a tuple with a word not registered before may now have all its bits
 
 
 def holds(ctx: PassContext, word: str) -> bool:
@@ -43,8 +45,38 @@ def holds(ctx: PassContext, word: str) -> bool:
     if bit is not None:
         made = ctx.found.scratch.get(_KEY)
         if made is None or bit >= made[0]:  # not asked of this file yet, or registered since
-            found = _NATIVE.literals_in(ctx.text, _asked) if _NATIVE is not None else None
-            made = ctx.found.scratch[_KEY] = (len(_asked), found)
+            made = _answer(ctx)
         if made[1] is not None:  # None: no compiled module, or a text of wider characters
             return made[1] >> bit & 1 == 1
     return word in ctx.text
+
+
+def holds_any(ctx: PassContext, words: tuple[str, ...]) -> bool:
+    """`any(holds(ctx, word) for word in words)` in one test of the file's answer: the words'
+    bits are gathered once per tuple (a pass asks the same tuple of every file), not looked up
+    one by one. A tuple with a word not registered: the words one by one."""
+    mask = _masks.get(words)
+    if mask is None:
+        mask = _masks[words] = _mask(words)
+    if mask:
+        made = ctx.found.scratch.get(_KEY)
+        if made is None or mask >> made[0]:  # not asked yet, or some bit registered since
+            made = _answer(ctx)
+        if made[1] is not None:
+            return made[1] & mask != 0
+    return any(holds(ctx, word) for word in words)
+
+
+def _answer(ctx: PassContext) -> tuple[int, int | None]:
+    """The file's answer for every registered word (how many were asked, their bits), kept."""
+    found = _NATIVE.literals_in(ctx.text, _asked) if _NATIVE is not None else None
+    made = ctx.found.scratch[_KEY] = (len(_asked), found)
+    return made
+
+
+def _mask(words: tuple[str, ...]) -> int:
+    """The bits of `words`, or 0 where one is not registered (or there is none)."""
+    bits = [_index.get(word) for word in words]
+    if not bits or None in bits:
+        return 0
+    return sum(1 << bit for bit in set(bits))

@@ -16,7 +16,7 @@ from functools import lru_cache
 
 from musify.engine.edits import Edit
 from musify.passes._base import PassContext
-from musify.passes.literals import holds, register
+from musify.passes.literals import holds_any, register
 from musify.rules.vocab import records, torch_cpp_vocab
 
 LIBRARY = "torch"
@@ -105,7 +105,7 @@ class _WordStart:
 
 def _mentions(ctx: PassContext, names: tuple[str, ...]) -> bool:
     """One of `names` occurs in the file's text (`literals.holds`: one pass for every pass's words)."""
-    return any(holds(ctx, name) for name in names)
+    return holds_any(ctx, names)
 
 
 def _macro_args(ctx: PassContext, m: re.Match[str], rules: dict) -> list[Edit]:

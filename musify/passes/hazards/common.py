@@ -11,7 +11,6 @@ from __future__ import annotations
 import re
 from array import array
 from collections.abc import Iterator
-from dataclasses import dataclass
 from functools import lru_cache
 from typing import NamedTuple
 
@@ -41,8 +40,7 @@ def int_value(literal: str) -> int | None:
     return int(m.group(1), 16 if m.group(1)[:2] in ("0x", "0X") else 10)
 
 
-@dataclass(frozen=True, slots=True)
-class Comparison:
+class Comparison(NamedTuple):  # a NamedTuple: a frozen dataclass's class cost 0.8 ms an import
     """`NAME op NUMBER` or `NUMBER op NAME` around an occurrence of NAME."""
 
     op: str
@@ -138,7 +136,12 @@ _NAME_BEFORE_PAREN = re.compile(r"([A-Za-z_]\w*)\s*(?:<[^;{()]*>\s*)?$")
 
 @lru_cache(maxsize=8)
 def _qualifier_pattern(words: frozenset[str]) -> re.Pattern[str]:
-    return re.compile("|".join(re.escape(w) for w in sorted(words, key=lambda w: (-len(w), w))) + r"(?!\w)")
+    return re.compile("|".join(re.escape(w) for w in _pattern_order(words)) + r"(?!\w)")
+
+
+def _pattern_order(words: frozenset[str]) -> tuple[str, ...]:
+    """The words in the order `_qualifier_pattern` tries them (longest first)."""
+    return tuple(sorted(words, key=lambda w: (-len(w), w)))
 
 
 def device_functions(text: str, codemap: CodeMap, kernel_words: frozenset[str],
@@ -146,15 +149,18 @@ def device_functions(text: str, codemap: CodeMap, kernel_words: frozenset[str],
     """Function definitions (not declarations or variables) qualified with one of the words the
     rules tag `kernel-qualifier` or `device-qualifier`, in order. The search is `_claunch`'s
     `definitions` where it was built (a fifth of the warp-size pass in Python; the same answers,
-    tests/test_claunch_equivalence.py), else `device_functions_python`."""
-    if not qualifier_word_in(text, kernel_words, device_words):
-        return FunctionList(text)
-    _, qualifier, kernel = _qualifiers(kernel_words, device_words)
+    tests/test_claunch_equivalence.py), which also finds the qualifiers (handed the words in the
+    pattern's order: the pattern's search and a list of its matches were half the cost on small
+    files), else `device_functions_python`."""
     if _NATIVE is None:
         return device_functions_python(text, codemap, kernel_words, device_words)
+    _, qualifier, kernel, ordered = _qualifiers(kernel_words, device_words)
     out = FunctionList(text)
-    # the rows as `_add_function` makes them (name span and is-kernel found in C too)
-    rows = _NATIVE.definitions(text, codemap.spans(), [
+    if qualifier is None:
+        return out
+    # the rows as `_add_function` makes them (name span and is-kernel found in C too); words
+    # the compiled search does not take (an empty one): their matches found here
+    rows = _NATIVE.definitions(text, codemap.spans(), ordered if all(ordered) else [
         m.span() for m in qualifier.finditer(text)
         if not (m.start() and (text[m.start() - 1].isalnum() or text[m.start() - 1] == "_"))], kernel)
     if rows:
@@ -170,15 +176,10 @@ def qualifier_words(kernel_words: frozenset[str], device_words: frozenset[str]) 
     return _qualifiers(kernel_words, device_words)[0]
 
 
-def qualifier_word_in(text: str, kernel_words: frozenset[str], device_words: frozenset[str]) -> bool:
-    """One of the qualifier words occurs in `text` at all: without one `device_functions` is empty."""
-    return any(w in text for w in qualifier_words(kernel_words, device_words))
-
-
 def has_qualifier(text: str, codemap: CodeMap, kernel_words: frozenset[str], device_words: frozenset[str]) -> bool:
     """A kernel or device qualifier word stands somewhere in code (macro bodies included), found as
     `device_functions` finds them."""
-    words, qualifier, _ = _qualifiers(kernel_words, device_words)
+    words, qualifier, _, _ = _qualifiers(kernel_words, device_words)
     if not words or not any(w in text for w in words):
         return False
     return any(codemap.is_code(m.start()) for m in qualifier.finditer(text)
@@ -189,8 +190,9 @@ _QUALIFIERS: dict[tuple[int, int], tuple] = {}
 
 
 def _qualifiers(kernel_words: frozenset[str], device_words: frozenset[str]) -> tuple:
-    """(every qualifier word, their pattern, the kernel words as a tuple), made once for a pair of
-    tag sets (kept by identity: a run has one pair) rather than a union and a look-up per file."""
+    """(every qualifier word, their pattern, the kernel words as a tuple, every qualifier word in
+    the pattern's order), made once for a pair of tag sets (kept by identity: a run has one pair)
+    rather than a union and a look-up per file."""
     entry = _QUALIFIERS.get((id(kernel_words), id(device_words)))
     if entry is None or entry[0] is not kernel_words or entry[1] is not device_words:
         words = kernel_words | device_words
@@ -199,7 +201,7 @@ def _qualifiers(kernel_words: frozenset[str], device_words: frozenset[str]) -> t
             _QUALIFIERS.clear()
         entry = _QUALIFIERS[(id(kernel_words), id(device_words))] = (
             kernel_words, device_words, tuple(words), _qualifier_pattern(frozenset(words)) if words else None,
-            tuple(kernel_words))
+            tuple(kernel_words), _pattern_order(frozenset(words)))
     return entry[2:]
 
 

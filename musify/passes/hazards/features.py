@@ -24,7 +24,9 @@ register("<<<")
 
 
 def run(ctx: PassContext) -> list[Edit]:
-    syncs = ctx.scan.idents.select(ctx.ruleset.tagged("device-sync"), (Ctx.CODE,))
+    wanted, idents = ctx.ruleset.tagged("device-sync"), ctx.scan.idents
+    # `select`'s own first test, asked without the call (most files use no such name)
+    syncs = [] if wanted.isdisjoint(idents.names) else idents.select(wanted, (Ctx.CODE,))
     if not syncs and not (holds(ctx, "<<<") and (device_functions_found(ctx) or _launch_in_code(ctx))):
         return []  # nothing to place inside a device function: they are not even looked for
     return report(ctx, syncs)

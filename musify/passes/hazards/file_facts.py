@@ -7,7 +7,7 @@ import bisect
 from musify.frontend.scanner import Ctx, Directive
 from musify.passes._base import PassContext
 from musify.passes.hazards.common import FunctionList, device_functions, qualifier_words
-from musify.passes.literals import holds
+from musify.passes.literals import holds_any
 
 _FUNCTIONS = "hazards.device_functions"
 _DIRECTIVE_STARTS = "hazards.directive_starts"
@@ -36,10 +36,7 @@ def may_have_device_functions(ctx: PassContext) -> bool:
     if found is not None:
         return bool(found)
     tagged = ctx.ruleset.tagged
-    for word in qualifier_words(tagged("kernel-qualifier"), tagged("device-qualifier")):
-        if holds(ctx, word):
-            return True
-    return False
+    return holds_any(ctx, qualifier_words(tagged("kernel-qualifier"), tagged("device-qualifier")))
 
 
 def directive_at(ctx: PassContext, offset: int) -> Directive | None:

@@ -36,6 +36,7 @@ register("asm")
 _HOPPER = ((re.compile(r"\bwgmma\."), "warpgroup MMA (wgmma)", ("wgmma.",)),
            (re.compile(r"\bmma\.\S*\.e[45]m[23]\b|\.e4m3\.e4m3|\.e5m2\.e5m2"), "fp8 MMA",
             ("mma.", ".e4m3.e4m3", ".e5m2.e5m2")))
+_HOPPER_LITERALS = tuple(dict.fromkeys(literal for _, _, literals in _HOPPER for literal in literals))
 # what marks a template as PTX: a special register, a state space or PTX type suffix, rounding
 # and sync modifiers, the bare control instructions, a PTX opcode with its first modifier. x86,
 # Arm64 and POWER assembly has none of them (Arm32 NEON's `.f32`/`.u8` suffixes do match: such a
@@ -71,9 +72,10 @@ def run(ctx: PassContext) -> list[Edit]:
             continue  # host assembly: the host compiler's, unchanged on MUSA
         spelled = " ".join(text[m.start():m.end() - 1].split())
         ctx.warn("MU2040", m.start(), spelled)
-        for pattern, feature, literals in _HOPPER:
-            if any(literal in body for literal in literals) and pattern.search(body):
-                ctx.warn("MU2035", m.start(), spelled, what=f"'{spelled}' with {feature}", feature=feature)
+        if any(map(body.__contains__, _HOPPER_LITERALS)):  # most templates hold none: one test for both
+            for pattern, feature, literals in _HOPPER:
+                if any(literal in body for literal in literals) and pattern.search(body):
+                    ctx.warn("MU2035", m.start(), spelled, what=f"'{spelled}' with {feature}", feature=feature)
     return []
 
 

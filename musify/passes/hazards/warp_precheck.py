@@ -14,6 +14,8 @@ from __future__ import annotations
 import re
 from typing import Protocol
 
+from musify.frontend import compiled
+
 # Only text that some check can report: full masks, 31/32, `>> 5`; 16 (an offset loop or a
 # shuffle offset) only where the body shuffles; a lane-mask result anywhere. A body that merely
 # uses warpSize or shuffles with computed offsets is warp-size agnostic and is not parsed at all.
@@ -25,6 +27,10 @@ SIXTEEN = re.compile(r"(?<![\w.])16(?![\w.])")
 _TRIGGER_LITERAL = (re.compile(r"0[xX][fF]{8}"), re.compile(r"~\s*0"), re.compile(r">>\s*5(?!\w)"))
 _THIRTY_ONE_OR_TWO = re.compile(r"3[12](?![\w.])")
 SIXTEEN_AHEAD = re.compile(r"16(?![\w.])")
+_NATIVE = compiled.load("_claunch")  # `marks` in one compiled pass over the text (_claunch_warp.c), or None
+TRIGGER_MARK, SIXTEEN_MARK = 1, 2
+# a letter or digit beyond ASCII (`\w` is `str.isalnum` and '_'): where `may_report` always parses
+_WIDE_WORD_CHAR = re.compile(r"[^\W\x00-\x7f]")
 
 
 class Names(Protocol):
@@ -45,8 +51,27 @@ def file_may_report(text: str, shuffles: list[int], results: list[int]) -> bool:
     look-arounds see the same characters). `shuffles` and `results` are the file's uses of the
     names tagged `shuffle` and `lane-mask-result`. (`may_report` is not asked of the whole file:
     on the files a trigger lets through it cost more than it saved.)"""
-    end = len(text)
-    return bool(results) or has_trigger(text, 0, end) or (bool(shuffles) and standalone(SIXTEEN_AHEAD, text, 0, end))
+    if results:
+        return True
+    found = marks(text, 0, len(text))
+    return found == TRIGGER_MARK or (found == SIXTEEN_MARK and bool(shuffles))
+
+
+def marks(text: str, start: int, end: int) -> int:
+    """`TRIGGER_MARK` where `has_trigger(text, start, end)`, else `SIXTEEN_MARK` where a standalone
+    16 is in text[start:end] (`standalone(SIXTEEN_AHEAD, ...)`), else 0: in C where `_claunch` was
+    built (one pass over the text instead of five searches and their Python calls; the same
+    answers, tests/test_prefilters.py), else `marks_python`."""
+    if _NATIVE is not None:
+        return _NATIVE.warp_marks(text, start, end)
+    return marks_python(text, start, end)
+
+
+def marks_python(text: str, start: int, end: int) -> int:
+    """`marks` in Python: the reference the compiled pass is tested against."""
+    if has_trigger(text, start, end):
+        return TRIGGER_MARK
+    return SIXTEEN_MARK if standalone(SIXTEEN_AHEAD, text, start, end) else 0
 
 
 def may_report(snippet: str, names: Names) -> bool:
@@ -54,12 +79,23 @@ def may_report(snippet: str, names: Names) -> bool:
     report nothing, so its parse is skipped: every diagnostic needs certain names and numbers in
     the function's text, and this asks whether they are there at all. A number's value is read
     from its spelling (decimal or hex, leading zeros, suffixes: 32 is spelled with "32" or "20",
-    31 with "31" or "1f"), so a snippet that is not all ASCII (other digits that `int_value`
-    reads) is always parsed. On a corpus of small files a quarter of the functions with a
-    trigger (a `32` that is a tile size, say) were parsed for nothing.
+    31 with "31" or "1f"), so a snippet with a letter or digit beyond ASCII is always parsed:
+    `int_value` reads other digits ("٣٢" is 32), and the case-blind thread-name regex matches
+    other letters ("tıd" is a "tid"). Other characters beyond ASCII (punctuation, quotes, no-break
+    spaces: in the comments of the CUDA headers, where a 600 KB stretch of cuda_runtime_api.h
+    read as one device function was parsed for nothing) match nothing these tests look for, and
+    neither `int_value` nor the checks' regexes nor `str.lower` turn one into an ASCII letter or
+    digit, so every test below holds as it does on ASCII. On a corpus of small files a quarter
+    of the functions with a trigger (a `32` that is a tile size, say) were parsed for nothing.
     tests/test_warp_size_precheck.py checks the claim against `_check_function`."""
-    if not snippet.isascii():
+    if _may_report_ascii(snippet, names):
         return True
+    return not snippet.isascii() and _WIDE_WORD_CHAR.search(snippet) is not None  # asked last: a search
+
+
+def _may_report_ascii(snippet: str, names: Names) -> bool:
+    """`may_report` for a snippet with no letter or digit beyond ASCII (on others a superset of
+    its answer: every test is a substring test)."""
 
     def named(wanted: frozenset[str]) -> bool:
         return any(name in snippet for name in wanted)
@@ -71,7 +107,7 @@ def may_report(snippet: str, names: Names) -> bool:
         return True  # MU2022 (a width of 32), MU2023 (an offset of 16, an offset loop from 16 or to 32)
     if n32 and named(names.warp_size):
         return True  # MU2025
-    lowered = snippet.lower()  # ASCII: only A-Z change, so "ffffffff" in it is `[fF]{8}` in the snippet
+    lowered = snippet.lower()  # only A-Z become ASCII letters, so "ffffffff" in it is `[fF]{8}` in the snippet
     full = "~" in snippet or "4294967295" in snippet or "ffffffff" in lowered
     if full and ("mask" in lowered or named(names.mask_arg)):
         return True  # MU2020: a full mask passed to a mask argument or kept in a mask variable

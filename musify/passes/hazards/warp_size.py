@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import bisect
 import re
-from dataclasses import dataclass
 from functools import lru_cache
 from operator import is_
 from typing import NamedTuple
@@ -33,13 +32,7 @@ from musify.passes._base import PassContext
 from musify.passes.hazards import warp_tree
 from musify.passes.hazards.common import DeviceFunction, int_value, warp_severity
 from musify.passes.hazards.file_facts import device_functions_of, may_have_device_functions
-from musify.passes.hazards.warp_precheck import (
-    SIXTEEN_AHEAD,
-    file_may_report,
-    has_trigger,
-    may_report,
-    standalone,
-)
+from musify.passes.hazards.warp_precheck import SIXTEEN_MARK, TRIGGER_MARK, file_may_report, marks, may_report
 from musify.passes.literals import holds
 
 _THREAD_NAME = re.compile(r"(?i)(tid|tx|ltid|lane\w*|\w*_lane|thread_?id\w*|thread_?idx|local_?id|warp_?id\w*)")
@@ -53,8 +46,7 @@ FULL_MASK = 0xFFFFFFFF
 _LANE_ARITH = {("&", 31): "% W (or & (W - 1))", ("%", 32): "% W", (">>", 5): "/ W", ("/", 32): "/ W"}
 
 
-@dataclass(frozen=True)
-class _Names:
+class _Names(NamedTuple):  # a NamedTuple: a frozen dataclass's class cost 1 ms an import
     """The names the rules tag for this pass (`hazard:` in rules/)."""
 
     mask_arg: frozenset[str]
@@ -86,22 +78,33 @@ def _names_of(ruleset) -> _Names:
 def run(ctx: PassContext) -> list[Edit]:
     if not may_have_device_functions(ctx):
         return []
-    names = _names(ctx)
     text = ctx.text
-    idents = ctx.scan.idents
-    shuffles = [i.start for i in idents.select(names.shuffle)]
-    results = [i.start for i in idents.select(names.mask_result)]
+    shuffles = _uses(ctx, "shuffle")
+    results = _uses(ctx, "lane-mask-result")
     if not holds(ctx, "<<<") and not file_may_report(text, shuffles, results):
         # no function could pass the tests below: its device functions are not even found (with a
         # launch the features pass finds them anyway, and the tests per body cost less than the file's)
         return []
-    functions = device_functions_of(ctx)
-    for fn in functions:
-        if (has_trigger(text, fn.body_start, fn.end) or (results and _any_in(results, fn)) or (
-                shuffles and _any_in(shuffles, fn) and standalone(SIXTEEN_AHEAD, text, fn.body_start, fn.end))) \
-                and may_report(snippet := text[fn.start:fn.end], names):
-            _check_function(ctx, fn, names, snippet)
+    names = None  # made for the first function with a trigger (most files have none)
+    for fn in device_functions_of(ctx):
+        found = marks(text, fn.body_start, fn.end)  # `has_trigger`, else a standalone 16, in the body
+        if found == TRIGGER_MARK or (results and _any_in(results, fn)) or (
+                found == SIXTEEN_MARK and shuffles and _any_in(shuffles, fn)):
+            names = names or _names(ctx)
+            if may_report(snippet := text[fn.start:fn.end], names):
+                _check_function(ctx, fn, names, snippet)
     return []
+
+
+def _uses(ctx: PassContext, tag: str) -> list[int]:
+    """Where the file uses the names the rules tag `tag` (`_Names`' set of them), in order: the
+    scan's `select`, not called where none of the names is among the file's candidates (its
+    own first test, asked here without the call: most files hold none)."""
+    wanted = ctx.ruleset.tagged(tag)
+    idents = ctx.scan.idents
+    if wanted.isdisjoint(idents.names):
+        return []
+    return [i.start for i in idents.select(wanted)]
 
 
 def _any_in(offsets: list[int], fn: DeviceFunction) -> bool:
