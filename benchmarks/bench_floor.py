@@ -19,7 +19,6 @@ launcher that wraps `musify.passes.languages.plan`, so musify itself has no swit
 
 from __future__ import annotations
 
-import argparse
 import os
 import shutil
 import statistics
@@ -28,7 +27,17 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bench_migrate import build_corpus, with_bytecode
-from bench_vs_peer import PEER, REPO, TABLES, migrated_files, peer_problem, peer_run, settle, timed
+from bench_vs_peer import (
+    PEER,
+    REPO,
+    TABLES,
+    corpus_arguments,
+    migrated_files,
+    peer_problem,
+    peer_run,
+    settle,
+    timed,
+)
 
 # runs `musify migrate` with only the passes named in $MUSIFY_FLOOR_KEEP (comma-separated) planned
 _LAUNCH = (
@@ -84,12 +93,8 @@ def floors(name: str, corpus: Path, work: Path, repeat: int, keep: str) -> dict[
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--mb", type=float, default=10.0, help="size of the replicated corpus in MB (0: none)")
-    ap.add_argument("--tree", type=Path, action="append", default=[], help="a real-code tree (repeatable)")
-    ap.add_argument("--repeat", type=int, default=3, help="rounds per corpus (default 3)")
+    ap = corpus_arguments(__doc__.splitlines()[0], "floor")
     ap.add_argument("--keep", default="identifiers,includes", help="the passes the `only` run keeps")
-    ap.add_argument("--work", type=Path, default=REPO / "benchmarks" / "out" / "floor")
     args = ap.parse_args()
     skip = peer_problem(PEER, TABLES)
     if skip:

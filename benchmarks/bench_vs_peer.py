@@ -177,12 +177,18 @@ def compare(name: str, corpus: Path, work: Path, repeat: int, peer_skip: str | N
     return ratio
 
 
-def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+def corpus_arguments(description: str, work: str) -> argparse.ArgumentParser:
+    """The options every side-by-side script takes: the corpora, the rounds, the work folder."""
+    ap = argparse.ArgumentParser(description=description)
     ap.add_argument("--mb", type=float, default=10.0, help="size of the replicated corpus in MB (0: none)")
     ap.add_argument("--tree", type=Path, action="append", default=[], help="a real-code tree (repeatable)")
-    ap.add_argument("--repeat", type=int, default=3, help="timed pairs per corpus (default 3)")
-    ap.add_argument("--work", type=Path, default=REPO / "benchmarks" / "out" / "vs_peer")
+    ap.add_argument("--repeat", type=int, default=3, help="timed rounds per corpus (default 3)")
+    ap.add_argument("--work", type=Path, default=REPO / "benchmarks" / "out" / work)
+    return ap
+
+
+def main() -> None:
+    ap = corpus_arguments(__doc__.splitlines()[0], "vs_peer")
     ap.add_argument("--peer", type=Path, default=PEER)
     ap.add_argument("--tables", type=Path, default=TABLES)
     ap.add_argument("--baseline", type=Path, help="another musify checkout (its extensions built) to time "
