@@ -8,15 +8,16 @@ pass asks for.
 
 from __future__ import annotations
 
+import bisect
 import re
 from array import array
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from functools import lru_cache
 from typing import NamedTuple
 
 from musify.arch import WARP_WIDTH
 from musify.frontend import compiled
-from musify.frontend.scanner import CodeMap
+from musify.frontend.scanner import CodeMap, Directive
 from musify.passes.literals import register
 from musify.rows import Rows
 
@@ -145,30 +146,70 @@ def _pattern_order(words: frozenset[str]) -> tuple[str, ...]:
 
 
 def device_functions(text: str, codemap: CodeMap, kernel_words: frozenset[str],
-                     device_words: frozenset[str]) -> FunctionList:
+                     device_words: frozenset[str], directives: Sequence[Directive] = ()) -> FunctionList:
     """Function definitions (not declarations or variables) qualified with one of the words the
     rules tag `kernel-qualifier` or `device-qualifier`, in order. The search is `_claunch`'s
     `definitions` where it was built (a fifth of the warp-size pass in Python; the same answers,
     tests/test_claunch_equivalence.py), which also finds the qualifiers (handed the words in the
     pattern's order: the pattern's search and a list of its matches were half the cost on small
-    files), else `device_functions_python`."""
+    files), else `device_functions_python`. With the file's `directives`, a qualifier whose
+    parameters would open inside a later directive is no definition (`params_in_directive`); the
+    compiled search does not know directives, so such a row is dropped here and the search made
+    again after its qualifier (rare: one file of the CUDA headers, whose false 594 KB "function"
+    the warp-size pass parsed on every run)."""
     if _NATIVE is None:
-        return device_functions_python(text, codemap, kernel_words, device_words)
+        return device_functions_python(text, codemap, kernel_words, device_words, directives)
     _, qualifier, kernel, ordered = _qualifiers(kernel_words, device_words)
     out = FunctionList(text)
     if qualifier is None:
         return out
     # the rows as `_add_function` makes them (name span and is-kernel found in C too); words
     # the compiled search does not take (an empty one): their matches found here
-    rows = _NATIVE.definitions(text, codemap.spans(), ordered if all(ordered) else [
+    candidates = ordered if all(ordered) else [
         m.span() for m in qualifier.finditer(text)
-        if not (m.start() and (text[m.start() - 1].isalnum() or text[m.start() - 1] == "_"))], kernel)
+        if not (m.start() and (text[m.start() - 1].isalnum() or text[m.start() - 1] == "_"))]
+    rows = _NATIVE.definitions(text, codemap.spans(), candidates, kernel)
+    if rows and directives:
+        rows = _outside_directives(text, codemap, qualifier, directives, candidates, kernel, rows)
     if rows:
         try:
             out._a = array("i", rows)
         except OverflowError:  # a text over 2 GB: 8-byte rows, as `Rows._push` widens them
             out._a = array("q", rows)
     return out
+
+
+def _outside_directives(text: str, codemap: CodeMap, qualifier: re.Pattern[str], directives: Sequence[Directive],
+                        candidates: Sequence, kernel: tuple, rows: list[int]) -> list[int]:
+    """The compiled search's flat rows less each definition whose parameters open inside a later
+    directive, searched again after such a qualifier as `device_functions_python` goes on: a
+    row is looked at closer only when a '#' stands between its qualifier and its body."""
+    width = FunctionList.WIDTH
+    for k in range(0, len(rows), width):
+        start, brace = rows[k], rows[k + 1]
+        if text.find("#", start + 1, brace) < 0:
+            continue
+        end = qualifier.match(text, start).end()
+        if not params_in_directive(directives, start, codemap.search(_STOP_OR_PAREN, text, end).start()):
+            continue
+        spans = _NATIVE.qualifier_spans(text, candidates) if isinstance(candidates, tuple) else candidates
+        later = [span for span in spans if span[0] >= end]
+        rest = _NATIVE.definitions(text, codemap.spans(), later, kernel) if later else []
+        return rows[:k] + (_outside_directives(text, codemap, qualifier, directives, later, kernel, rest)
+                           if rest else [])
+    return rows
+
+
+def params_in_directive(directives: Sequence[Directive], start: int, paren: int) -> bool:
+    """The '(' at `paren` lies in a directive that begins after the qualifier at `start`: those
+    are a macro's or a condition's parentheses (`#define Q __device__` then `#if defined(X)`),
+    never the parameters of a function the qualifier begins. `directives` in order."""
+    i = bisect.bisect_right(directives, paren, key=_directive_start) - 1
+    return i >= 0 and directives[i].start > start and paren < directives[i].end
+
+
+def _directive_start(directive: Directive) -> int:
+    return directive.start
 
 
 def qualifier_words(kernel_words: frozenset[str], device_words: frozenset[str]) -> tuple[str, ...]:
@@ -206,7 +247,7 @@ def _qualifiers(kernel_words: frozenset[str], device_words: frozenset[str]) -> t
 
 
 def device_functions_python(text: str, codemap: CodeMap, kernel_words: frozenset[str],
-                            device_words: frozenset[str]) -> FunctionList:
+                            device_words: frozenset[str], directives: Sequence[Directive] = ()) -> FunctionList:
     """`device_functions` in Python: the reference the compiled search is tested against. The
     bracket pairs the search remembered are let go at the end (no later pass matches brackets;
     on a 50 MB file they were two dictionaries of 300,000 entries)."""
@@ -226,7 +267,7 @@ def device_functions_python(text: str, codemap: CodeMap, kernel_words: frozenset
         if not codemap.is_code(m.start()) or m.start() < out.last_end():
             continue
         found = _definition_after(text, m.end(), codemap)
-        if found is None:
+        if found is None or (directives and params_in_directive(directives, m.start(), found[0])):
             continue
         paren, brace, close = found
         _add_function(out, text, kernel_words, m.start(), m.end(), paren, brace, close)

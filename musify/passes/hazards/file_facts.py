@@ -19,7 +19,7 @@ def device_functions_of(ctx: PassContext) -> FunctionList:
     if found is None:
         tagged = ctx.ruleset.tagged
         found = device_functions(ctx.text, ctx.scan.code_map(), tagged("kernel-qualifier"),
-                                 tagged("device-qualifier"))
+                                 tagged("device-qualifier"), ctx.scan.directives)
         ctx.scratch[_FUNCTIONS] = found
     return found
 
