@@ -134,6 +134,50 @@ def test_compiled_and_python_device_functions_are_identical(text: str) -> None:
     assert compiled == list(common.device_functions_python(text, CodeMap(scan_python(text).spans), kernel, device))
 
 
+DIRECTIVE_FRAGMENTS = ["#define Q __device__\n", "#if !defined(X)\n", "#if defined(A) && B(1)\n", "#endif\n",
+                       "#define M(x) (x)\n", "#define L __device__ \\\n int f(int a) { return a; }\n", "\n#", "#",
+                       "extern \"C\" {\n", "#else\n", "# if defined(Y) \\\n  || Z(2)\n"]
+directive_texts = st.lists(st.one_of(st.sampled_from(DIRECTIVE_FRAGMENTS), st.sampled_from(DEF_FRAGMENTS)),
+                           max_size=40).map("".join)
+
+
+@needs_claunch
+@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(directive_texts)
+@example("#define CUDART_DEVICE __device__\n#if !defined(RTC)\nextern \"C\" {\n"
+         "__device__ void a() {}\n#define Q __device__\n#if defined(X)\n__device__ int b(int x) { return x; }\n}\n")
+def test_compiled_and_python_device_functions_agree_with_directives(text: str) -> None:
+    """Rows whose parameters would open in a later directive are dropped and searched past in
+    the compiled path as the Python reference skips them, and the directive filter is the only
+    difference from the search without directives."""
+    from musify.passes.hazards import common
+
+    kernel, device = frozenset({"__global__"}), frozenset({"__device__"})
+    found = scan_python(text)
+    compiled = list(common.device_functions(text, found.code_map(), kernel, device, found.directives))
+    reference = list(common.device_functions_python(text, CodeMap(found.spans), kernel, device, found.directives))
+    assert compiled == reference
+    plain = list(common.device_functions_python(text, CodeMap(found.spans), kernel, device))
+    codemap = CodeMap(found.spans)
+    params = [codemap.search(common._STOP_OR_PAREN, text, f.start + len(f.name and "__device__")).start() for f in plain]
+    if not any(common.params_in_directive(found.directives, f.start, at) for f, at in zip(plain, params)):
+        assert reference == plain
+
+
+def test_a_qualifier_in_a_macro_does_not_define_the_next_condition() -> None:
+    """cuda_runtime_api.h's shape: the '(' after `#define CUDART_DEVICE __device__` is a
+    condition's, and the real functions the false one hid are found."""
+    from musify.passes.hazards import common
+
+    text = ("#define CUDART_DEVICE __device__\n#if !defined(RTC)\nextern \"C\" {\n"
+            "static __device__ int f(int x) { return x; }\n}\n#endif\n")
+    found = scan_python(text)
+    kernel, device = frozenset({"__global__"}), frozenset({"__device__"})
+    for search in (common.device_functions, common.device_functions_python):
+        assert [f.name for f in search(text, found.code_map(), kernel, device)] == ["defined"]
+        assert [f.name for f in search(text, CodeMap(found.spans), kernel, device, found.directives)] == ["f"]
+
+
 QUALIFIER_WORDS = ["__global__", "__device__", "__dev", "__device__x", "__host__", "_g", "g__", "é", "__"]
 
 
