@@ -159,7 +159,8 @@ def test_compiled_and_python_device_functions_agree_with_directives(text: str) -
     assert compiled == reference
     plain = list(common.device_functions_python(text, CodeMap(found.spans), kernel, device))
     codemap = CodeMap(found.spans)
-    params = [codemap.search(common._STOP_OR_PAREN, text, f.start + len(f.name and "__device__")).start() for f in plain]
+    qualifier = common._qualifier_pattern(kernel | device)
+    params = [codemap.search(common._STOP_OR_PAREN, text, qualifier.match(text, f.start).end()).start() for f in plain]
     if not any(common.params_in_directive(found.directives, f.start, at) for f, at in zip(plain, params)):
         assert reference == plain
 
