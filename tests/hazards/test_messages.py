@@ -32,3 +32,20 @@ def test_hazard_pages_give_public_evidence_and_no_internal_source() -> None:
         assert "MUSA_FACTS" not in text, diag_id
         for cited in re.findall(r"(?<!\[)(?:torchada|llama\.cpp|sglang) PR #\d+(?!\])", text):
             raise AssertionError(f"{diag_id}: '{cited}' is not a link")
+
+
+def test_a_qualifier_macro_before_a_condition_makes_no_device_code() -> None:
+    """CUDA's cuda_runtime_api.h defines `CUDART_DEVICE __device__` and then opens
+    `#if !defined(...)`: the condition's parentheses are no function's parameters, so a host call
+    inside the guarded block is not reported as device code (it was: MU2032 in `defined()`), and a
+    real device function after it still is."""
+    from musify.options import Options
+    from musify.rules import load_ruleset
+    from musify.runner import migrate_text
+
+    text = ("#define CUDART_DEVICE __device__\n#if !defined(__CUDACC_RTC__)\n"
+            "static inline void host_sync() { cudaDeviceSynchronize(); }\n#endif\n"
+            "__device__ void dev_sync() { cudaDeviceSynchronize(); }\n")
+    _, ctx, _ = migrate_text(text, "a.cu", load_ruleset(), Options())
+    found = [(d.id, d.line) for d in ctx.found.diagnostics if d.id == "MU2032"]
+    assert found == [("MU2032", 5)]
