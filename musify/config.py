@@ -12,7 +12,7 @@ import os
 import re
 import sys
 from collections.abc import Callable
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from musify.arch import ARCHES, parse_arch_map
 from musify.diagnostics import SEVERITIES
@@ -68,8 +68,7 @@ def _suppress(value: object) -> str | None:
     return None
 
 
-@dataclass(frozen=True)
-class Key:
+class Key(NamedTuple):
     check: Callable[[object], str | None]
     help: str
 
