@@ -22,11 +22,10 @@ configuration):
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from typing import NamedTuple
 
 
-@dataclass(frozen=True, slots=True)
-class Arch:
+class Arch(NamedTuple):
     name: str  # mp_22
     value: int  # __MUSA_ARCH__
     warp: int  # lanes per warp
@@ -62,8 +61,7 @@ def offload_arch(musa_value: int) -> str:
 DEFAULT_MAP: tuple[tuple[int, int], ...] = ((80, 220), (90, 310))
 
 
-@dataclass(frozen=True, slots=True)
-class Translation:
+class Translation(NamedTuple):
     musa: int
     exact: bool  # the value has its own entry in the map
     policy: str  # the sentence shown in the diagnostic

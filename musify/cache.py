@@ -32,7 +32,7 @@ from pathlib import Path
 from musify import __version__, digests, resources
 
 FORMAT = "3"  # bump when the cached value or the pack changes shape
-_INCLUDE = re.compile(rb"include\s*[<\"]([^\">\n]+)[\">]")  # a superset of what the scanner finds
+_INCLUDE = rb"include\s*[<\"]([^\">\n]+)[\">]"  # a superset of what the scanner finds; compiled on first use
 _NOT_KEYED = frozenset({"jobs", "cache", "lock_wait"})  # options that cannot change a file's result
 _source_digest: list[str] = []
 
@@ -160,7 +160,7 @@ class Store:
             self._basenames = {posixpath.basename(f) for f in project.files}
         h = self._base.copy()
         h.update(f"\0{job.rel}\0{job.display}\0{job.kind}\0{job.output_rel}\0".encode())
-        for written in sorted(set(_INCLUDE.findall(data))):
+        for written in sorted(set(re.findall(_INCLUDE, data))):
             name = written.decode("utf-8", "surrogateescape")
             # only a name some project file has can resolve to one (most includes are system ones)
             if posixpath.basename(posixpath.normpath(name)) not in self._basenames:

@@ -12,12 +12,12 @@ import os
 import re
 import sys
 from collections.abc import Callable
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from musify.arch import ARCHES, parse_arch_map
 from musify.diagnostics import SEVERITIES
 
-_DIAG_RANGE = re.compile(r"^MU\d{4}(-MU\d{4})?$", re.IGNORECASE)
+_DIAG_RANGE = r"^MU\d{4}(-MU\d{4})?$"  # patterns as text: compiled on first use (re's cache), most runs never do
 
 
 class ConfigError(ValueError):
@@ -63,13 +63,12 @@ def _suppress(value: object) -> str | None:
         return problem
     for item in value:  # type: ignore[union-attr]
         for part in item.split(","):
-            if part.strip() and not _DIAG_RANGE.match(part.strip()):
+            if part.strip() and not re.match(_DIAG_RANGE, part.strip(), re.IGNORECASE):
                 return f"{part.strip()!r} is not a diagnostic ID or range (MU1004, MU2010-MU2019)"
     return None
 
 
-@dataclass(frozen=True)
-class Key:
+class Key(NamedTuple):
     check: Callable[[object], str | None]
     help: str
 
@@ -155,7 +154,7 @@ def read_config(path: str) -> dict | None:
     return table
 
 
-_HEADER = re.compile(r"^\s*\[+\s*([^\]]+?)\s*\]+")
+_HEADER = r"^\s*\[+\s*([^\]]+?)\s*\]+"  # compiled on first use: only a bad key's line lookup reads it
 
 
 def key_line(text: str, table: str, key: str) -> int:
@@ -166,7 +165,7 @@ def key_line(text: str, table: str, key: str) -> int:
     current, header_line = "", 1 if not table else 0
     key_re = re.compile(rf"^\s*(?:{re.escape(key)}|\"{re.escape(key)}\"|'{re.escape(key)}')\s*[=.]")
     for number, line in enumerate(text.splitlines(), 1):
-        header = _HEADER.match(line)
+        header = re.match(_HEADER, line)
         if header:
             current = header.group(1).replace('"', "").replace(" ", "")
             if current == table:

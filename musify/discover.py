@@ -115,8 +115,9 @@ class Discovery:
 # Names musify itself creates beside the files it writes; never migrated, never copied.
 LOCK_NAME = ".musify.lock"
 JOURNAL_NAME = ".musify-journal.json"
-_TEMP = re.compile(r"\.musify-[A-Za-z0-9_]+\.tmp\Z")
-_STAGE = re.compile(r"\.musify-stage-[0-9a-f]+\Z")  # a staged swap's mirror (musify/swap.py)
+# patterns as text: compiled on first use (re's cache), for a name starting with .musify
+_TEMP = r"\.musify-[A-Za-z0-9_]+\.tmp\Z"
+_STAGE = r"\.musify-stage-[0-9a-f]+\Z"  # a staged swap's mirror (musify/swap.py)
 
 
 def is_owned_name(name: str) -> bool:
@@ -124,7 +125,7 @@ def is_owned_name(name: str) -> bool:
     directories of a swap (`.musify-stage-*`), which are never descended into."""
     if not name.startswith(".musify"):  # every name tested: the common case costs one compare
         return False
-    return name in (LOCK_NAME, JOURNAL_NAME) or _TEMP.match(name) is not None or _STAGE.match(name) is not None
+    return name in (LOCK_NAME, JOURNAL_NAME) or re.match(_TEMP, name) is not None or re.match(_STAGE, name) is not None
 
 
 def stamp_of(st: os.stat_result) -> tuple[int, ...]:

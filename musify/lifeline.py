@@ -8,7 +8,6 @@ when the parent dies (PR_SET_PDEATHSIG); elsewhere the executor's own shutdown i
 from __future__ import annotations
 
 import os
-import signal
 import sys
 
 PARENT = os.getpid()  # in a forked worker: the pid of the process that imported musify
@@ -21,6 +20,7 @@ def die_with_parent() -> None:
         return
     try:
         import ctypes
+        import signal  # here, not at the top: only a worker needs it, and it is ~0.5 ms of every start-up
 
         ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_PDEATHSIG, int(signal.SIGKILL), 0, 0, 0)
     except (OSError, AttributeError):

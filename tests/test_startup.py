@@ -57,9 +57,10 @@ def test_a_cached_check_loads_no_pass_front_end_or_optional_library(tmp_path: Pa
 
 
 # what a plain `migrate -o` of a C-family file does not need: in-place machinery, the run memo and
-# the incremental cache's pickles (--no-cache), the rule parsers (compiled rules, kept vocabularies)
+# the incremental cache's pickles (--no-cache), the rule parsers (compiled rules, kept vocabularies),
+# and what only a -j worker uses (signal, for `lifeline`)
 NOT_FOR_A_PLAIN_RUN = ("musify.inplace", "musify.swap", "musify.journal", "musify.memo", "concurrent.futures",
-                       "logging", "pickle", "tomllib", "yaml", "musify.rules.flowfile")
+                       "logging", "pickle", "tomllib", "yaml", "musify.rules.flowfile", "signal")
 
 
 def test_a_plain_run_imports_only_what_it_uses(tmp_path: Path, monkeypatch) -> None:

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from musify.frontend import compiled
 from musify.frontend.scanner import CodeMap, LineIndex, scan
@@ -24,8 +24,7 @@ _NOT_NAMES = frozenset({"__launch_bounds__", "__attribute__", "__declspec", "ali
 _DEF_NAME = re.compile(r"([A-Za-z_]\w*)\s*(?:<[^;{()]*>\s*)?\(")
 
 
-@dataclass(frozen=True, slots=True)
-class Launch:
+class Launch(NamedTuple):
     start: int  # where the kernel expression starts
     kernel: str  # e.g. "ns::kern<float, 4>"
     config_start: int  # offset of "<<<"
@@ -40,8 +39,7 @@ class Launch:
         return self.args_end
 
 
-@dataclass(frozen=True, slots=True)
-class KernelDef:
+class KernelDef(NamedTuple):
     offset: int  # offset of __global__
     name: str
     line: int
@@ -174,8 +172,7 @@ def _match_forward(text: str, i: int, codemap: CodeMap, stop: str) -> tuple[int,
 _TOKENS = re.compile(r"<<<|>>>|[()\[\]{};]")
 
 
-@dataclass
-class _Structure:
+class _Structure(NamedTuple):
     # only for the '(' that directly follows a '>>>' (an argument list: the one kind asked about;
     # every bracket of a 50 MB file in a dictionary was half a gigabyte)
     closer: dict[int, int]  # such an opening bracket -> its closing bracket (-1: never closed)

@@ -12,7 +12,6 @@ Python front ends, and a fully cached run loads none.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
 from functools import cache
 from importlib import import_module
 from typing import NamedTuple
@@ -20,8 +19,7 @@ from typing import NamedTuple
 from musify.passes import PASSES, PassFn, resolve
 
 
-@dataclass(frozen=True)
-class Language:
+class Language(NamedTuple):
     """A kind of file's front end and passes, imported when its first file is migrated."""
 
     name: str

@@ -38,7 +38,7 @@ RECORD_KEYS = frozenset(
 )
 FILE_KEYS = frozenset({"schema", "library", "kind", "status", "source", "rules", "section", "vendor_prefixes"})
 ANNOUNCE_AFTER = 1.0  # seconds: a first-run rules build that takes longer says so on stderr
-_RECORD_LINE = re.compile(r"^\s*-\s", re.MULTILINE)
+_RECORD_LINE = r"^\s*-\s"  # compiled on first use: only a rules rebuild reads YAML
 
 
 def _cache_dir() -> Path:
@@ -262,7 +262,7 @@ def parse_rule_file(path: Path, data: bytes | None = None, rel_to: Path | None =
 def _record_lines(text: str) -> list[int]:
     """Where each record starts (the line of each list item), counted forward once."""
     lines, seen, at = [], 0, 0
-    for m in _RECORD_LINE.finditer(text):
+    for m in re.finditer(_RECORD_LINE, text, re.MULTILINE):
         seen += text.count("\n", at, m.start())
         at = m.start()
         lines.append(seen + 1)
