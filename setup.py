@@ -31,7 +31,9 @@ EXT_MODULES = [
     Extension("musify.engine._cedits", ["musify/engine/_cedits.c"], optional=True, extra_compile_args=["-O2"]),
     Extension("musify._cport", ["musify/_cport.c"], optional=True, extra_compile_args=["-O2"]),
     Extension("musify._cread", ["musify/_cread.c"], optional=True, extra_compile_args=["-O2"]),
-    Extension("musify._crecord", ["musify/_crecord.c"], optional=True, extra_compile_args=["-O2"]),
+    Extension("musify._crecord", ["musify/_crecord.c", "musify/_crecord_entry.c", "musify/_crecord_totals.c",
+                                  "musify/_crecord_out.c"],
+              depends=["musify/_crecord.h"], optional=True, extra_compile_args=["-O2"]),
     Extension("musify._cdiag", ["musify/_cdiag.c"], optional=True, extra_compile_args=["-O2"]),
 ]
 

@@ -1,0 +1,42 @@
+/* What the parts of the _crecord extension share (musify/_crecord.c says what the module does):
+ * the ASCII output buffer and JSON string writing, used by record() and entry(), and the functions
+ * the module's method table names from the other files. */
+#ifndef MUSIFY_CRECORD_H
+#define MUSIFY_CRECORD_H
+
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <string.h>
+
+/* an output buffer of ASCII bytes */
+typedef struct {
+    char *buf;
+    Py_ssize_t len, cap;
+} Out;
+
+int out_grow(Out *o, Py_ssize_t more);
+int out_int(Out *o, long long v);
+PyObject *out_str(Out *o);
+/* text[lo:hi] as a JSON string, as json.encoder.encode_basestring_ascii writes it */
+int out_quoted(Out *o, PyObject *text, Py_ssize_t lo, Py_ssize_t hi);
+
+static inline int out_write(Out *o, const char *s, Py_ssize_t n) {
+    if (out_grow(o, n) < 0) return -1;
+    memcpy(o->buf + o->len, s, (size_t)n);
+    o->len += n;
+    return 0;
+}
+
+#define OUT_LIT(o, s) out_write((o), (s), (Py_ssize_t)sizeof(s) - 1)
+
+/* an ASCII str's characters as they are */
+static inline int out_ascii(Out *o, PyObject *s) {
+    return out_write(o, (const char *)PyUnicode_DATA(s), PyUnicode_GET_LENGTH(s));
+}
+
+/* the module's functions kept in the other files: _crecord_entry.c, _crecord_totals.c */
+PyObject *crecord_entry(PyObject *self, PyObject *args);
+PyObject *crecord_add_counts(PyObject *self, PyObject *args);
+PyObject *crecord_sums(PyObject *self, PyObject *args);
+
+#endif

@@ -1,0 +1,96 @@
+/* The _crecord extension's output buffer and JSON strings (musify/_crecord.h declares them): what
+ * record() and entry() write their JSON with. */
+#include "_crecord.h"
+
+int out_grow(Out *o, Py_ssize_t more) {
+    if (o->len + more <= o->cap) return 0;
+    Py_ssize_t cap = o->cap ? o->cap : 256;
+    while (cap < o->len + more) cap *= 2;
+    char *b = PyMem_Realloc(o->buf, (size_t)cap);
+    if (!b) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    o->buf = b;
+    o->cap = cap;
+    return 0;
+}
+
+int out_int(Out *o, long long v) {
+    char tmp[24];
+    int n = 0;
+    unsigned long long u = v < 0 ? 0ULL - (unsigned long long)v : (unsigned long long)v;
+    do {
+        tmp[n++] = (char)('0' + u % 10);
+        u /= 10;
+    } while (u);
+    if (v < 0) tmp[n++] = '-';
+    if (out_grow(o, n) < 0) return -1;
+    while (n) o->buf[o->len++] = tmp[--n];
+    return 0;
+}
+
+PyObject *out_str(Out *o) {
+    PyObject *s = PyUnicode_New(o->len, 127);
+    if (s) memcpy(PyUnicode_DATA(s), o->buf, (size_t)o->len);
+    return s;
+}
+
+/* ---- JSON strings, as json.encoder.encode_basestring_ascii writes them ---- */
+
+static const char HEX[] = "0123456789abcdef";
+
+static inline int plain_char(Py_UCS4 c) { return c >= ' ' && c <= '~' && c != '\\' && c != '"'; }
+
+static int out_u16(Out *o, Py_UCS4 c) {
+    char u[6] = {'\\', 'u', HEX[(c >> 12) & 15], HEX[(c >> 8) & 15], HEX[(c >> 4) & 15], HEX[c & 15]};
+    return out_write(o, u, 6);
+}
+
+/* text[lo:hi] quoted */
+int out_quoted(Out *o, PyObject *text, Py_ssize_t lo, Py_ssize_t hi) {
+    int kind = PyUnicode_KIND(text);
+    const void *data = PyUnicode_DATA(text);
+    if (out_grow(o, hi - lo + 2) < 0) return -1;
+    o->buf[o->len++] = '"';
+    for (Py_ssize_t i = lo; i < hi; i++) {
+        if (kind == PyUnicode_1BYTE_KIND) {  /* a run of plain characters copied at once */
+            const Py_UCS1 *b = (const Py_UCS1 *)data;
+            Py_ssize_t j = i;
+            while (j < hi && plain_char(b[j])) j++;
+            if (j > i) {
+                if (out_write(o, (const char *)b + i, j - i) < 0) return -1;
+                if (j == hi) break;
+                i = j;
+            }
+        }
+        Py_UCS4 c = PyUnicode_READ(kind, data, i);
+        if (plain_char(c)) {  /* room for the rest as plain characters was made: more only after an escape */
+            if (o->len >= o->cap && out_grow(o, 1) < 0) return -1;
+            o->buf[o->len++] = (char)c;
+            continue;
+        }
+        int r;
+        switch (c) {
+        case '\\': r = OUT_LIT(o, "\\\\"); break;
+        case '"': r = OUT_LIT(o, "\\\""); break;
+        case '\b': r = OUT_LIT(o, "\\b"); break;
+        case '\f': r = OUT_LIT(o, "\\f"); break;
+        case '\n': r = OUT_LIT(o, "\\n"); break;
+        case '\r': r = OUT_LIT(o, "\\r"); break;
+        case '\t': r = OUT_LIT(o, "\\t"); break;
+        default:
+            if (c >= 0x10000) {
+                Py_UCS4 v = c - 0x10000;
+                r = out_u16(o, 0xd800 | ((v >> 10) & 0x3ff));
+                if (r == 0) r = out_u16(o, 0xdc00 | (v & 0x3ff));
+            } else {
+                r = out_u16(o, c);
+            }
+        }
+        if (r < 0 || out_grow(o, hi - i) < 0) return -1;
+    }
+    if (out_grow(o, 1) < 0) return -1;
+    o->buf[o->len++] = '"';
+    return 0;
+}

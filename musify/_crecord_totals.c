@@ -1,0 +1,161 @@
+/* The _crecord extension's add_counts() and sums(): the record's totals (musify/_crecord.c says
+ * what they answer). */
+#include "_crecord.h"
+
+/* ---- add_counts() ---- */
+
+/* total[k] = total.get(k, 0) + v for each item of the exact dict d; -1 on an error */
+static int add_dict(PyObject *total, PyObject *d, PyObject *zero) {
+    PyObject *key, *value;
+    Py_ssize_t pos = 0;
+    int r = 0;
+    Py_INCREF(d);
+    while (r == 0 && PyDict_Next(d, &pos, &key, &value)) {
+        Py_INCREF(key);
+        Py_INCREF(value);
+        PyObject *old = PyDict_GetItemWithError(total, key);
+        /* total.get(key, 0) + value: 0 + value when new (a bool counts as an int) */
+        PyObject *sum = old ? PyNumber_Add(old, value) : PyErr_Occurred() ? NULL : PyNumber_Add(zero, value);
+        r = sum ? PyDict_SetItem(total, key, sum) : -1;
+        Py_XDECREF(sum);
+        Py_DECREF(key);
+        Py_DECREF(value);
+    }
+    Py_DECREF(d);
+    return r;
+}
+
+PyObject *crecord_add_counts(PyObject *self, PyObject *args) {
+    PyObject *total, *counts;
+    if (!PyArg_ParseTuple(args, "O!O!:add_counts", &PyDict_Type, &total, &PyList_Type, &counts)) return NULL;
+    Py_ssize_t n = PyList_GET_SIZE(counts);
+    for (Py_ssize_t i = 0; i < n; i++)  /* exact dicts only (no items() of a subclass to honour) */
+        if (!PyDict_CheckExact(PyList_GET_ITEM(counts, i))) Py_RETURN_FALSE;
+    PyObject *zero = PyLong_FromLong(0);
+    if (!zero) return NULL;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        if (add_dict(total, PyList_GET_ITEM(counts, i), zero) < 0) {
+            Py_DECREF(zero);
+            return NULL;
+        }
+    }
+    Py_DECREF(zero);
+    Py_RETURN_TRUE;
+}
+
+/* ---- sums() ---- */
+
+/* counter[key] += 1 (Counter's counting); -1 on an error */
+static int count_one(PyObject *counter, PyObject *key) {
+    PyObject *old = PyDict_GetItemWithError(counter, key);
+    if (!old && PyErr_Occurred()) return -1;
+    PyObject *one = PyLong_FromLong(1);
+    PyObject *n = !one ? NULL : old ? PyNumber_Add(old, one) : Py_NewRef(one);
+    Py_XDECREF(one);
+    if (!n) return -1;
+    int r = PyDict_SetItem(counter, key, n);
+    Py_DECREF(n);
+    return r;
+}
+
+/* counter[getattr(item, name)] += 1; -1 on an error */
+static int count_attr(PyObject *counter, PyObject *item, PyObject *name) {
+    PyObject *key = PyObject_GetAttr(item, name);
+    if (!key) return -1;
+    int r = count_one(counter, key);
+    Py_DECREF(key);
+    return r;
+}
+
+/* *sum = *sum + mapping[key]; -1 on an error */
+static int add_item(PyObject **sum, PyObject *mapping, PyObject *key) {
+    PyObject *v = PyObject_GetItem(mapping, key);
+    if (!v) return -1;
+    PyObject *s = PyNumber_Add(*sum, v);
+    Py_DECREF(v);
+    if (!s) return -1;
+    Py_SETREF(*sum, s);
+    return 0;
+}
+
+/* one file's part of sums(); 0, 1 (a dict attribute that is not an exact dict) or -1 (an error) */
+static int sum_file(PyObject *f, PyObject *int_names, PyObject *dict_names, PyObject *status,
+                    PyObject *ints, PyObject *dicts, PyObject **refs, PyObject *severities, PyObject *ids,
+                    PyObject *zero, PyObject **names) {
+    Py_ssize_t ni = PyTuple_GET_SIZE(int_names), nd = PyTuple_GET_SIZE(dict_names);
+    if (count_attr(status, f, names[0]) < 0) return -1;
+    for (Py_ssize_t k = 0; k < ni; k++) {
+        PyObject *v = PyObject_GetAttr(f, PyTuple_GET_ITEM(int_names, k));
+        if (!v) return -1;
+        PyObject *s = PyNumber_Add(PyList_GET_ITEM(ints, k), v);
+        Py_DECREF(v);
+        if (!s) return -1;
+        PyList_SetItem(ints, k, s);  /* steals s, drops the old sum */
+    }
+    for (Py_ssize_t k = 0; k < nd; k++) {
+        PyObject *d = PyObject_GetAttr(f, PyTuple_GET_ITEM(dict_names, k));
+        if (!d) return -1;
+        int r = PyDict_CheckExact(d) ? add_dict(PyList_GET_ITEM(dicts, k), d, zero) : 1;
+        Py_DECREF(d);
+        if (r) return r;
+    }
+    PyObject *references = PyObject_GetAttr(f, names[1]);
+    if (!references) return -1;
+    int r = add_item(&refs[0], references, names[3]) < 0 || add_item(&refs[1], references, names[4]) < 0 ? -1 : 0;
+    Py_DECREF(references);
+    if (r < 0) return -1;
+    PyObject *diagnostics = PyObject_GetAttr(f, names[2]);
+    if (!diagnostics) return -1;
+    PyObject *it = PyObject_GetIter(diagnostics), *d;
+    Py_DECREF(diagnostics);
+    if (!it) return -1;
+    while ((d = PyIter_Next(it))) {
+        r = count_attr(severities, d, names[5]) < 0 || count_attr(ids, d, names[6]) < 0 ? -1 : 0;
+        Py_DECREF(d);
+        if (r < 0) break;
+    }
+    Py_DECREF(it);
+    return r < 0 || PyErr_Occurred() ? -1 : 0;
+}
+
+PyObject *crecord_sums(PyObject *self, PyObject *args) {
+    PyObject *files, *int_names, *dict_names;
+    if (!PyArg_ParseTuple(args, "O!O!O!:sums", &PyList_Type, &files, &PyTuple_Type, &int_names,
+                          &PyTuple_Type, &dict_names)) return NULL;
+    static const char *attrs[] = {"status", "references", "diagnostics", "converted", "unconverted",
+                                  "severity", "id"};
+    PyObject *names[7] = {NULL};
+    PyObject *zero = PyLong_FromLong(0), *status = PyDict_New(), *severities = PyDict_New(), *ids = PyDict_New();
+    Py_ssize_t ni = PyTuple_GET_SIZE(int_names), nd = PyTuple_GET_SIZE(dict_names);
+    PyObject *ints = PyList_New(ni), *dicts = PyList_New(nd), *refs[2] = {NULL, NULL}, *result = NULL;
+    if (!zero || !status || !severities || !ids || !ints || !dicts) goto done;
+    for (int k = 0; k < 7; k++)
+        if (!(names[k] = PyUnicode_InternFromString(attrs[k]))) goto done;
+    for (Py_ssize_t k = 0; k < ni; k++) PyList_SET_ITEM(ints, k, Py_NewRef(zero));
+    for (Py_ssize_t k = 0; k < nd; k++)
+        if (!(PyList_SET_ITEM(dicts, k, PyDict_New()), PyList_GET_ITEM(dicts, k))) goto done;
+    refs[0] = Py_NewRef(zero);
+    refs[1] = Py_NewRef(zero);
+    for (Py_ssize_t i = 0; i < PyList_GET_SIZE(files); i++) {
+        PyObject *f = Py_NewRef(PyList_GET_ITEM(files, i));
+        int r = sum_file(f, int_names, dict_names, status, ints, dicts, refs, severities, ids, zero, names);
+        Py_DECREF(f);
+        if (r < 0) goto done;
+        if (r > 0) {  /* not what this was written for: the caller's Python path counts */
+            result = Py_NewRef(Py_None);
+            goto done;
+        }
+    }
+    result = Py_BuildValue("(OOOOOOO)", status, ints, dicts, refs[0], refs[1], severities, ids);
+done:
+    for (int k = 0; k < 7; k++) Py_XDECREF(names[k]);
+    Py_XDECREF(zero);
+    Py_XDECREF(status);
+    Py_XDECREF(severities);
+    Py_XDECREF(ids);
+    Py_XDECREF(ints);
+    Py_XDECREF(dicts);
+    Py_XDECREF(refs[0]);
+    Py_XDECREF(refs[1]);
+    return result;
+}
