@@ -402,12 +402,9 @@ def _count_fields(counted: dict[tuple, tuple], fields: tuple, ruleset: RuleSet) 
     """What an edit with these fields adds to the record: (library, kind, category, the rule it
     counts as a converted reference of or None, inferred, its JSON after "old"), remembered in
     `counted` (a run's renames repeat the same few hundred field tuples in file after file)."""
-    _, rule, library, kind, is_inferred, category = fields
-    renames = rule if category == "reference" and _converted_names(ruleset)(rule) else None
     if len(counted) >= _REMEMBER:
         counted.clear()
-    answer = counted[fields] = (library or "unknown", kind or "unknown", category, renames, bool(is_inferred),
-                                tail_json(fields))
+    answer = counted[fields] = _counts(fields, tail_json(fields), _converted_names(ruleset))
     return answer
 
 
@@ -419,11 +416,17 @@ def _count_new(counted: dict[tuple, tuple], fields: list[tuple], ruleset: RuleSe
     new = [key for key in fields if key not in counted]
     converted = _converted_names(ruleset)
     for key, tail in zip(new, tails(new)):
-        _, rule, library, kind, is_inferred, category = key
         if len(counted) >= _REMEMBER:
             counted.clear()
-        counted[key] = (library or "unknown", kind or "unknown", category,
-                        rule if category == "reference" and converted(rule) else None, bool(is_inferred), tail)
+        counted[key] = _counts(key, tail, converted)
+
+
+def _counts(fields: tuple, tail: str, converted: Callable[[str], bool]) -> tuple:
+    """The memo's entry for one field tuple, its JSON tail made: what `_count_fields` and
+    `_count_new` remember."""
+    _, rule, library, kind, is_inferred, category = fields
+    return (library or "unknown", kind or "unknown", category,
+            rule if category == "reference" and converted(rule) else None, bool(is_inferred), tail)
 
 
 _COUNTED: list = [None, {}]  # the RuleSet the counts are for, field tuple -> its counts
