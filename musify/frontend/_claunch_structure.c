@@ -1,0 +1,263 @@
+/* Launch detection's bracket pass (`structure`) and the launch list built on it (`launches`); part
+ * of the _claunch extension (_claunch.c). */
+#include "_claunch.h"
+
+typedef struct {
+    Py_ssize_t opener;    /* offset of the opening bracket */
+    Py_ssize_t outer;     /* where the '<<<' pending outside it start in `lts` */
+    int asked;            /* a '(' directly after a '>>>': an argument list */
+} Frame;
+
+enum { T_NONE, T_LT, T_GT, T_OPEN, T_PAREN, T_CLOSE, T_SEMI };
+
+static int set_int(PyObject *dict, Py_ssize_t key, Py_ssize_t value) {
+    PyObject *k = PyLong_FromSsize_t(key), *v = PyLong_FromSsize_t(value);
+    int r = (k && v) ? PyDict_SetItem(dict, k, v) : -1;
+    Py_XDECREF(k);
+    Py_XDECREF(v);
+    return r;
+}
+
+static int add_int(PyObject *set, Py_ssize_t key) {
+    PyObject *k = PyLong_FromSsize_t(key);
+    int r = k ? PySet_Add(set, k) : -1;
+    Py_XDECREF(k);
+    return r;
+}
+
+/* The structure of `launches._structure_python` in arrays: each code '<<<' in order with the
+ * offset of the '>>>' ending its configuration (-1: a ';' or a closer first, or none), and each
+ * "asked" opening parenthesis (directly after a '>>>') in order with its closer (-1: never
+ * closed) and whether a ';' stands directly inside it. */
+typedef struct {
+    Py_ssize_t *lt, *lt_end, nlt, caplt;
+    Py_ssize_t *op, *op_close, nop, capop;
+    char *op_semi;
+} Shape;
+
+static void shape_free(Shape *s) {
+    PyMem_Free(s->lt);
+    PyMem_Free(s->lt_end);
+    PyMem_Free(s->op);
+    PyMem_Free(s->op_close);
+    PyMem_Free(s->op_semi);
+}
+
+/* room for one more entry in both (or all three) arrays of a kind */
+static int shape_grow(Py_ssize_t **a, Py_ssize_t **b, char **c, Py_ssize_t n, Py_ssize_t *cap) {
+    if (n < *cap) return 0;
+    Py_ssize_t want = *cap ? *cap * 2 : 16, was = *cap;
+    Py_ssize_t *na = PyMem_Realloc(*a, (size_t)want * sizeof(Py_ssize_t));
+    if (na) *a = na;
+    Py_ssize_t *nb = na ? PyMem_Realloc(*b, (size_t)want * sizeof(Py_ssize_t)) : NULL;
+    if (nb) *b = nb;
+    char *nc = (nb && c) ? PyMem_Realloc(*c, (size_t)want) : NULL;
+    if (nc) *c = nc;
+    if (!na || !nb || (c && !nc)) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    (void)was;
+    *cap = want;
+    return 0;
+}
+
+/* the characters a token of the bracket pass starts with (`<`, `>`, brackets, `;`): the others
+ * are passed over with one table read rather than the switch below (the pass reads every
+ * character of a file with a launch: most of the structure pass's time on small files) */
+static const unsigned char BRACKET_PASS_CHAR[128] = {
+    ['<'] = 1, ['>'] = 1, ['('] = 1, ['['] = 1, ['{'] = 1, [')'] = 1, [']'] = 1, ['}'] = 1, [';'] = 1};
+
+static ALWAYS_INLINE int shape_of_kind(int kind, const void *data, Py_ssize_t n, const Py_ssize_t *sp_start,
+                                       const Py_ssize_t *sp_end, Py_ssize_t nspans, Shape *out) {
+    Py_ssize_t *pending = NULL;  /* indices into out->lt of the '<<<' still looking for their '>>>' */
+    Frame *stack = NULL;
+    Py_ssize_t pending_cap = 0, stack_cap = 0, top = 0, base = 0, depth = 0;
+    int r = -1;
+    Py_ssize_t j = 0, after_config = -1;
+    for (Py_ssize_t i = 0; i < n;) {
+        Py_UCS4 c = PyUnicode_READ(kind, data, i);
+        if (c >= 128 || !BRACKET_PASS_CHAR[c]) {  /* most characters: no token starts here */
+            i++;
+            continue;
+        }
+        int tok = T_NONE, len = 1;
+        switch (c) {
+        case '<':
+        case '>':
+            if (i + 2 < n && PyUnicode_READ(kind, data, i + 1) == c && PyUnicode_READ(kind, data, i + 2) == c) {
+                tok = c == '<' ? T_LT : T_GT;
+                len = 3;
+            }
+            break;
+        case '(': tok = T_PAREN; break;
+        case '[': case '{': tok = T_OPEN; break;
+        case ')': case ']': case '}': tok = T_CLOSE; break;
+        case ';': tok = T_SEMI; break;
+        default: break;
+        }
+        if (tok == T_NONE) {
+            i++;
+            continue;
+        }
+        while (j < nspans && sp_end[j] <= i) j++;
+        if (j < nspans && sp_start[j] <= i) {  /* starts in a comment or literal */
+            i += len;
+            continue;
+        }
+        Py_ssize_t config_just_ended = after_config;
+        after_config = -1;
+        if (tok == T_LT) {
+            if (shape_grow(&out->lt, &out->lt_end, NULL, out->nlt, &out->caplt) < 0) goto done;
+            if (grow((void **)&pending, &pending_cap, top + 1, sizeof(Py_ssize_t)) < 0) goto done;
+            out->lt[out->nlt] = i;
+            out->lt_end[out->nlt] = -1;
+            pending[top++] = out->nlt++;
+        } else if (tok == T_GT || tok == T_SEMI || tok == T_CLOSE) {
+            for (Py_ssize_t k = base; k < top; k++) out->lt_end[pending[k]] = tok == T_GT ? i : -1;
+            top = base;
+            if (tok == T_GT) {
+                after_config = i + 3;
+            } else if (tok == T_SEMI && depth) {
+                if (stack[depth - 1].asked) out->op_semi[stack[depth - 1].opener] = 1;
+            } else if (tok == T_CLOSE && depth) {
+                Frame f = stack[--depth];
+                base = f.outer;
+                if (f.asked) out->op_close[f.opener] = i;
+            }
+        } else {  /* an opening bracket; an asked one is known by its index in out->op */
+            int asked = 0;
+            if (tok == T_PAREN && config_just_ended >= 0) {
+                asked = 1;
+                for (Py_ssize_t k = config_just_ended; k < i; k++)
+                    if (!blank(PyUnicode_READ(kind, data, k))) {
+                        asked = 0;
+                        break;
+                    }
+            }
+            Py_ssize_t opener = i;
+            if (asked) {
+                if (shape_grow(&out->op, &out->op_close, &out->op_semi, out->nop, &out->capop) < 0) goto done;
+                out->op[out->nop] = i;
+                out->op_close[out->nop] = -1;
+                out->op_semi[out->nop] = 0;
+                opener = out->nop++;
+            }
+            if (grow((void **)&stack, &stack_cap, depth + 1, sizeof(Frame)) < 0) goto done;
+            stack[depth++] = (Frame){opener, base, asked};
+            base = top;
+        }
+        i += len;
+    }
+    r = 0;  /* '<<<' never ended and asked openers never closed keep their -1 */
+done:
+    PyMem_Free(pending);
+    PyMem_Free(stack);
+    return r;
+}
+
+static int shape_of(int kind, const void *data, Py_ssize_t n, const Py_ssize_t *sp_start, const Py_ssize_t *sp_end,
+                    Py_ssize_t nspans, Shape *out) {
+    return BY_KIND(shape_of_kind, data, n, sp_start, sp_end, nspans, out);
+}
+
+PyObject *claunch_structure(PyObject *Py_UNUSED(self), PyObject *args) {
+    PyObject *text, *spans;
+    if (!PyArg_ParseTuple(args, "UO:structure", &text, &spans)) return NULL;
+    Py_ssize_t *sp_start = NULL, *sp_end = NULL;
+    Shape s = {0};
+    PyObject *closer = PyDict_New(), *semicolon = PySet_New(NULL), *config_end = PyDict_New();
+    PyObject *result = NULL;
+    if (!closer || !semicolon || !config_end) goto done;
+    Py_ssize_t nspans = read_spans(spans, &sp_start, &sp_end);
+    if (nspans < 0) goto done;
+    if (shape_of(PyUnicode_KIND(text), PyUnicode_DATA(text), PyUnicode_GET_LENGTH(text), sp_start, sp_end, nspans,
+                 &s) < 0)
+        goto done;
+    for (Py_ssize_t k = 0; k < s.nlt; k++)
+        if (set_int(config_end, s.lt[k], s.lt_end[k]) < 0) goto done;
+    for (Py_ssize_t k = 0; k < s.nop; k++) {
+        if (set_int(closer, s.op[k], s.op_close[k]) < 0) goto done;
+        if (s.op_semi[k] && add_int(semicolon, s.op[k]) < 0) goto done;
+    }
+    result = PyTuple_Pack(3, closer, semicolon, config_end);
+done:
+    Py_XDECREF(closer);
+    Py_XDECREF(semicolon);
+    Py_XDECREF(config_end);
+    PyMem_Free(sp_start);
+    PyMem_Free(sp_end);
+    shape_free(&s);
+    return result;
+}
+
+/* the index of `key` in the sorted `a` of `n`, or -1 */
+static Py_ssize_t find_sorted(const Py_ssize_t *a, Py_ssize_t n, Py_ssize_t key) {
+    Py_ssize_t lo = 0, hi = n;
+    while (lo < hi) {
+        Py_ssize_t mid = (lo + hi) / 2;
+        if (a[mid] < key) lo = mid + 1;
+        else hi = mid;
+    }
+    return lo < n && a[lo] == key ? lo : -1;
+}
+
+/* text.find("<<<", pos), or `n` where there is none: memchr to each '<' in a one-byte text
+ * (the loop below read every character of a file with a launch a second time) */
+static Py_ssize_t find_launch_open(int kind, const void *data, Py_ssize_t n, Py_ssize_t pos) {
+    if (kind == PyUnicode_1BYTE_KIND) {
+        const Py_UCS1 *s = data;
+        while (pos + 3 <= n) {
+            const Py_UCS1 *p = memchr(s + pos, '<', (size_t)(n - 2 - pos));  /* a '<' with two after it */
+            if (!p) return n;
+            pos = p - s;
+            if (s[pos + 1] == '<' && s[pos + 2] == '<') return pos;
+            pos++;
+        }
+        return n;
+    }
+    while (pos + 3 <= n && !(PyUnicode_READ(kind, data, pos) == '<' && PyUnicode_READ(kind, data, pos + 1) == '<'
+                             && PyUnicode_READ(kind, data, pos + 2) == '<'))
+        pos++;
+    return pos + 3 <= n ? pos : n;
+}
+
+/* launches(text, spans) -> [(kernel start, '<<<', '>>>', '(', ')')]: launches.launch_spans_python
+ * in C, its loop over the text's '<<<' answered from the structure's arrays */
+PyObject *claunch_launches(PyObject *Py_UNUSED(self), PyObject *args) {
+    PyObject *text, *spans;
+    if (!PyArg_ParseTuple(args, "UO:launches", &text, &spans)) return NULL;
+    int kind = PyUnicode_KIND(text);
+    const void *data = PyUnicode_DATA(text);
+    Py_ssize_t n = PyUnicode_GET_LENGTH(text);
+    Py_ssize_t *sp_start = NULL, *sp_end = NULL;
+    Shape s = {0};
+    PyObject *out = PyList_New(0), *result = NULL;
+    if (!out) return NULL;
+    Py_ssize_t nspans = read_spans(spans, &sp_start, &sp_end);
+    if (nspans < 0 || shape_of(kind, data, n, sp_start, sp_end, nspans, &s) < 0) goto done;
+    for (Py_ssize_t pos = 0; pos + 3 <= n;) {  /* text.find("<<<", pos), as the Python loops */
+        Py_ssize_t lt = find_launch_open(kind, data, n, pos);
+        if (lt + 3 > n) break;
+        pos = lt + 3;
+        Py_ssize_t k = find_sorted(s.lt, s.nlt, lt);  /* absent: not in code, or inside another '<<<' */
+        Py_ssize_t gt = k >= 0 ? s.lt_end[k] : -1;
+        if (gt < 0) continue;
+        Py_ssize_t a = gt + 3;
+        while (a < n && blank(PyUnicode_READ(kind, data, a))) a++;
+        Py_ssize_t o = a < n && PyUnicode_READ(kind, data, a) == '(' ? find_sorted(s.op, s.nop, a) : -1;
+        Py_ssize_t close = o >= 0 ? s.op_close[o] : -1;
+        if (close < 0 || s.op_semi[o]) continue;
+        Py_ssize_t start = kernel_start(kind, data, n, lt);
+        if (start < 0) continue;
+        if (append_row5(out, start, lt, gt, a, close) < 0) goto done;
+        pos = close + 1;
+    }
+    result = Py_NewRef(out);
+done:
+    Py_DECREF(out);
+    PyMem_Free(sp_start);
+    PyMem_Free(sp_end);
+    shape_free(&s);
+    return result;
+}
