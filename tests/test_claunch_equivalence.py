@@ -337,6 +337,23 @@ def test_definitions_refuses_a_candidate_outside_the_text(span: tuple[int, int])
 
 
 @needs_claunch
+@needs_claunch
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.integers(min_value=0, max_value=6), def_texts, st.sampled_from(["(", "{", "f() {", "f() { (", "g(); "]))
+@example(6, "__device__ int f(int x) { return x; }", "(")  # six unclosed: more than twice the text read, then paired
+@example(2, "__global__ void k() { { }", "f() {")
+def test_definitions_read_on_or_paired_give_the_same_closers(unclosed: int, text: str, opener: str) -> None:
+    """`definitions` reads on from each opener to its closer until it has read twice the text,
+    then pairs every bracket: qualifiers whose '(' or '{' never closes each read to the end, so
+    a few of them before a text switch it to the pairing part way (each way against Python)."""
+    from musify.passes.hazards import common
+
+    text = ("__device__ " + opener) * unclosed + text
+    kernel, device = frozenset({"__global__"}), frozenset({"__device__"})
+    compiled = list(common.device_functions(text, CodeMap(scan_python(text).spans), kernel, device))
+    assert compiled == list(common.device_functions_python(text, CodeMap(scan_python(text).spans), kernel, device))
+
+
 def test_definitions_far_outside_the_text_does_not_crash() -> None:
     """An end far below the text was a read of unmapped memory: the interpreter died (SIGSEGV)."""
     code = ("from musify.frontend import _claunch\n"
@@ -351,16 +368,18 @@ def test_definitions_far_outside_the_text_does_not_crash() -> None:
 @pytest.mark.parametrize("nth", [3000, 5000, 7000])
 def test_definitions_out_of_memory_keeps_nothing(nth: int) -> None:
     """The bracket pairing grows its closer array on every '(': when that realloc failed the old
-    array was dropped (`p->close = realloc(p->close, ...)`), 16 to 64 kB here."""
+    array was dropped (`p->close = realloc(p->close, ...)`), 16 to 64 kB here. Three qualifiers
+    before the unclosed '(' each read on to the end of the text, more than the reading may
+    (`scan_closer`'s budget), so the text is paired."""
     import tracemalloc
 
     testcapi = pytest.importorskip("_testcapi")
-    text = "__device__ void f" + "(" * 10000 + ")"
+    text = "__device__ " * 3 + "void f" + "(" * 10000 + ")"
     tracemalloc.start()
     testcapi.set_nomemory(nth, nth + 1)  # the nth allocation from here fails, the others succeed
     try:
         with pytest.raises(MemoryError):
-            _claunch.definitions(text, [], [(0, 10)])
+            _claunch.definitions(text, [], [(0, 10), (11, 21), (22, 32)])
     finally:
         testcapi.remove_mem_hooks()
     kept, _ = tracemalloc.get_traced_memory()

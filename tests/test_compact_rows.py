@@ -130,3 +130,23 @@ def test_a_dense_files_scan_edits_and_device_functions_cost_little_per_megabyte(
     assert len(found[0]) == 6600 and len(found[1]) == 3300 and len(sc.idents) == 6600
     per_mb = held / (len(text) / 1e6)
     assert per_mb < 3e6, f"{per_mb / 1e6:.1f} MB held per MB of text"
+
+
+functions = st.lists(st.tuples(OFFSETS, OFFSETS, OFFSETS, st.integers(-1, 12), st.integers(0, 14), st.booleans()),
+                     max_size=30)
+
+
+@settings(max_examples=200, deadline=None)
+@given(functions, st.text(max_size=14))
+def test_function_list_made_in_place_reads_as_the_rows_do(rows, text):
+    """`FunctionList` makes the functions it keeps from its array in place (`_all_made`): the same
+    `DeviceFunction`s, of that class, as the generic row iteration (`Rows.__iter__`) with `_make`,
+    4- and 8-byte rows, names cut or "?"."""
+    fns = FunctionList(text)
+    for row in rows:
+        fns.add(*row)
+    generic = list(map(fns._make, fns._rows()))
+    made = list(fns)
+    assert made == generic and all(type(f) is DeviceFunction for f in made)
+    assert [f.is_kernel for f in made] == [f.is_kernel for f in generic]  # True/False, not 1/0
+    assert all(type(f.is_kernel) is bool for f in made)

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+from array import array
+
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from musify.frontend import launches, syntax
 from musify.passes.hazards import inline_asm, warp_precheck, warp_tree
+from musify.passes.hazards.common import FunctionList
 
 ASM_PIECES = ["asm", "__asm", "__asm__", "_asm", ".asm", "xasm", "asm(", "asm volatile(", "__asm__ __volatile__ (",
               "asm\n(", "asmasm(", "__", "_", " ", "(", "volatile", "(\"mov\");", "\n", "a", "s", "m"]
@@ -87,6 +90,28 @@ def test_warp_marks_are_compiled_where_claunch_was_built() -> None:
     assert (warp_precheck._NATIVE is None) == (compiled.load("_claunch") is None)
     if warp_precheck._NATIVE is not None:
         assert warp_precheck._NATIVE.warp_marks("int x = 0x20 >> 5;", 0, 18) == warp_precheck.TRIGGER_MARK
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(st.sampled_from(_MARK_PIECES), max_size=20).map("".join), st.data())
+@example("__global__ void k() { int l = threadIdx.x & 31; }", None)
+def test_warp_bodies_match_the_loop_over_the_functions(text: str, data) -> None:
+    """`warp_precheck.bodies` (one compiled call over the functions' array where built) picks the
+    functions `bodies_python` picks, the pass's old loop: generated bodies anywhere in the text
+    (overlapping, empty, reaching its end, 4- or 8-byte rows), uses of shuffles and lane-mask
+    results anywhere, before, inside and after them."""
+    n = len(text)
+    functions = FunctionList(text)
+    spans = data.draw(st.lists(st.tuples(st.integers(0, n), st.integers(0, n)), max_size=6)) if data else [(0, n)]
+    for lo, hi in spans:
+        functions.add(lo, min(lo, hi), max(lo, hi), -1, -1, False)
+    if data is not None and data.draw(st.booleans()):
+        functions._a = array("q", functions._a)  # as a text over 2 GB widens them
+    offsets = st.lists(st.integers(0, n + 2), max_size=5).map(sorted)
+    shuffles = data.draw(offsets) if data else []
+    results = data.draw(offsets) if data else []
+    want = warp_precheck.bodies_python(text, functions, shuffles, results)
+    assert warp_precheck.bodies(text, functions, shuffles, results) == want, (text, spans, shuffles, results)
 
 
 LABEL_PIECES = ["case", "case ", "xcase", "_case", "écase", "CUDA", "kCUDA", "c10::", "DeviceType", " :: ", ":", "::",

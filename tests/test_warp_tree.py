@@ -1,6 +1,6 @@
 """The warp-size pass's fast paths give the answers of the slower ones they replaced.
 
-`warp_tree.collect` (a cursor walk) against a tree-sitter query for the same node kinds (the
+`warp_tree.collect` (a cursor walk, nodes told by symbol number) against `collect_by_type` and a tree-sitter query for the same node kinds (the
 same nodes; the query's order is its own, and `_thread_variables` is checked against the old
 rounds over the declarations in that order),
 `Function.calls` (calls found where the names occur) against a walk of every node, the text
@@ -53,6 +53,8 @@ def _same_collection(snippet: str) -> None:
     tree = warp_tree.Function(snippet)
     walked = warp_tree.collect(tree.root)
     queried = syntax.captures(tree.root, _QUERY)
+    by_type = warp_tree.collect_by_type(tree.root)  # the walk told by type names: the same lists
+    assert all(walked[kind] == by_type[kind] for kind in warp_tree.KINDS), snippet
     for kind in warp_tree.KINDS:
         assert _spans(walked[kind]) == sorted(_spans(queried.get(kind, [])), key=lambda s: (s[1], -s[2])), \
             (kind, snippet)

@@ -7,8 +7,9 @@
  * starts at or after the end of the last definition found, `_definition_after` is answered: the
  * first code character of `;=[(` after it must be '(', whose closing ')' (parentheses only,
  * code only) is followed, at the first code ';' or '{', by a '{' that closes too (braces only).
- * The answer per definition is (start, end of the qualifier, '(', '{', just after '}'). Both
- * bracket kinds are paired in one pass over the code (made when first asked), and each search
+ * The answer per definition is (start, end of the qualifier, '(', '{', just after '}'). Each
+ * closer is found by reading on from its opener (`scan_closer`) until that has read twice the
+ * text; then both bracket kinds are paired in one pass over the code, and each search
  * for the next stop character reuses the last answer while it still lies ahead, so the whole
  * call is linear in the text however many qualifiers there are. */
 
@@ -83,6 +84,42 @@ static Py_ssize_t closer_of(const Pairs *p, Py_ssize_t pos) {
     return (lo < p->n && p->open[lo] == pos) ? p->close[lo] : -1;
 }
 
+/* The closer of the code opener at `pos`, found by reading on from it: the first closer of its
+ * kind (code only) at which the count of openers and closers after it comes back to zero, which is
+ * the closer the pairing of the whole text gives it (the brackets before `pos` do not change which
+ * closer ends it), or -1 where none does. A file's definitions are a small part of it, so reading
+ * from each one's '(' and '{' to their closers reads far less than pairing every bracket of the
+ * file (most of `definitions`' time on small files). `*budget` is what may still be read: -2 when
+ * it runs out, and the caller pairs the whole text once instead, so the call stays linear in the
+ * text however many qualifiers fail to close. */
+static ALWAYS_INLINE Py_ssize_t scan_closer_kind(int kind, const void *data, Py_ssize_t n, const Py_ssize_t *starts,
+                                                 const Py_ssize_t *ends, Py_ssize_t nspans, Py_ssize_t pos,
+                                                 Py_UCS4 open, Py_UCS4 close, Py_ssize_t *budget) {
+    Py_ssize_t lo = 0, hi = nspans;  /* the first span ending after pos */
+    while (lo < hi) {
+        Py_ssize_t mid = (lo + hi) / 2;
+        if (ends[mid] <= pos) lo = mid + 1;
+        else hi = mid;
+    }
+    Py_ssize_t j = lo, depth = 1, i = pos + 1, stop = n - pos - 1 > *budget ? pos + 1 + *budget : n;
+    for (; i < stop; i++) {
+        Py_UCS4 c = PyUnicode_READ(kind, data, i);
+        if (c != open && c != close) continue;
+        while (j < nspans && ends[j] <= i) j++;
+        if (j < nspans && starts[j] <= i) continue;  /* in a comment or literal */
+        if (c == open) depth++;
+        else if (--depth == 0) break;
+    }
+    *budget -= i - pos;
+    if (i < n && depth == 0) return i;
+    return i >= n ? -1 : -2;
+}
+
+static Py_ssize_t scan_closer(int kind, const void *data, Py_ssize_t n, const Py_ssize_t *starts, const Py_ssize_t *ends,
+                              Py_ssize_t nspans, Py_ssize_t pos, Py_UCS4 open, Py_UCS4 close, Py_ssize_t *budget) {
+    return BY_KIND(scan_closer_kind, data, n, starts, ends, nspans, pos, open, close, budget);
+}
+
 /* `hazards/common.py _NAME_BEFORE_PAREN.search(text, lo, hi)`, the regex
  * `([A-Za-z_]\w*)\s*(?:<[^;{()]*>\s*)?$`: the leftmost start whose word run, blanks and optional
  * template arguments reach `hi` (a `$` before a final newline is reached the same way, the
@@ -119,6 +156,18 @@ static int name_before(int kind, const void *data, Py_ssize_t lo, Py_ssize_t hi,
  * next occurrence is found with the string search and kept until the scan passes it; at a
  * position where several occur the first in order is the match, as the alternation tries them.
  * A new list of (start, end) tuples, or NULL with an exception. */
+/* text.find(w, from): glibc's memmem where both are one byte a character (the qualifier search's
+ * PyUnicode_Find calls, each with its argument checks and slice set-up, were a third of a small
+ * file's search), else PyUnicode_Find; -2 with an exception as it gives */
+static Py_ssize_t find_from(PyObject *text, PyObject *w, Py_ssize_t from, Py_ssize_t n) {
+    if (PyUnicode_KIND(text) == PyUnicode_1BYTE_KIND && PyUnicode_KIND(w) == PyUnicode_1BYTE_KIND && from <= n) {
+        const char *data = (const char *)PyUnicode_DATA(text);
+        const char *at = memmem(data + from, (size_t)(n - from), PyUnicode_DATA(w), (size_t)PyUnicode_GET_LENGTH(w));
+        return at ? at - data : -1;
+    }
+    return PyUnicode_Find(text, w, from, n, 1);
+}
+
 static PyObject *qualifier_spans(PyObject *text, PyObject *words) {
     int kind = PyUnicode_KIND(text);
     const void *data = PyUnicode_DATA(text);
@@ -145,9 +194,9 @@ static PyObject *qualifier_spans(PyObject *text, PyObject *words) {
             PyObject *w = PyTuple_GET_ITEM(words, k);
             Py_ssize_t len = PyUnicode_GET_LENGTH(w);
             if (next[k] < pos) {
-                Py_ssize_t at = PyUnicode_Find(text, w, pos, n, 1);
+                Py_ssize_t at = find_from(text, w, pos, n);
                 while (at >= 0 && k == nw - 1 && at + len < n && word_char(READ(at + len)))
-                    at = PyUnicode_Find(text, w, at + 1, n, 1);  /* the look-ahead failed there */
+                    at = find_from(text, w, at + 1, n);  /* the look-ahead failed there */
                 if (at == -2) goto fail;
                 next[k] = at;
                 if (at < 0) continue;
@@ -193,6 +242,7 @@ PyObject *claunch_definitions(PyObject *Py_UNUSED(self), PyObject *args) {
     Py_ssize_t *sp_start = NULL, *sp_end = NULL;
     Pairs pairs[2] = {{NULL, NULL, 0, 0}, {NULL, NULL, 0, 0}};
     int paired = 0;
+    Py_ssize_t budget = 2 * n + 64;  /* what `scan_closer` may read in all before the text is paired */
     PyObject *out = PyList_New(0), *seq = NULL, *result = NULL;
     if (!out) return NULL;
     Py_ssize_t nspans = read_spans(spans, &sp_start, &sp_end);
@@ -219,11 +269,12 @@ PyObject *claunch_definitions(PyObject *Py_UNUSED(self), PyObject *args) {
         }
         Py_ssize_t paren = stop_at;
         if (paren < 0 || PyUnicode_READ(kind, data, paren) != '(') continue;
-        if (!paired) {
+        Py_ssize_t close = paired ? -2 : scan_closer(kind, data, n, sp_start, sp_end, nspans, paren, '(', ')', &budget);
+        if (close == -2 && !paired) {  /* read too much already: every bracket paired once */
             if (pair_brackets(kind, data, n, sp_start, sp_end, nspans, pairs) < 0) goto done;
             paired = 1;
         }
-        Py_ssize_t close = closer_of(&pairs[0], paren);
+        if (paired) close = closer_of(&pairs[0], paren);
         if (close < 0) continue;
         if (body_from < 0 || close + 1 < body_from || (body_at >= 0 && close + 1 > body_at)) {
             body_at = code_search(kind, data, n, sp_start, sp_end, nspans, close + 1, ";{");
@@ -231,7 +282,12 @@ PyObject *claunch_definitions(PyObject *Py_UNUSED(self), PyObject *args) {
         }
         Py_ssize_t brace = body_at;
         if (brace < 0 || PyUnicode_READ(kind, data, brace) == ';') continue;
-        Py_ssize_t shut = closer_of(&pairs[1], brace);
+        Py_ssize_t shut = paired ? -2 : scan_closer(kind, data, n, sp_start, sp_end, nspans, brace, '{', '}', &budget);
+        if (shut == -2 && !paired) {
+            if (pair_brackets(kind, data, n, sp_start, sp_end, nspans, pairs) < 0) goto done;
+            paired = 1;
+        }
+        if (paired) shut = closer_of(&pairs[1], brace);
         if (shut < 0) continue;
         if (kernel_words) {  /* the function list's row: start, body, end, name span, is-kernel */
             Py_ssize_t ns = -1, ne = -1, is_kernel = 0;

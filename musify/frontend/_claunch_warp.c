@@ -8,7 +8,10 @@
  * text[start:end]; else 2 when a standalone 16 does; else 0. As `re.search(text, start, end)`
  * reads it: look-aheads see nothing at or past `end`, the look-behind of "standalone" (no word
  * character and no '.' just before) looks before `start` too. The regexes took a Python call and
- * a search each, five a function body; most files and bodies hold none of them. */
+ * a search each, five a function body; most files and bodies hold none of them.
+ *
+ * warp_bodies(text, rows, shuffles, results) -> [k]: that test asked of every device function of
+ * a file in one call (`warp_precheck.bodies_python` is the reference, in the same test file). */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 
@@ -90,4 +93,75 @@ PyObject *musify_claunch_warp_marks(PyObject *Py_UNUSED(self), PyObject *args) {
                 : kind == PyUnicode_2BYTE_KIND ? marks_kind(PyUnicode_2BYTE_KIND, data, start, end)
                                                : marks_kind(PyUnicode_4BYTE_KIND, data, start, end);
     return PyLong_FromLong(found);
+}
+
+/* the first of the sorted ints of `offsets` at or after `lo` lies below `hi` (`warp_precheck._any_in`);
+ * -1 with an exception */
+static int any_in(PyObject *offsets, Py_ssize_t lo, Py_ssize_t hi) {
+    Py_ssize_t a = 0, b = PyList_GET_SIZE(offsets);
+    while (a < b) {  /* bisect_left */
+        Py_ssize_t mid = (a + b) / 2;
+        Py_ssize_t v = PyLong_AsSsize_t(PyList_GET_ITEM(offsets, mid));
+        if (v == -1 && PyErr_Occurred()) return -1;
+        if (v < lo) a = mid + 1;
+        else b = mid;
+    }
+    if (a >= PyList_GET_SIZE(offsets)) return 0;
+    Py_ssize_t v = PyLong_AsSsize_t(PyList_GET_ITEM(offsets, a));
+    if (v == -1 && PyErr_Occurred()) return -1;
+    return v < hi;
+}
+
+/* warp_bodies(text, rows, shuffles, results) -> [k]: warp_precheck.bodies_python in C. `rows` the
+ * device functions' array (six integers a function, 4 or 8 bytes each: body start and end at 1 and
+ * 2), `shuffles` and `results` sorted lists of offsets; the index of each function whose body
+ * `warp_size.run` goes on to look at: a trigger in it (`warp_marks` 1), a lane-mask result used in
+ * it, or a standalone 16 and a shuffle in it. The pass's loop over its functions, one Python call
+ * a function, on every file with a launch. */
+PyObject *musify_claunch_warp_bodies(PyObject *Py_UNUSED(self), PyObject *args) {
+    PyObject *text, *rows, *shuffles, *results, *out = NULL;
+    if (!PyArg_ParseTuple(args, "UOO!O!:warp_bodies", &text, &rows, &PyList_Type, &shuffles, &PyList_Type, &results))
+        return NULL;
+    Py_buffer view;
+    if (PyObject_GetBuffer(rows, &view, PyBUF_FORMAT | PyBUF_C_CONTIGUOUS) < 0) return NULL;
+    if (!view.format || (strcmp(view.format, "i") && strcmp(view.format, "q")) || view.len % (6 * view.itemsize)) {
+        PyErr_SetString(PyExc_TypeError, "warp_bodies: rows must be an array of 'i' or 'q', six a function");
+        goto done;
+    }
+    int kind = PyUnicode_KIND(text);
+    const void *data = PyUnicode_DATA(text);
+    Py_ssize_t n = PyUnicode_GET_LENGTH(text), count = view.len / (6 * view.itemsize);
+    if (!(out = PyList_New(0))) goto done;
+    for (Py_ssize_t k = 0; k < count; k++) {
+        Py_ssize_t start, end;
+        if (view.itemsize == 4) {
+            start = ((const int *)view.buf)[6 * k + 1];
+            end = ((const int *)view.buf)[6 * k + 2];
+        } else {
+            start = (Py_ssize_t)((const long long *)view.buf)[6 * k + 1];
+            end = (Py_ssize_t)((const long long *)view.buf)[6 * k + 2];
+        }
+        Py_ssize_t lo = start < 0 ? 0 : start, hi = end > n ? n : end;  /* as `warp_marks` clamps them */
+        int found = kind == PyUnicode_1BYTE_KIND   ? marks_kind(PyUnicode_1BYTE_KIND, data, lo, hi)
+                    : kind == PyUnicode_2BYTE_KIND ? marks_kind(PyUnicode_2BYTE_KIND, data, lo, hi)
+                                                   : marks_kind(PyUnicode_4BYTE_KIND, data, lo, hi);
+        int pick = found == 1;
+        if (!pick && PyList_GET_SIZE(results)) pick = any_in(results, start, end);
+        if (!pick && found == 2 && PyList_GET_SIZE(shuffles)) pick = any_in(shuffles, start, end);
+        if (pick < 0) goto fail;
+        if (pick) {
+            PyObject *x = PyLong_FromSsize_t(k);
+            if (!x || PyList_Append(out, x) < 0) {
+                Py_XDECREF(x);
+                goto fail;
+            }
+            Py_DECREF(x);
+        }
+    }
+    goto done;
+fail:
+    Py_CLEAR(out);
+done:
+    PyBuffer_Release(&view);
+    return out;
 }

@@ -96,6 +96,7 @@ class DeviceFunction(NamedTuple):  # a NamedTuple: a `FunctionList` makes one pe
 
 
 _make_function = DeviceFunction._make
+_DeviceFunction, _new_function = DeviceFunction, tuple.__new__  # `_all_made`: no Python `_make` a row
 _NATIVE = compiled.load("_claunch")  # the compiled definition search (_claunch.c), or None
 _KEEP_MADE = 6 * 4096  # up to 4,096 functions a file keeps them made (at most about 0.5 MB)
 
@@ -116,6 +117,10 @@ class FunctionList(Rows):
     def add(self, start: int, body_start: int, end: int, name_start: int, name_end: int, is_kernel: bool) -> None:
         self._push(start, body_start, end, name_start, name_end, 1 if is_kernel else 0)
 
+    def rows(self) -> array:
+        """The array of rows itself (six integers a function), for a compiled reader: not a copy."""
+        return self._a
+
     def last_end(self) -> int:
         """The end of the last function (-1 when there is none)."""
         return self._a[-4] if self._a else -1
@@ -127,9 +132,17 @@ class FunctionList(Rows):
     def __iter__(self) -> Iterator[DeviceFunction]:
         if len(self._a) <= _KEEP_MADE:  # a few: made once and kept (passes iterate them often)
             if self._made is None or len(self._made) != len(self):
-                self._made = list(super().__iter__())
+                self._made = self._all_made()
             return iter(self._made)
         return super().__iter__()
+
+    def _all_made(self) -> list[DeviceFunction]:
+        """Every row as `_make` reads it, read from the array in place: the generic iteration's
+        six column slices, `zip` and a `_make` call a row were most of what reading a file's one or
+        two functions cost (the warp-size pass reads them on every file with a launch)."""
+        a, text = self._a, self._text
+        return [_new_function(_DeviceFunction, (a[k], a[k + 1], a[k + 2], text[a[k + 3]:a[k + 4]] if a[k + 3] >= 0
+                                                else "?", a[k + 5] == 1)) for k in range(0, len(a), 6)]
 
 
 _NAME_BEFORE_PAREN = re.compile(r"([A-Za-z_]\w*)\s*(?:<[^;{()]*>\s*)?$")

@@ -11,10 +11,12 @@ check both against the pass run without them.
 
 from __future__ import annotations
 
+import bisect
 import re
 from typing import Protocol
 
 from musify.frontend import compiled
+from musify.passes.hazards.common import FunctionList
 
 # Only text that some check can report: full masks, 31/32, `>> 5`; 16 (an offset loop or a
 # shuffle offset) only where the body shuffles; a lane-mask result anywhere. A body that merely
@@ -72,6 +74,35 @@ def marks_python(text: str, start: int, end: int) -> int:
     if has_trigger(text, start, end):
         return TRIGGER_MARK
     return SIXTEEN_MARK if standalone(SIXTEEN_AHEAD, text, start, end) else 0
+
+
+def bodies(text: str, functions: FunctionList, shuffles: list[int], results: list[int]) -> list[int]:
+    """The indices of the `functions` of `text` whose body the warp-size pass looks at: a trigger
+    in it (`marks`), a use of a lane-mask result in it, or a standalone 16 and a use of a shuffle
+    in it (`shuffles` and `results`: the sorted offsets of those uses). In C where `_claunch` was
+    built, one call over the functions' array (on every file with a launch the pass asked this of
+    each function with a Python call and made the functions to ask it), else `bodies_python`;
+    the same answers, tests/test_prefilters.py."""
+    if _NATIVE is not None:
+        return _NATIVE.warp_bodies(text, functions.rows(), shuffles, results)
+    return bodies_python(text, functions, shuffles, results)
+
+
+def bodies_python(text: str, functions: FunctionList, shuffles: list[int], results: list[int]) -> list[int]:
+    """`bodies` in Python: the reference the compiled loop is tested against."""
+    out = []
+    for k, fn in enumerate(functions):
+        found = marks(text, fn.body_start, fn.end)
+        if found == TRIGGER_MARK or (results and _any_in(results, fn.body_start, fn.end)) or (
+                found == SIXTEEN_MARK and shuffles and _any_in(shuffles, fn.body_start, fn.end)):
+            out.append(k)
+    return out
+
+
+def _any_in(offsets: list[int], start: int, end: int) -> bool:
+    """Some offset lies in [start, end) (offsets are sorted)."""
+    i = bisect.bisect_left(offsets, start)
+    return i < len(offsets) and offsets[i] < end
 
 
 def may_report(snippet: str, names: Names) -> bool:

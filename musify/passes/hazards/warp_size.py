@@ -19,7 +19,6 @@ reads of such arrays sit behind a first-warp test, which is reported.
 
 from __future__ import annotations
 
-import bisect
 import re
 from functools import lru_cache
 from operator import is_
@@ -32,7 +31,7 @@ from musify.passes._base import PassContext
 from musify.passes.hazards import warp_tree
 from musify.passes.hazards.common import DeviceFunction, int_value, warp_severity
 from musify.passes.hazards.file_facts import device_functions_of, may_have_device_functions
-from musify.passes.hazards.warp_precheck import SIXTEEN_MARK, TRIGGER_MARK, file_may_report, marks, may_report
+from musify.passes.hazards.warp_precheck import bodies, file_may_report, may_report
 from musify.passes.literals import holds
 
 _THREAD_NAME = re.compile(r"(?i)(tid|tx|ltid|lane\w*|\w*_lane|thread_?id\w*|thread_?idx|local_?id|warp_?id\w*)")
@@ -79,21 +78,42 @@ def run(ctx: PassContext) -> list[Edit]:
     if not may_have_device_functions(ctx):
         return []
     text = ctx.text
-    shuffles = _uses(ctx, "shuffle")
-    results = _uses(ctx, "lane-mask-result")
+    shuffles, results = _trigger_uses(ctx)
     if not holds(ctx, "<<<") and not file_may_report(text, shuffles, results):
         # no function could pass the tests below: its device functions are not even found (with a
         # launch the features pass finds them anyway, and the tests per body cost less than the file's)
         return []
-    names = None  # made for the first function with a trigger (most files have none)
-    for fn in device_functions_of(ctx):
-        found = marks(text, fn.body_start, fn.end)  # `has_trigger`, else a standalone 16, in the body
-        if found == TRIGGER_MARK or (results and _any_in(results, fn)) or (
-                found == SIXTEEN_MARK and shuffles and _any_in(shuffles, fn)):
-            names = names or _names(ctx)
+    functions = device_functions_of(ctx)
+    picked = bodies(text, functions, shuffles, results)  # a trigger in the body (most files: none)
+    if picked:
+        names = _names(ctx)
+        for k in picked:
+            fn = functions[k]
             if may_report(snippet := text[fn.start:fn.end], names):
                 _check_function(ctx, fn, names, snippet)
     return []
+
+
+def _trigger_uses(ctx: PassContext) -> tuple[list[int], list[int]]:
+    """`_uses` of the shuffles and of the lane-mask results, both [] (the answer on most files)
+    from one test of the file's candidate names against the two sets together: each `_uses`
+    read the whole name list (`isdisjoint` with a list walks it), twice a file with a qualifier."""
+    ruleset = ctx.ruleset
+    either = _either_of(ruleset.tagged("shuffle"), ruleset.tagged("lane-mask-result"))
+    if either.isdisjoint(ctx.scan.idents.names):
+        return [], []
+    return _uses(ctx, "shuffle"), _uses(ctx, "lane-mask-result")
+
+
+_EITHER: list = [None, None, frozenset()]  # the last two tagged sets `_either_of` was given, and their union
+
+
+def _either_of(shuffle: frozenset[str], result: frozenset[str]) -> frozenset[str]:
+    """shuffle | result, made again only when the rule set hands other sets (kept by identity: a
+    run has one pair, and adding a rule replaces a tag's set)."""
+    if _EITHER[0] is not shuffle or _EITHER[1] is not result:
+        _EITHER[:] = [shuffle, result, shuffle | result]
+    return _EITHER[2]
 
 
 def _uses(ctx: PassContext, tag: str) -> list[int]:
@@ -105,12 +125,6 @@ def _uses(ctx: PassContext, tag: str) -> list[int]:
     if wanted.isdisjoint(idents.names):
         return []
     return [i.start for i in idents.select(wanted)]
-
-
-def _any_in(offsets: list[int], fn: DeviceFunction) -> bool:
-    """Some offset lies inside the body of `fn` (offsets are sorted)."""
-    i = bisect.bisect_left(offsets, fn.body_start)
-    return i < len(offsets) and offsets[i] < fn.end
 
 
 def _check_function(ctx: PassContext, fn: DeviceFunction, names: _Names, snippet: str | None = None) -> None:
@@ -409,7 +423,12 @@ def _derive(decls: list[tuple[str, str, bool]], derived: set[str]) -> set[str]:
 
 
 def _mentions(value: str, names) -> bool:
-    return any(_word(n).search(value) for n in names if n in value)
+    """One of `names` stands in `value` as a whole word. A plain loop: the generator `any` was
+    handed made a frame a call, and the thread-variable rounds ask this of every declaration."""
+    for n in names:
+        if n in value and _word(n).search(value):
+            return True
+    return False
 
 
 @lru_cache(maxsize=4096)

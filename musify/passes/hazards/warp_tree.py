@@ -102,19 +102,41 @@ def _encoded(names: frozenset[str]) -> tuple[bytes, ...]:
 
 def collect(root) -> dict[str, list]:
     """The nodes of each of `KINDS` under `root` (itself included), each list in document order
-    (a parent before its children), as a query's captures list them."""
+    (a parent before its children), as a query's captures list them. Each node is told by its
+    symbol number (`kind_id`, an int) rather than its type's name, a new str a node: a fifth of
+    the walk (`collect_by_type`, the reference, is tested against it)."""
     found: dict[str, list] = {kind: [] for kind in KINDS}
+    wanted = _wanted_ids()
     cursor = root.walk()
     while True:
         node = cursor.node
-        kind = node.type
-        if kind in _WANTED:
+        kind = wanted.get(node.kind_id)
+        if kind is not None:
             found[kind].append(node)
         if cursor.goto_first_child():
             continue
         while not cursor.goto_next_sibling():
             if not cursor.goto_parent():
                 return found
+
+
+@lru_cache(maxsize=1)
+def _wanted_ids() -> dict[int, str]:
+    """Every symbol number of the grammar whose name is one of `KINDS` (aliases give a name more
+    than one), with that name: `node.kind_id` is the symbol whose name `node.type` is."""
+    language = syntax.parser().language
+    names = {i: language.node_kind_for_id(i) for i in range(language.node_kind_count)}
+    return {i: name for i, name in names.items() if name in _WANTED}
+
+
+def collect_by_type(root) -> dict[str, list]:
+    """`collect` by each node's type name over `walk` (children lists, not a cursor): the
+    reference it is tested against."""
+    found: dict[str, list] = {kind: [] for kind in KINDS}
+    for node in walk(root):
+        if node.type in _WANTED:
+            found[node.type].append(node)
+    return found
 
 
 def walk(node):
