@@ -89,6 +89,12 @@ def test_warp_size_file_gate_keeps_every_finding(functions: list[tuple[str, list
     shuffles = [i.start for i in ctx.scan.idents.select(names.shuffle)]
     results = [i.start for i in ctx.scan.idents.select(names.mask_result)]
     WARP_SEEN["looked" if warp_precheck.file_may_report(text, shuffles, results) else "skipped"] += 1
+    # the pass's one test of the name list for both, and its compiled pick of the bodies, against
+    # the two searches and the loop over the functions they replaced
+    assert warp_size._trigger_uses(ctx) == (shuffles, results), text
+    functions = device_functions_of(ctx)
+    assert warp_precheck.bodies(text, functions, shuffles, results) == \
+        warp_precheck.bodies_python(text, functions, shuffles, results), text
 
 
 def test_warp_size_file_gate_saw_both_answers() -> None:

@@ -105,15 +105,18 @@ def _trigger_uses(ctx: PassContext) -> tuple[list[int], list[int]]:
     return _uses(ctx, "shuffle"), _uses(ctx, "lane-mask-result")
 
 
-_EITHER: list = [None, None, frozenset()]  # the last two tagged sets `_either_of` was given, and their union
+_EITHER: tuple = (None, None, frozenset())  # the last two tagged sets `_either_of` was given, and their union
 
 
 def _either_of(shuffle: frozenset[str], result: frozenset[str]) -> frozenset[str]:
     """shuffle | result, made again only when the rule set hands other sets (kept by identity: a
-    run has one pair, and adding a rule replaces a tag's set)."""
-    if _EITHER[0] is not shuffle or _EITHER[1] is not result:
-        _EITHER[:] = [shuffle, result, shuffle | result]
-    return _EITHER[2]
+    run has one pair, and adding a rule replaces a tag's set; one tuple, replaced whole, so that a
+    thread never reads one pair's union for another)."""
+    global _EITHER
+    made = _EITHER
+    if made[0] is not shuffle or made[1] is not result:
+        made = _EITHER = (shuffle, result, shuffle | result)
+    return made[2]
 
 
 def _uses(ctx: PassContext, tag: str) -> list[int]:
