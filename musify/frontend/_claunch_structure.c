@@ -222,22 +222,21 @@ static Py_ssize_t find_launch_open(int kind, const void *data, Py_ssize_t n, Py_
     return pos + 3 <= n ? pos : n;
 }
 
-/* launches(text, spans) -> [(kernel start, '<<<', '>>>', '(', ')')]: launches.launch_spans_python
- * in C, its loop over the text's '<<<' answered from the structure's arrays */
-PyObject *claunch_launches(PyObject *Py_UNUSED(self), PyObject *args) {
-    PyObject *text, *spans;
-    if (!PyArg_ParseTuple(args, "UO:launches", &text, &spans)) return NULL;
+/* the launch rows (kernel start, '<<<', '>>>', '(', ')') of `text`, a new list (NULL: an error):
+ * launches.launch_spans_python in C, its loop over the text's '<<<' answered from the structure's
+ * arrays */
+static PyObject *launch_rows(PyObject *text, const Py_ssize_t *sp_start, const Py_ssize_t *sp_end,
+                             Py_ssize_t nspans) {
     int kind = PyUnicode_KIND(text);
     const void *data = PyUnicode_DATA(text);
     Py_ssize_t n = PyUnicode_GET_LENGTH(text);
-    Py_ssize_t *sp_start = NULL, *sp_end = NULL;
     Shape s = {0};
     PyObject *out = PyList_New(0), *result = NULL;
     if (!out) return NULL;
-    Py_ssize_t nspans = read_spans(spans, &sp_start, &sp_end);
-    if (nspans < 0 || shape_of(kind, data, n, sp_start, sp_end, nspans, &s) < 0) goto done;
-    for (Py_ssize_t pos = 0; pos + 3 <= n;) {  /* text.find("<<<", pos), as the Python loops */
-        Py_ssize_t lt = find_launch_open(kind, data, n, pos);
+    Py_ssize_t first = find_launch_open(kind, data, n, 0);
+    if (first + 3 <= n && shape_of(kind, data, n, sp_start, sp_end, nspans, &s) < 0) goto done;
+    for (Py_ssize_t pos = first; pos + 3 <= n;) {  /* no "<<<" at all: no bracket pass (a file of kernels) */
+        Py_ssize_t lt = find_launch_open(kind, data, n, pos);  /* text.find("<<<", pos), as the Python loops */
         if (lt + 3 > n) break;
         pos = lt + 3;
         Py_ssize_t k = find_sorted(s.lt, s.nlt, lt);  /* absent: not in code, or inside another '<<<' */
@@ -256,8 +255,57 @@ PyObject *claunch_launches(PyObject *Py_UNUSED(self), PyObject *args) {
     result = Py_NewRef(out);
 done:
     Py_DECREF(out);
+    shape_free(&s);
+    return result;
+}
+
+/* launches(text, spans) -> [(kernel start, '<<<', '>>>', '(', ')')] */
+PyObject *claunch_launches(PyObject *Py_UNUSED(self), PyObject *args) {
+    PyObject *text, *spans;
+    if (!PyArg_ParseTuple(args, "UO:launches", &text, &spans)) return NULL;
+    Py_ssize_t *sp_start = NULL, *sp_end = NULL;
+    Py_ssize_t nspans = read_spans(spans, &sp_start, &sp_end);
+    if (nspans < 0) return NULL;
+    PyObject *result = launch_rows(text, sp_start, sp_end, nspans);
     PyMem_Free(sp_start);
     PyMem_Free(sp_end);
-    shape_free(&s);
+    return result;
+}
+
+/* structure_counts(text, spans, word, not_names, reserved) -> (kernels, launches): the structure
+ * pass's facts in one call (launches.structure_counts_python is the reference): the kernel count
+ * of `count_kernels`, and the launch rows of `launches`, or only their number when `launch_shape`
+ * reads each as a plain launch (tree-sitter then parses none of them). The spans are read once.
+ * `reserved` None (the words not made yet): the rows whenever there is one. */
+PyObject *claunch_structure_counts(PyObject *Py_UNUSED(self), PyObject *args) {
+    PyObject *text, *spans, *word, *not_names, *reserved;
+    if (!PyArg_ParseTuple(args, "UOUO!O:structure_counts", &text, &spans, &word, &PyTuple_Type, &not_names,
+                          &reserved))
+        return NULL;
+    if (reserved != Py_None && !PyAnySet_Check(reserved)) {
+        PyErr_SetString(PyExc_TypeError, "structure_counts: reserved must be a set or None");
+        return NULL;
+    }
+    Py_ssize_t *sp_start = NULL, *sp_end = NULL;
+    Py_ssize_t nspans = read_spans(spans, &sp_start, &sp_end);
+    if (nspans < 0) return NULL;
+    PyObject *rows = NULL, *result = NULL;
+    Py_ssize_t kernels = count_kernel_defs(text, sp_start, sp_end, nspans, word, not_names);
+    if (kernels < 0) goto done;
+    rows = launch_rows(text, sp_start, sp_end, nspans);
+    if (!rows) goto done;
+    Py_ssize_t count = PyList_GET_SIZE(rows), plain = 0;
+    for (; plain < count && reserved != Py_None; plain++) {
+        PyObject *row = PyList_GET_ITEM(rows, plain);
+        int ok = launch_well_formed(text, PyLong_AsSsize_t(PyTuple_GET_ITEM(row, 0)),
+                                    PyLong_AsSsize_t(PyTuple_GET_ITEM(row, 4)) + 1, reserved);
+        if (ok < 0) goto done;
+        if (!ok) break;
+    }
+    result = plain == count ? Py_BuildValue("(nn)", kernels, count) : Py_BuildValue("(nO)", kernels, rows);
+done:
+    Py_XDECREF(rows);
+    PyMem_Free(sp_start);
+    PyMem_Free(sp_end);
     return result;
 }
