@@ -19,12 +19,6 @@ _MACRO_NAME = int(Ctx.MACRO_NAME)  # a row's context, as `IdentList.data` holds 
 _BODY_TOKEN = re.compile(r"\s*(?:\\\r?\n\s*)*([A-Za-z_]\w*)\s*(?:\\\r?\n\s*)*$")
 
 
-def triggers(ruleset) -> tuple[str, ...]:
-    """Every finding is at a `#define`'s name, which the scanner marks only after the keyword
-    spelled out (the runner skips a file without it: `literals.file_bits`)."""
-    return ("define",)
-
-
 def run(ctx: PassContext) -> list[Edit]:
     idents = ctx.scan.idents
     if _MACRO_NAME not in idents.data[3::4]:  # no candidate name is defined (asked in C, no `Ident` made)
