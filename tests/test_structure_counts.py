@@ -97,3 +97,21 @@ def test_the_pass_gives_the_same_facts_and_findings_on_both_paths(text: str) -> 
     finally:
         structure.NATIVE_COUNTS = saved
     assert compiled == python
+
+
+@needs_native
+@pytest.mark.parametrize("filler", ["x", "_", " ", "é"])
+def test_the_bracket_pass_sees_each_token_at_every_offset(filler: str) -> None:
+    """The compiled bracket pass skips 16 bytes at a time to the next token character: each
+    token at each offset of texts of several lengths (in a block, across a block's edge, in the
+    bytes after the last block) gives the Python pass's structure."""
+    from musify.frontend import _claunch
+
+    for token in ("(", ")", "[", "]", "{", "}", ";", "<<<", ">>>", "k<<<1>>>(x);"):
+        for length in (15, 16, 17, 31, 32, 33, 47):
+            for at in range(max(0, length - len(token) + 1)):
+                middle = filler * at + token + filler * (length - at - len(token))
+                for text in ("k<<<1>>>(" + middle + ")", "k<<<" + middle + ">>>(a)"):  # inside what is asked
+                    spans = scan_python(text).spans
+                    shape = launches._structure_python(text, CodeMap(spans))
+                    assert _claunch.structure(text, spans) == (shape.closer, shape.semicolon, shape.config_end), text
