@@ -23,6 +23,7 @@ from musify.frontend.scanner import LineIndex
 from musify.options import Options
 from musify.passes._base import PassContext, ProjectInfo
 from musify.passes.languages import language_for, plan
+from musify.passes.literals import file_bits
 from musify.rules import load_ruleset
 from musify.rules.reverse import file_direction
 
@@ -51,9 +52,15 @@ def main(root: str) -> None:
         passes, prefixes = plan(language, rules, options)
         present = sc.idents.names if prefixes and sc.prefixes is prefixes else None
         edits = EditList()  # as the runner collects them
-        for name, run, needs in passes:
+        bits = None
+        for name, run, needs, triggers in passes:  # skipped as the runner skips them
             if needs is not None and present is not None and needs.isdisjoint(present):
                 continue
+            if triggers:
+                if bits is None:
+                    bits = file_bits(ctx)
+                if not bits & triggers:
+                    continue
             ctx.found.current_pass = name
             t = clock()
             edits.extend(run(ctx))

@@ -72,7 +72,7 @@ def edit_text(text: str, path: str, ruleset: RuleSet, options: Options,
     """`migrate_text` without applying the edits: the context and the merged edits. The context
     comes back without the scan and the passes' shared scratch facts (a huge file's tokens and
     function lists are most of what its migration holds, and nothing after the passes reads them)."""
-    NO_SCAN, LineIndex, language_for, plan = _FRONT or _front()
+    NO_SCAN, LineIndex, language_for, plan, file_bits = _FRONT or _front()
     language = language_for(kind or classify(path))
     sc = language.front_end(text, ruleset)
     ctx = PassContext(path, text, sc, ruleset, options, project or ProjectInfo(), LineIndex(text),
@@ -84,9 +84,15 @@ def edit_text(text: str, path: str, ruleset: RuleSet, options: Options,
     edits = None  # an EditList once a pass makes one: compact, a huge file has a million of them
     passes, prefixes = plan(language, ruleset, options)
     present = sc.idents.names if prefixes and sc.prefixes is prefixes else None  # the scan's candidate names
-    for name, run, needs in passes:
+    bits = None  # the file's literal words (`literals.file_bits`), asked by the first pass with triggers
+    for name, run, needs, triggers in passes:
         if needs is not None and present is not None and needs.isdisjoint(present):
             continue  # none of the words its findings need (`Scan.may_hold`): it would find nothing
+        if triggers:
+            if bits is None:
+                bits = file_bits(ctx)
+            if not bits & triggers:
+                continue  # the text holds none of its trigger words: it would find nothing
         found.current_pass = name
         made = run(ctx)
         if not made:
@@ -108,13 +114,14 @@ def edit_text(text: str, path: str, ruleset: RuleSet, options: Options,
 
 
 def _front() -> tuple:
-    """(the shared empty scan, `LineIndex`, `language_for`, `plan`), imported when the first file
-    is migrated rather than with this module (a fully cached run loads no front end and no
-    pass) and kept, not imported again for each file."""
+    """(the shared empty scan, `LineIndex`, `language_for`, `plan`, `file_bits`), imported when
+    the first file is migrated rather than with this module (a fully cached run loads no front
+    end and no pass) and kept, not imported again for each file."""
     from musify.frontend.scanner import NO_SCAN, LineIndex
     from musify.passes.languages import language_for, plan
+    from musify.passes.literals import file_bits
 
-    _FRONT[:] = [NO_SCAN, LineIndex, language_for, plan]
+    _FRONT[:] = [NO_SCAN, LineIndex, language_for, plan, file_bits]
     return _FRONT
 
 
@@ -126,7 +133,7 @@ def prepare(kinds: set[str], ruleset: RuleSet, options: Options) -> None:
     and the passes, and make the plan of passes for these rules and options (about 80 ms of
     a run, done by the caller while it waits on the file system). What fails here is left to
     fail again, the same way, for the file that needs it, which reports it as it always has."""
-    _, _, language_for, plan = _FRONT or _front()
+    _, _, language_for, plan, _ = _FRONT or _front()
     for kind in sorted(kinds):
         try:
             plan(language_for(kind), ruleset, options)

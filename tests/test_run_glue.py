@@ -100,7 +100,7 @@ def test_prepare_leaves_failures_to_the_file(monkeypatch):
         calls.append(kind)
         raise ImportError("no such front end")
 
-    monkeypatch.setattr(runner, "_FRONT", [None, None, broken, languages.plan])
+    monkeypatch.setattr(runner, "_FRONT", [None, None, broken, languages.plan, None])
     runner.prepare({"cuda-source", "python"}, ruleset, options)
     assert calls == ["cuda-source", "python"]
 

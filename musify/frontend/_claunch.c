@@ -88,6 +88,9 @@ static PyMethodDef methods[] = {
      "structure(text, spans) -> (closer, semicolon, config_end): launches._structure_python in C"},
     {"launches", claunch_launches, METH_VARARGS,
      "launches(text, spans) -> [(kernel start, '<<<', '>>>', '(', ')')]: launches.launch_spans_python in C"},
+    {"structure_counts", claunch_structure_counts, METH_VARARGS,
+     "structure_counts(text, spans, word, not_names, reserved) -> (kernels, launches): count_kernels, and\n"
+     "launches' rows or, when launch_shape reads every one, their number; launches.structure_counts_python in C"},
     {"definitions", claunch_definitions, METH_VARARGS,
      "definitions(text, spans, candidates[, kernel_words]) -> [(start, end, paren, brace, close)], or with\n"
      "kernel_words the function list's flat rows (start, body, end, name start, name end, is-kernel);\n"

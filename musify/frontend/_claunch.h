@@ -32,15 +32,19 @@ Py_ssize_t span_at(const Py_ssize_t *starts, const Py_ssize_t *ends, Py_ssize_t 
 Py_ssize_t kernel_start(int kind, const void *data, Py_ssize_t n, Py_ssize_t lt);
 PyObject *claunch_kernel_start(PyObject *self, PyObject *args);
 PyObject *claunch_count_kernels(PyObject *self, PyObject *args);
+Py_ssize_t count_kernel_defs(PyObject *text, const Py_ssize_t *sp_start, const Py_ssize_t *sp_end, Py_ssize_t nspans,
+                             PyObject *word, PyObject *not_names);
 /* _claunch_structure.c */
 PyObject *claunch_structure(PyObject *self, PyObject *args);
 PyObject *claunch_launches(PyObject *self, PyObject *args);
+PyObject *claunch_structure_counts(PyObject *self, PyObject *args);
 /* _claunch_defs.c */
 PyObject *claunch_definitions(PyObject *self, PyObject *args);
 PyObject *claunch_qualifier_spans(PyObject *self, PyObject *args);
 PyObject *claunch_pairs(PyObject *self, PyObject *args);
 /* _claunch_shape.c */
 PyObject *musify_claunch_launch_shape(PyObject *self, PyObject *args);
+int launch_well_formed(PyObject *text, Py_ssize_t start, Py_ssize_t end, PyObject *reserved);
 /* _claunch_literals.c */
 PyObject *musify_claunch_literals_in(PyObject *self, PyObject *args);
 /* _claunch_warp.c */

@@ -124,25 +124,21 @@ static Py_ssize_t def_name(int kind, const void *data, Py_ssize_t from, Py_ssize
     return -1;
 }
 
-PyObject *claunch_count_kernels(PyObject *Py_UNUSED(self), PyObject *args) {
-    PyObject *text, *spans, *word, *not_names;
-    if (!PyArg_ParseTuple(args, "UOUO!:count_kernels", &text, &spans, &word, &PyTuple_Type, &not_names)) return NULL;
-    for (Py_ssize_t k = 0; k < PyTuple_GET_SIZE(not_names); k++)
-        if (!PyUnicode_Check(PyTuple_GET_ITEM(not_names, k))) {
-            PyErr_SetString(PyExc_TypeError, "count_kernels: not_names must be strings");
-            return NULL;
-        }
+/* the count of `count_kernels` over the read spans (-1: an error was raised) */
+Py_ssize_t count_kernel_defs(PyObject *text, const Py_ssize_t *sp_start, const Py_ssize_t *sp_end, Py_ssize_t nspans,
+                             PyObject *word, PyObject *not_names) {
     int kind = PyUnicode_KIND(text);
     const void *data = PyUnicode_DATA(text);
     Py_ssize_t n = PyUnicode_GET_LENGTH(text), wlen = PyUnicode_GET_LENGTH(word), count = 0;
-    Py_ssize_t *sp_start = NULL, *sp_end = NULL;
-    Py_ssize_t nspans = read_spans(spans, &sp_start, &sp_end);
-    if (nspans < 0) return NULL;
-    PyObject *result = NULL;
+    for (Py_ssize_t k = 0; k < PyTuple_GET_SIZE(not_names); k++)
+        if (!PyUnicode_Check(PyTuple_GET_ITEM(not_names, k))) {
+            PyErr_SetString(PyExc_TypeError, "count_kernels: not_names must be strings");
+            return -1;
+        }
     Py_ssize_t pos = 0;
     while (wlen && pos <= n - wlen) {
         Py_ssize_t s = PyUnicode_Find(text, word, pos, n, 1);
-        if (s == -2) goto done;
+        if (s == -2) return -1;
         if (s < 0) break;
         Py_ssize_t end = s + wlen;
         pos = end;
@@ -156,9 +152,22 @@ PyObject *claunch_count_kernels(PyObject *Py_UNUSED(self), PyObject *args) {
             }
         }
     }
-    result = PyLong_FromSsize_t(count);
-done:
+    return count;
+}
+
+PyObject *claunch_count_kernels(PyObject *Py_UNUSED(self), PyObject *args) {
+    PyObject *text, *spans, *word, *not_names;
+    if (!PyArg_ParseTuple(args, "UOUO!:count_kernels", &text, &spans, &word, &PyTuple_Type, &not_names)) return NULL;
+    for (Py_ssize_t k = 0; k < PyTuple_GET_SIZE(not_names); k++)
+        if (!PyUnicode_Check(PyTuple_GET_ITEM(not_names, k))) {
+            PyErr_SetString(PyExc_TypeError, "count_kernels: not_names must be strings");
+            return NULL;
+        }
+    Py_ssize_t *sp_start = NULL, *sp_end = NULL;
+    Py_ssize_t nspans = read_spans(spans, &sp_start, &sp_end);
+    if (nspans < 0) return NULL;
+    Py_ssize_t count = count_kernel_defs(text, sp_start, sp_end, nspans, word, not_names);
     PyMem_Free(sp_start);
     PyMem_Free(sp_end);
-    return result;
+    return count < 0 ? NULL : PyLong_FromSsize_t(count);
 }

@@ -259,6 +259,17 @@ static int launch(Reader *r) {
     return take(r, "(") && arguments(r, ")") && r->tok == K_END;
 }
 
+/* whether text[start:end] is a launch of the subset (-1: an error was raised); `reserved` a set */
+int launch_well_formed(PyObject *text, Py_ssize_t start, Py_ssize_t end, PyObject *reserved) {
+    Py_ssize_t n = PyUnicode_GET_LENGTH(text);
+    if (start < 0) start = 0;
+    if (end > n) end = n;
+    Reader r = {PyUnicode_KIND(text), PyUnicode_DATA(text), text, reserved, start, end, K_END, 0, 0, {0}, 0, 0};
+    next(&r);
+    int ok = start < end && launch(&r);
+    return r.failed ? -1 : ok;
+}
+
 PyObject *musify_claunch_launch_shape(PyObject *Py_UNUSED(self), PyObject *args) {
     PyObject *text, *words;
     Py_ssize_t start, end;
@@ -267,12 +278,7 @@ PyObject *musify_claunch_launch_shape(PyObject *Py_UNUSED(self), PyObject *args)
         PyErr_SetString(PyExc_TypeError, "launch_shape: reserved must be a set");
         return NULL;
     }
-    Py_ssize_t n = PyUnicode_GET_LENGTH(text);
-    if (start < 0) start = 0;
-    if (end > n) end = n;
-    Reader r = {PyUnicode_KIND(text), PyUnicode_DATA(text), text, words, start, end, K_END, 0, 0, {0}, 0, 0};
-    next(&r);
-    int ok = start < end && launch(&r);
-    if (r.failed) return NULL;
+    int ok = launch_well_formed(text, start, end, words);
+    if (ok < 0) return NULL;
     return PyBool_FromLong(ok);
 }

@@ -68,6 +68,35 @@ static int shape_grow(Py_ssize_t **a, Py_ssize_t **b, char **c, Py_ssize_t n, Py
 static const unsigned char BRACKET_PASS_CHAR[128] = {
     ['<'] = 1, ['>'] = 1, ['('] = 1, ['['] = 1, ['{'] = 1, [')'] = 1, [']'] = 1, ['}'] = 1, [';'] = 1};
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
+/* the first offset at or after `i` in the one-byte text `s` holding a character of
+ * BRACKET_PASS_CHAR (`n` where none does): 16 bytes at a time where SSE2 is there (the test per
+ * character was most of the pass on files of launches) */
+static inline Py_ssize_t next_bracket_char(const Py_UCS1 *s, Py_ssize_t n, Py_ssize_t i) {
+#if defined(__SSE2__)
+    /* '(' and ')' differ in the lowest bit only, '<' and '>' in the next: one comparison each pair
+     * after masking that bit off (nothing else then compares equal) */
+    const __m128i low = _mm_set1_epi8((char)~1), mid = _mm_set1_epi8((char)~2), paren = _mm_set1_epi8('('),
+                  angle = _mm_set1_epi8('<'), square = _mm_set1_epi8('['), unsquare = _mm_set1_epi8(']'),
+                  brace = _mm_set1_epi8('{'), unbrace = _mm_set1_epi8('}'), semi = _mm_set1_epi8(';');
+    for (; i + 16 <= n; i += 16) {
+        __m128i block = _mm_loadu_si128((const __m128i *)(s + i));
+        __m128i hit = _mm_or_si128(_mm_cmpeq_epi8(_mm_and_si128(block, low), paren),
+                                   _mm_cmpeq_epi8(_mm_and_si128(block, mid), angle));
+        hit = _mm_or_si128(hit, _mm_or_si128(_mm_cmpeq_epi8(block, square), _mm_cmpeq_epi8(block, unsquare)));
+        hit = _mm_or_si128(hit, _mm_or_si128(_mm_cmpeq_epi8(block, brace), _mm_cmpeq_epi8(block, unbrace)));
+        hit = _mm_or_si128(hit, _mm_cmpeq_epi8(block, semi));
+        unsigned lanes = (unsigned)_mm_movemask_epi8(hit);
+        if (lanes) return i + __builtin_ctz(lanes);
+    }
+#endif
+    while (i < n && (s[i] >= 128 || !BRACKET_PASS_CHAR[s[i]])) i++;
+    return i;
+}
+
 static ALWAYS_INLINE int shape_of_kind(int kind, const void *data, Py_ssize_t n, const Py_ssize_t *sp_start,
                                        const Py_ssize_t *sp_end, Py_ssize_t nspans, Shape *out) {
     Py_ssize_t *pending = NULL;  /* indices into out->lt of the '<<<' still looking for their '>>>' */
@@ -76,6 +105,7 @@ static ALWAYS_INLINE int shape_of_kind(int kind, const void *data, Py_ssize_t n,
     int r = -1;
     Py_ssize_t j = 0, after_config = -1;
     for (Py_ssize_t i = 0; i < n;) {
+        if (kind == PyUnicode_1BYTE_KIND && (i = next_bracket_char(data, n, i)) >= n) break;
         Py_UCS4 c = PyUnicode_READ(kind, data, i);
         if (c >= 128 || !BRACKET_PASS_CHAR[c]) {  /* most characters: no token starts here */
             i++;
@@ -222,22 +252,21 @@ static Py_ssize_t find_launch_open(int kind, const void *data, Py_ssize_t n, Py_
     return pos + 3 <= n ? pos : n;
 }
 
-/* launches(text, spans) -> [(kernel start, '<<<', '>>>', '(', ')')]: launches.launch_spans_python
- * in C, its loop over the text's '<<<' answered from the structure's arrays */
-PyObject *claunch_launches(PyObject *Py_UNUSED(self), PyObject *args) {
-    PyObject *text, *spans;
-    if (!PyArg_ParseTuple(args, "UO:launches", &text, &spans)) return NULL;
+/* the launch rows (kernel start, '<<<', '>>>', '(', ')') of `text`, a new list (NULL: an error):
+ * launches.launch_spans_python in C, its loop over the text's '<<<' answered from the structure's
+ * arrays */
+static PyObject *launch_rows(PyObject *text, const Py_ssize_t *sp_start, const Py_ssize_t *sp_end,
+                             Py_ssize_t nspans) {
     int kind = PyUnicode_KIND(text);
     const void *data = PyUnicode_DATA(text);
     Py_ssize_t n = PyUnicode_GET_LENGTH(text);
-    Py_ssize_t *sp_start = NULL, *sp_end = NULL;
     Shape s = {0};
     PyObject *out = PyList_New(0), *result = NULL;
     if (!out) return NULL;
-    Py_ssize_t nspans = read_spans(spans, &sp_start, &sp_end);
-    if (nspans < 0 || shape_of(kind, data, n, sp_start, sp_end, nspans, &s) < 0) goto done;
-    for (Py_ssize_t pos = 0; pos + 3 <= n;) {  /* text.find("<<<", pos), as the Python loops */
-        Py_ssize_t lt = find_launch_open(kind, data, n, pos);
+    Py_ssize_t first = find_launch_open(kind, data, n, 0);
+    if (first + 3 <= n && shape_of(kind, data, n, sp_start, sp_end, nspans, &s) < 0) goto done;
+    for (Py_ssize_t pos = first; pos + 3 <= n;) {  /* no "<<<" at all: no bracket pass (a file of kernels) */
+        Py_ssize_t lt = find_launch_open(kind, data, n, pos);  /* text.find("<<<", pos), as the Python loops */
         if (lt + 3 > n) break;
         pos = lt + 3;
         Py_ssize_t k = find_sorted(s.lt, s.nlt, lt);  /* absent: not in code, or inside another '<<<' */
@@ -256,8 +285,57 @@ PyObject *claunch_launches(PyObject *Py_UNUSED(self), PyObject *args) {
     result = Py_NewRef(out);
 done:
     Py_DECREF(out);
+    shape_free(&s);
+    return result;
+}
+
+/* launches(text, spans) -> [(kernel start, '<<<', '>>>', '(', ')')] */
+PyObject *claunch_launches(PyObject *Py_UNUSED(self), PyObject *args) {
+    PyObject *text, *spans;
+    if (!PyArg_ParseTuple(args, "UO:launches", &text, &spans)) return NULL;
+    Py_ssize_t *sp_start = NULL, *sp_end = NULL;
+    Py_ssize_t nspans = read_spans(spans, &sp_start, &sp_end);
+    if (nspans < 0) return NULL;
+    PyObject *result = launch_rows(text, sp_start, sp_end, nspans);
     PyMem_Free(sp_start);
     PyMem_Free(sp_end);
-    shape_free(&s);
+    return result;
+}
+
+/* structure_counts(text, spans, word, not_names, reserved) -> (kernels, launches): the structure
+ * pass's facts in one call (launches.structure_counts_python is the reference): the kernel count
+ * of `count_kernels`, and the launch rows of `launches`, or only their number when `launch_shape`
+ * reads each as a plain launch (tree-sitter then parses none of them). The spans are read once.
+ * `reserved` None (the words not made yet): the rows whenever there is one. */
+PyObject *claunch_structure_counts(PyObject *Py_UNUSED(self), PyObject *args) {
+    PyObject *text, *spans, *word, *not_names, *reserved;
+    if (!PyArg_ParseTuple(args, "UOUO!O:structure_counts", &text, &spans, &word, &PyTuple_Type, &not_names,
+                          &reserved))
+        return NULL;
+    if (reserved != Py_None && !PyAnySet_Check(reserved)) {
+        PyErr_SetString(PyExc_TypeError, "structure_counts: reserved must be a set or None");
+        return NULL;
+    }
+    Py_ssize_t *sp_start = NULL, *sp_end = NULL;
+    Py_ssize_t nspans = read_spans(spans, &sp_start, &sp_end);
+    if (nspans < 0) return NULL;
+    PyObject *rows = NULL, *result = NULL;
+    Py_ssize_t kernels = count_kernel_defs(text, sp_start, sp_end, nspans, word, not_names);
+    if (kernels < 0) goto done;
+    rows = launch_rows(text, sp_start, sp_end, nspans);
+    if (!rows) goto done;
+    Py_ssize_t count = PyList_GET_SIZE(rows), plain = 0;
+    for (; plain < count && reserved != Py_None; plain++) {
+        PyObject *row = PyList_GET_ITEM(rows, plain);
+        int ok = launch_well_formed(text, PyLong_AsSsize_t(PyTuple_GET_ITEM(row, 0)),
+                                    PyLong_AsSsize_t(PyTuple_GET_ITEM(row, 4)) + 1, reserved);
+        if (ok < 0) goto done;
+        if (!ok) break;
+    }
+    result = plain == count ? Py_BuildValue("(nn)", kernels, count) : Py_BuildValue("(nO)", kernels, rows);
+done:
+    Py_XDECREF(rows);
+    PyMem_Free(sp_start);
+    PyMem_Free(sp_end);
     return result;
 }

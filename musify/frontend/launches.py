@@ -15,6 +15,7 @@ from collections.abc import Iterator
 from typing import NamedTuple
 
 from musify.frontend import compiled
+from musify.frontend.launch_shape import reserved_words, well_formed_python
 from musify.frontend.scanner import CodeMap, LineIndex, scan
 
 _OPEN = {"(": ")", "[": "]", "{": "}"}
@@ -341,6 +342,41 @@ def count_kernel_defs_python(text: str, codemap: CodeMap) -> int:
     if "__global__" not in text:
         return 0
     return sum(1 for _ in _kernel_def_names(text, codemap))
+
+
+def structure_counts(text: str, spans: list) -> tuple[int, int | list[tuple[int, int, int, int, int]]]:
+    """The structure pass's two searches in one compiled call (`_claunch.structure_counts`):
+    (`count_kernel_defs`, the rows of `launch_spans`, or only their number where
+    `launch_shape.well_formed` reads every one, so that none needs a parse). `spans`: the
+    scan's comment and literal spans (no code map is made). Only where `_claunch` was built
+    (`NATIVE_COUNTS`); `structure_counts_python` is the reference (tests/test_structure_counts.py)."""
+    reserved = _RESERVED[0] if _RESERVED else _reserved()
+    return _NATIVE.structure_counts(text, spans, KERNEL_WORD, _NOT_NAME_LIST, reserved)
+
+
+def _reserved() -> frozenset[str] | None:
+    """`reserved_words()` once something made them (they load tree-sitter: a run whose files
+    hold kernels and no launch never needs it); None before, which `structure_counts` answers
+    with the rows, so the caller's `well_formed` makes them."""
+    if reserved_words.cache_info().currsize:
+        _RESERVED.append(reserved_words())
+        return _RESERVED[0]
+    return None
+
+
+_RESERVED: list[frozenset[str]] = []
+
+
+NATIVE_COUNTS = _NATIVE is not None  # `structure_counts` can be called
+
+
+def structure_counts_python(text: str, codemap: CodeMap) -> tuple[int, int | list[tuple[int, int, int, int, int]]]:
+    """`structure_counts` from the Python searches it stands for."""
+    launches = list(launch_spans_python(text, codemap))
+    reserved = reserved_words()
+    if all(well_formed_python(text, start, close + 1, reserved) for start, _, _, _, close in launches):
+        return count_kernel_defs_python(text, codemap), len(launches)
+    return count_kernel_defs_python(text, codemap), launches
 
 
 _NOT_NAME_LIST = tuple(sorted(_NOT_NAMES))

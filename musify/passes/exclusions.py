@@ -107,6 +107,11 @@ def _merge(spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
     return merged
 
 
+def triggers(ruleset) -> tuple[str, ...]:
+    """Every marker holds the prefix (the runner skips a file without it: `literals.file_bits`)."""
+    return (MARKER_PREFIX,)
+
+
 def run(ctx: PassContext) -> list[Edit]:
     """Protect the excluded lines and blocks; report misused markers. Makes no edits itself."""
     if not holds(ctx, MARKER_PREFIX):  # the common case: nothing to find, nothing to make

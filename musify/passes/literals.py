@@ -9,6 +9,11 @@ derives them from the rules); the first question about a file answers every regi
 one compiled pass (`_claunch.literals_in`), kept in the file's scratch facts. A word not
 registered, a text not stored one byte a character, or no compiled module: the plain `in` test,
 which is the reference (tests/test_literals.py checks the compiled answers against it).
+
+The same answer gates whole passes: a pass whose module declares `triggers(ruleset)` (words one
+of which its file's text holds wherever it finds anything) is not called on a file holding none
+of them (`languages.plan` makes each such pass's `mask_of`, `runner.edit_text` tests it against
+`file_bits`), which saves the call and its own opening test on most files.
 """
 
 from __future__ import annotations
@@ -65,6 +70,23 @@ def holds_any(ctx: PassContext, words: tuple[str, ...]) -> bool:
         if made[1] is not None:
             return made[1] & mask != 0
     return any(holds(ctx, word) for word in words)
+
+
+def mask_of(words: tuple[str, ...]) -> int:
+    """The bits of `words` in `file_bits`' answers, registering them (0: not all could be, so
+    no gate can be built on them): a pass's `triggers`, made once per plan."""
+    register(*words)
+    return _mask(tuple(words))
+
+
+def file_bits(ctx: PassContext) -> int:
+    """The registered words the file's text holds, one bit each (the answer `holds` reads, made
+    now if not yet); -1, every bit, where no compiled answer can be given (a text of wider
+    characters, no compiled module): then no pass is skipped for its words."""
+    made = ctx.found.scratch.get(_KEY)
+    if made is None or made[0] != len(_asked):
+        made = _answer(ctx)
+    return made[1] if made[1] is not None else -1
 
 
 def _answer(ctx: PassContext) -> tuple[int, int | None]:

@@ -8,15 +8,23 @@ counted blindly. No edits: launches keep their syntax on MUSA.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from functools import lru_cache
 
 from musify.engine.edits import Edit
 from musify.frontend import syntax
 from musify.frontend.launch_shape import well_formed
-from musify.frontend.launches import KERNEL_WORD, count_kernel_defs, kernel_text, launch_spans
+from musify.frontend.launches import (
+    KERNEL_WORD,
+    NATIVE_COUNTS,
+    count_kernel_defs,
+    kernel_text,
+    launch_spans,
+    structure_counts,
+)
 from musify.passes._base import PassContext
 from musify.passes.hazards.file_facts import directive_at
-from musify.passes.literals import holds, register
+from musify.passes.literals import holds, holds_any, register
 
 _PASTE = re.compile(r"\s*##\s*")
 _STRINGIZE = re.compile(r"(?<![\w\"'])#\s*([A-Za-z_]\w*)")
@@ -24,20 +32,38 @@ _STRINGIZE = re.compile(r"(?<![\w\"'])#\s*([A-Za-z_]\w*)")
 # launches parsed together: a file's worth at once made tree-sitter hold the whole file's tree
 # (hundreds of MB for a 50 MB file); a few hundred at a time costs no more parses on real code
 BATCH = 256
-register("<<<", KERNEL_WORD)
+_WORDS = ("<<<", KERNEL_WORD)  # what both searches first ask: without either, nothing to count
+register(*_WORDS)
+_NONE = {"kernels": 0, "launches": 0, "launches_parsed": 0}
 
 
 def run(ctx: PassContext) -> list[Edit]:
-    text = ctx.text
-    has_launch, has_kernel = holds(ctx, "<<<"), holds(ctx, KERNEL_WORD)  # what both searches first ask
-    if not has_launch and not has_kernel:  # no code map made
-        ctx.facts["kernels"] = ctx.facts["launches"] = ctx.facts["launches_parsed"] = 0
+    facts = ctx.found.facts
+    if not holds_any(ctx, _WORDS):  # no code map made
+        facts.update(_NONE)
         return []
-    codemap = ctx.scan.code_map()
-    kernels = count_kernel_defs(text, codemap, present=True) if has_kernel else 0
+    text = ctx.text
+    if NATIVE_COUNTS:  # both searches and the plain launches' test in one call, no code map made
+        kernels, launches = structure_counts(text, ctx.scan.spans)
+        if type(launches) is int:
+            parsed = launches
+        else:  # some launch is not plain: counted and parsed as below
+            launches, parsed = _count(ctx, launches)
+    else:
+        codemap = ctx.scan.code_map()
+        kernels = count_kernel_defs(text, codemap, present=True) if holds(ctx, KERNEL_WORD) else 0
+        launches, parsed = _count(ctx, launch_spans(text, codemap, present=True) if holds(ctx, "<<<") else ())
+    facts["kernels"] = kernels
+    facts["launches"] = launches
+    facts["launches_parsed"] = parsed
+    return []
+
+
+def _count(ctx: PassContext, spans: Iterable[tuple]) -> tuple[int, int]:
+    """(how many launches `spans` yields, how many of them tree-sitter reads), parsed in batches."""
     launches = parsed = 0
     batch: list[tuple] = []
-    for launch in launch_spans(text, codemap, present=True) if has_launch else ():  # never all at once
+    for launch in spans:  # never all at once
         batch.append(launch)
         if len(batch) == BATCH:
             parsed += _parse(ctx, batch)
@@ -46,10 +72,7 @@ def run(ctx: PassContext) -> list[Edit]:
     if batch:
         parsed += _parse(ctx, batch)
         launches += len(batch)
-    ctx.facts["kernels"] = kernels
-    ctx.facts["launches"] = launches
-    ctx.facts["launches_parsed"] = parsed
-    return []
+    return launches, parsed
 
 
 def _parse(ctx: PassContext, launches: list[tuple]) -> int:

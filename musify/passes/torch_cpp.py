@@ -49,6 +49,14 @@ def _patterns() -> dict:
     }
 
 
+def triggers(ruleset) -> tuple[str, ...]:
+    """`run` searches only where one of its searches' names occurs (`_mentions`): a file holding
+    none is skipped by the runner (`literals.file_bits`)."""
+    p = _patterns()
+    return (*(p["member_names"] if p["member"] is not None else ()), *(p["macro_names"] if p["macro"] is not None else ()),
+            *(p["label_names"] if p["label"] is not None else ()))
+
+
 def run(ctx: PassContext) -> list[Edit]:
     p = _patterns()
     text = ctx.text

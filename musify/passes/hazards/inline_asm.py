@@ -56,6 +56,11 @@ _PTX = re.compile(
     r"\.(?![wn]\b)[a-z0-9]")  # not Thumb-2's `.w`/`.n` width suffixes
 
 
+def triggers(ruleset) -> tuple[str, ...]:
+    """Every use holds "asm" (the runner skips a file without it: `literals.file_bits`)."""
+    return ("asm",)
+
+
 def run(ctx: PassContext) -> list[Edit]:
     text = ctx.text
     if not holds(ctx, "asm"):  # every match holds it

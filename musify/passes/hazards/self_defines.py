@@ -15,13 +15,17 @@ from musify.frontend.scanner import Ctx
 from musify.passes._base import PassContext
 from musify.passes.hazards.file_facts import directive_at, without_comments
 
+_MACRO_NAME = int(Ctx.MACRO_NAME)  # a row's context, as `IdentList.data` holds it
 _BODY_TOKEN = re.compile(r"\s*(?:\\\r?\n\s*)*([A-Za-z_]\w*)\s*(?:\\\r?\n\s*)*$")
 
 
 def run(ctx: PassContext) -> list[Edit]:
+    idents = ctx.scan.idents
+    if _MACRO_NAME not in idents.data[3::4]:  # no candidate name is defined (asked in C, no `Ident` made)
+        return []
     names = ctx.ruleset.names
     text = ctx.text
-    for ident in ctx.scan.idents.select(contexts=(Ctx.MACRO_NAME,)):
+    for ident in idents.select(contexts=(Ctx.MACRO_NAME,)):
         directive = directive_at(ctx, ident.start)
         if directive is None:
             continue
