@@ -151,6 +151,6 @@ def link_text_in_port(f: Found, renamed: dict[str, str]) -> str:
     new = renamed.get(link_names(f))
     if new is None or f.symlink is None:
         return f.symlink or ""
-    from musify.writers import retarget_link
+    from musify.file_tools import retarget_link
 
     return retarget_link(f.symlink, os.path.basename(link_names(f)), new) or f.symlink
