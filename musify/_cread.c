@@ -43,6 +43,12 @@
 
 enum { PENDING, READY, FALLBACK, DROPPED };
 
+/* This process's id, read once and again in a forked child (pthread_atfork): `take` asks it of
+ * every file, and getpid() is a system call each time. */
+static pid_t this_pid;
+
+static void forked_child(void) { this_pid = getpid(); }
+
 typedef struct {
     char *path; /* NULL: not for the thread (a NUL in the name): the caller reads it */
     char *buf;  /* READY: the file's bytes (malloc'ed) */
@@ -146,7 +152,7 @@ static void drop(Reader *r, Item *it) { /* the lock held */
 static void stop_thread(Reader *r) {
     if (!r->running) return;
     r->running = 0;
-    if (r->pid != getpid()) return; /* a forked child: the thread is the parent's */
+    if (r->pid != this_pid) return; /* a forked child: the thread is the parent's */
     pthread_mutex_lock(&r->lock);
     r->stop = 1;
     pthread_cond_broadcast(&r->cond);
@@ -169,7 +175,7 @@ static void free_items(Reader *r) {
 static void Reader_dealloc(Reader *r) {
     stop_thread(r);
     free_items(r);
-    if (r->pid == getpid()) {
+    if (r->pid == this_pid) {
         pthread_cond_destroy(&r->cond);
         pthread_mutex_destroy(&r->lock);
     }
@@ -191,7 +197,7 @@ static PyObject *Reader_new(PyTypeObject *type, PyObject *args, PyObject *kwds) 
         Py_DECREF(seq);
         return NULL;
     }
-    r->pid = getpid();
+    r->pid = this_pid;
     pthread_mutex_init(&r->lock, NULL);
     pthread_cond_init(&r->cond, NULL);
     Py_INCREF(stat_type);
@@ -279,7 +285,7 @@ static int unchanged(const char *path, const struct stat *was) {
 static PyObject *Reader_take(Reader *r, PyObject *arg) {
     Py_ssize_t k = PyLong_AsSsize_t(arg);
     if (k == -1 && PyErr_Occurred()) return NULL;
-    if (!r->items || r->pid != getpid()) Py_RETURN_NONE;
+    if (!r->items || r->pid != this_pid) Py_RETURN_NONE;
     pthread_mutex_lock(&r->lock);
     if (k < r->next_take || k >= r->n) {
         pthread_mutex_unlock(&r->lock);
@@ -331,7 +337,7 @@ static PyObject *Reader_take(Reader *r, PyObject *arg) {
 static PyObject *Reader_close(Reader *r, PyObject *unused) {
     (void)unused;
     stop_thread(r);
-    if (r->pid == getpid()) free_items(r);
+    if (r->pid == this_pid) free_items(r);
     Py_RETURN_NONE;
 }
 
@@ -356,6 +362,8 @@ static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_cread", NULL, -1, N
 
 PyMODINIT_FUNC PyInit__cread(void) {
     if (PyType_Ready(&ReaderType) < 0) return NULL;
+    this_pid = getpid();
+    if (pthread_atfork(NULL, NULL, forked_child) != 0) return PyErr_Format(PyExc_OSError, "pthread_atfork failed");
     PyObject *m = PyModule_Create(&module);
     if (!m) return NULL;
     Py_INCREF(&ReaderType);

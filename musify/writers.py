@@ -65,6 +65,9 @@ def write_stated_many(out_dir: str, ports: list[tuple[str, bytes | None, str, os
     causes: list[str | None] = [None] * len(ports)
     batch: list[tuple] = []
     where: list[tuple[int, str, str]] = []  # per batched port: its index, folder, target
+    temp = _TEMP_NAME[0] if _TEMP_NAME else _temp_name()
+    # (first mode, mode, uid, gid) by the source's (mode, uid, gid): a tree's files share a few
+    attributes: dict[tuple[int, int, int] | None, tuple[int, int, int, int]] = {}
     for k, (rel, data, source, st) in enumerate(ports):
         directory, dst = _place(out_dir, rel)
         made = _MADE.get(directory)
@@ -72,10 +75,12 @@ def write_stated_many(out_dir: str, ports: list[tuple[str, bytes | None, str, os
             _flush_batch(batch, where, ports, out_dir, causes)
             causes[k] = _write_one(out_dir, rel, data, source, st)
             continue
-        mode, owner, first = _attributes(st)
-        uid, gid = owner if owner is not None else (-1, -1)
-        tmp = join_rel(directory, _TEMP_NAME[0] if _TEMP_NAME else _temp_name())
-        batch.append((directory, made is None, tmp, dst, data, first, mode, uid, gid))
+        key = None if st is None else (st.st_mode, st.st_uid, st.st_gid)
+        given = attributes.get(key)
+        if given is None:
+            mode, owner, first = _attributes(st)
+            given = attributes[key] = (first, mode, *(owner if owner is not None else (-1, -1)))
+        batch.append((directory, made is None, join_rel(directory, temp), dst, data, *given))
         where.append((k, directory, dst))
     _flush_batch(batch, where, ports, out_dir, causes)
     return causes
