@@ -69,17 +69,18 @@ def migrate_text(text: str, path: str, ruleset: RuleSet, options: Options,
 def edit_text(text: str, path: str, ruleset: RuleSet, options: Options,
               project: ProjectInfo | None = None, display: str = "",
               abspath: str = "", kind: str = "") -> tuple[PassContext, EditList]:
-    """`migrate_text` without applying the edits: the context and the merged edits. The context
-    comes back without the scan and the passes' shared scratch facts (a huge file's tokens and
-    function lists are most of what its migration holds, and nothing after the passes reads them)."""
+    """`migrate_text` without applying the edits: the context and the merged edits (`_edit`'s,
+    an empty list where it has none)."""
     ctx, merged = _edit(text, path, ruleset, options, project, display, abspath, kind)
     return ctx, EditList() if merged is None else merged
 
 
 def _edit(text: str, path: str, ruleset: RuleSet, options: Options, project: ProjectInfo | None,
           display: str, abspath: str, kind: str) -> tuple[PassContext, EditList | None]:
-    """`edit_text`, the merged edits None when there are none (most files of a big tree): the
-    runner's own file migration reads no empty list (`edit_text` makes one for its callers)."""
+    """The context and the merged edits, None where there are none (most files of a big tree: the
+    runner's own migration of a file reads no empty list; `edit_text` makes one for its callers). The context
+    comes back without the scan and the passes' shared scratch facts (a huge file's tokens and
+    function lists are most of what its migration holds, and nothing after the passes reads them)."""
     NO_SCAN, LineIndex, language_for, plan = _FRONT or _front()
     language = language_for(kind or classify(path))
     sc = language.front_end(text, ruleset)
