@@ -14,7 +14,7 @@ from dataclasses import dataclass, replace
 from datetime import datetime, timezone
 from typing import TYPE_CHECKING, TypeVar
 
-from musify import __version__, cache, collector, diagnostics, file_tools, renames, runner, writers
+from musify import __version__, cache, collector, diagnostics, file_tools, readahead, renames, runner, writers
 from musify.config import run_excludes
 from musify.discover import SOURCE_KINDS, Discovery, Found, discover, join_rel, link_stays_inside, printable
 from musify.finalise import finalise
@@ -132,6 +132,7 @@ def migrate(inputs: list[str], options: Options | None = None, mode: str = "none
                            options.to_json(), rules.digest, started, time.perf_counter() - t0, files,
                            fail_on=fail_on, fail_on_change=fail_on_change)
         record.exit_code = Report(record).exit_code
+    readahead.withdraw()  # what the rename probe read and no read-ahead took (a file not migrated)
     return record, outputs
 
 

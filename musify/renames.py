@@ -15,7 +15,7 @@ import posixpath
 import sys
 from dataclasses import replace
 
-from musify import diagnostics
+from musify import diagnostics, readahead
 from musify.discover import READ_FLAGS, Found, join_rel, printable
 from musify.frontend import compiled
 from musify.records import FileResult
@@ -94,7 +94,12 @@ def keep_names(items: list[tuple[Found, str, str]], existing: set[tuple[str, str
         known = [_taken_as_listed(f, target, existing, sess, unlisted) for f, target, _ in items]
     asked = [(None if taken is False else join_rel(f.root, target), path)
              for (f, target, path), taken in zip(items, known) if taken is not True]
-    answers = _NATIVE.probe(asked)
+    budget = readahead.offer_budget()
+    if budget:  # the files it reads whole are kept for the read-ahead (within `budget` bytes)
+        answers, reads = _NATIVE.probe_read(asked, budget)
+        readahead.offer({path: got for (_, path), got in zip(asked, reads) if got is not None})
+    else:
+        answers = _NATIVE.probe(asked)
     if len(answers) == len(items) and 3 not in answers:  # every file asked, every one answered
         return [code != 0 for code in answers]
     codes = iter(answers)
