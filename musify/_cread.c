@@ -7,7 +7,10 @@
  * tenth of a second on 5,000 small files, all on the run's critical path. Read here, on the other
  * core, the migrating thread only copies bytes that are already there.
  *
- * Reader(paths, stat_result, max_files, max_bytes, max_file)
+ * Reader(paths, stat_result, max_files, max_bytes, max_file, offered=None)
+ *   `offered`: per path, None or (bytes, struct stat as bytes), a read made as this thread makes
+ *   one (the rename probe's: musify/_cport.c `probe_read`); such a file is not read again, and is
+ *   handed over, as every file, only while a stat of its path still finds it unchanged.
  *   Starts the thread, which reads `paths` (str) in order, holding at most `max_files` files or
  *   about `max_bytes` bytes read and not taken yet (so a big tree is never all in memory). A
  *   file is only read when it is exactly what the reference would read without a second look:
@@ -43,9 +46,16 @@
 
 enum { PENDING, READY, FALLBACK, DROPPED };
 
+/* This process's id, read once and again in a forked child (pthread_atfork): `take` asks it of
+ * every file, and getpid() is a system call each time. */
+static pid_t this_pid;
+
+static void forked_child(void) { this_pid = getpid(); }
+
 typedef struct {
     char *path; /* NULL: not for the thread (a NUL in the name): the caller reads it */
     char *buf;  /* READY: the file's bytes (malloc'ed) */
+    PyObject *pre; /* READY from the start: the bytes the rename probe read (offered), or NULL */
     Py_ssize_t len;
     struct stat st;
     int state;
@@ -136,17 +146,18 @@ static void *run(void *arg) {
     return NULL;
 }
 
-static void drop(Reader *r, Item *it) { /* the lock held */
-    if (it->state == READY) r->held -= it->len;
+static void drop(Reader *r, Item *it) { /* the lock held (and the interpreter's) */
+    if (it->state == READY && !it->pre) r->held -= it->len;
     free(it->buf);
     it->buf = NULL;
+    Py_CLEAR(it->pre);
     it->state = DROPPED;
 }
 
 static void stop_thread(Reader *r) {
     if (!r->running) return;
     r->running = 0;
-    if (r->pid != getpid()) return; /* a forked child: the thread is the parent's */
+    if (r->pid != this_pid) return; /* a forked child: the thread is the parent's */
     pthread_mutex_lock(&r->lock);
     r->stop = 1;
     pthread_cond_broadcast(&r->cond);
@@ -161,6 +172,7 @@ static void free_items(Reader *r) {
     for (Py_ssize_t i = 0; i < r->n; i++) {
         free(r->items[i].buf);
         free(r->items[i].path);
+        Py_CLEAR(r->items[i].pre);
     }
     PyMem_Free(r->items);
     r->items = NULL;
@@ -169,7 +181,7 @@ static void free_items(Reader *r) {
 static void Reader_dealloc(Reader *r) {
     stop_thread(r);
     free_items(r);
-    if (r->pid == getpid()) {
+    if (r->pid == this_pid) {
         pthread_cond_destroy(&r->cond);
         pthread_mutex_destroy(&r->lock);
     }
@@ -177,12 +189,38 @@ static void Reader_dealloc(Reader *r) {
     Py_TYPE(r)->tp_free((PyObject *)r);
 }
 
+/* The offered reads (None or (bytes, struct stat as bytes) per path) as items READY from the start,
+ * not counted in the window: those files are not read again. */
+static int take_offers(Reader *r, PyObject *offered) {
+    PyObject *seq = PySequence_Fast(offered, "Reader: offered reads, one per path");
+    if (!seq) return -1;
+    Py_ssize_t n = PySequence_Fast_GET_SIZE(seq);
+    for (Py_ssize_t i = 0; i < n && i < r->n; i++) {
+        PyObject *got = PySequence_Fast_GET_ITEM(seq, i);
+        if (!PyTuple_Check(got) || PyTuple_GET_SIZE(got) != 2 || !r->items[i].path) continue;
+        PyObject *data = PyTuple_GET_ITEM(got, 0), *st = PyTuple_GET_ITEM(got, 1);
+        if (!PyBytes_Check(data) || !PyBytes_Check(st) || PyBytes_GET_SIZE(st) != (Py_ssize_t)sizeof(struct stat))
+            continue;
+        Item *it = &r->items[i];
+        memcpy(&it->st, PyBytes_AS_STRING(st), sizeof(struct stat));
+        if (!S_ISREG(it->st.st_mode) || it->st.st_size != PyBytes_GET_SIZE(data) || it->st.st_size > r->max_file)
+            continue;
+        Py_INCREF(data);
+        it->pre = data;
+        it->len = PyBytes_GET_SIZE(data);
+        it->state = READY;
+    }
+    Py_DECREF(seq);
+    return 0;
+}
+
 static PyObject *Reader_new(PyTypeObject *type, PyObject *args, PyObject *kwds) {
-    PyObject *paths;
+    PyObject *paths, *offered = Py_None;
     PyTypeObject *stat_type;
     Py_ssize_t max_files, max_bytes, max_file;
     (void)kwds;
-    if (!PyArg_ParseTuple(args, "OO!nnn", &paths, &PyType_Type, &stat_type, &max_files, &max_bytes, &max_file))
+    if (!PyArg_ParseTuple(args, "OO!nnn|O", &paths, &PyType_Type, &stat_type, &max_files, &max_bytes, &max_file,
+                          &offered))
         return NULL;
     PyObject *seq = PySequence_Fast(paths, "Reader takes a sequence of paths");
     if (!seq) return NULL;
@@ -191,7 +229,7 @@ static PyObject *Reader_new(PyTypeObject *type, PyObject *args, PyObject *kwds) 
         Py_DECREF(seq);
         return NULL;
     }
-    r->pid = getpid();
+    r->pid = this_pid;
     pthread_mutex_init(&r->lock, NULL);
     pthread_cond_init(&r->cond, NULL);
     Py_INCREF(stat_type);
@@ -220,6 +258,10 @@ static PyObject *Reader_new(PyTypeObject *type, PyObject *args, PyObject *kwds) 
         Py_DECREF(name);
     }
     Py_DECREF(seq);
+    if (offered != Py_None && take_offers(r, offered) < 0) {
+        Py_DECREF(r);
+        return NULL;
+    }
     if (pthread_create(&r->thread, NULL, run, r) == 0) {
         r->running = 1;
     } else {
@@ -279,7 +321,7 @@ static int unchanged(const char *path, const struct stat *was) {
 static PyObject *Reader_take(Reader *r, PyObject *arg) {
     Py_ssize_t k = PyLong_AsSsize_t(arg);
     if (k == -1 && PyErr_Occurred()) return NULL;
-    if (!r->items || r->pid != getpid()) Py_RETURN_NONE;
+    if (!r->items || r->pid != this_pid) Py_RETURN_NONE;
     pthread_mutex_lock(&r->lock);
     if (k < r->next_take || k >= r->n) {
         pthread_mutex_unlock(&r->lock);
@@ -302,19 +344,22 @@ static PyObject *Reader_take(Reader *r, PyObject *arg) {
     Item *it = &r->items[k];
     int state = it->state;
     char *buf = it->buf;
+    PyObject *pre = it->pre; /* (a reference handed over) */
     Py_ssize_t len = it->len;
     struct stat st = it->st;
-    if (state == READY) r->held -= len;
+    if (state == READY && !pre) r->held -= len;
     it->buf = NULL;
+    it->pre = NULL;
     it->state = DROPPED;
     if (r->reader_waits && drained(r)) pthread_cond_broadcast(&r->cond);
     pthread_mutex_unlock(&r->lock);
     if (state == READY && !unchanged(it->path, &st)) state = FALLBACK;
     if (state != READY) {
         free(buf);
+        Py_XDECREF(pre);
         Py_RETURN_NONE;
     }
-    PyObject *data = PyBytes_FromStringAndSize(buf, len);
+    PyObject *data = pre ? pre : PyBytes_FromStringAndSize(buf, len);
     free(buf);
     if (!data) return NULL;
     PyObject *stated = stat_result(r->stat_type, &st);
@@ -331,7 +376,7 @@ static PyObject *Reader_take(Reader *r, PyObject *arg) {
 static PyObject *Reader_close(Reader *r, PyObject *unused) {
     (void)unused;
     stop_thread(r);
-    if (r->pid == getpid()) free_items(r);
+    if (r->pid == this_pid) free_items(r);
     Py_RETURN_NONE;
 }
 
@@ -356,6 +401,8 @@ static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_cread", NULL, -1, N
 
 PyMODINIT_FUNC PyInit__cread(void) {
     if (PyType_Ready(&ReaderType) < 0) return NULL;
+    this_pid = getpid();
+    if (pthread_atfork(NULL, NULL, forked_child) != 0) return PyErr_Format(PyExc_OSError, "pthread_atfork failed");
     PyObject *m = PyModule_Create(&module);
     if (!m) return NULL;
     Py_INCREF(&ReaderType);

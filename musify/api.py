@@ -14,7 +14,7 @@ from dataclasses import dataclass, replace
 from datetime import datetime, timezone
 from typing import TYPE_CHECKING, TypeVar
 
-from musify import __version__, cache, collector, diagnostics, renames, runner, writers
+from musify import __version__, cache, collector, diagnostics, file_tools, readahead, renames, runner, writers
 from musify.config import run_excludes
 from musify.discover import SOURCE_KINDS, Discovery, Found, discover, join_rel, link_stays_inside, printable
 from musify.finalise import finalise
@@ -132,6 +132,7 @@ def migrate(inputs: list[str], options: Options | None = None, mode: str = "none
                            options.to_json(), rules.digest, started, time.perf_counter() - t0, files,
                            fail_on=fail_on, fail_on_change=fail_on_change)
         record.exit_code = Report(record).exit_code
+    readahead.withdraw()  # what the rename probe read and no read-ahead took (a file not migrated)
     return record, outputs
 
 
@@ -343,7 +344,7 @@ def _write(plan, files: list[FileResult], new_bytes: list[bytes | None], mode: s
                 with open(f.abspath, "rb") as fh:
                     old = fh.read()
                 new_rel = f.rel[: len(f.rel) - len(os.path.basename(f.rel))] + os.path.basename(result.output_path)
-                diff_parts.append(writers.unified_diff(old, data, f.rel, new_rel))
+                diff_parts.append(file_tools.unified_diff(old, data, f.rel, new_rel))
             if collect and data is not None:
                 outputs.texts[result.output_path] = data
         except OSError as exc:
@@ -361,6 +362,6 @@ def _write_out(f: Found, result: FileResult, data: bytes | None, out_dir: str, r
     dst = os.path.join(out_dir, *result.output_path.split("/"))
     if f.symlink is not None:
         if link_stays_inside(f):
-            writers.copy_link(renames.link_text_in_port(f, renamed), dst)
+            file_tools.copy_link(renames.link_text_in_port(f, renamed), dst)
         return
     writers.write_into(out_dir, result.output_path, data, f.abspath)

@@ -138,7 +138,7 @@ def _spool_dir(*written: str | None) -> str | None:
 def _write_json(record, path: str | None, report=None) -> None:
     """The record file at `path` (none without a path); its totals from `report` where given."""
     if path:
-        from musify.writers import atomic_write
+        from musify.file_tools import atomic_write
 
         # streamed: a big run's record is never one string
         atomic_write(path, record.iter_json(totals=report.totals if report is not None else None))
@@ -194,7 +194,7 @@ def migrate_cmd(paths, out_dir, in_place, to_stdout, as_diff, json_path, quiet, 
     except _errors() as exc:
         _fail(str(exc))
     if mode == "stdout":
-        from musify.writers import write_stdout
+        from musify.file_tools import write_stdout
 
         for data in outputs.texts.values():
             write_stdout(data)
@@ -346,7 +346,7 @@ def report_cmd(record_path: str, fmt: str | None, out_file: str | None) -> None:
         return
     text = render_report(record, fmt)
     if out_file:
-        from musify.writers import atomic_write
+        from musify.file_tools import atomic_write
 
         atomic_write(out_file, text.encode("utf-8"), durable=False)
     else:

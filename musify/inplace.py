@@ -30,7 +30,7 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass, replace
 
-from musify import diagnostics, journal, swap, writers
+from musify import diagnostics, file_tools, journal, swap
 from musify.discover import Found, printable
 from musify.records import FileResult
 
@@ -108,7 +108,7 @@ def clean(owned: list[str]) -> bool:
                 linked = linked or os.lstat(path).st_nlink > 1
             except OSError:
                 continue
-            writers.discard(path)
+            file_tools.discard(path)
     return linked
 
 
@@ -327,7 +327,7 @@ def _link_over(existing: str, name: str) -> None:
         os.link(existing, tmp)
         os.replace(tmp, name)
     except BaseException:
-        writers.discard(tmp)
+        file_tools.discard(tmp)
         raise
 
 
@@ -344,7 +344,7 @@ def _link_new_names(items: list[_Item], sess: Session | None) -> None:
             continue
         it.state = "linked"
         dirs.append(os.path.dirname(it.dst))
-    writers.sync_dirs(dirs)
+    file_tools.sync_dirs(dirs)
 
 
 def _write_contents(items: list[_Item]) -> None:
@@ -352,23 +352,23 @@ def _write_contents(items: list[_Item]) -> None:
     todo = [it for it in items if it.data is not None and it.state in ("todo", "linked")]
     for it in todo:
         try:
-            it.tmp = writers.write_temp(it.dst, it.data, mode_from=it.src)
+            it.tmp = file_tools.write_temp(it.dst, it.data, mode_from=it.src)
         except OSError as exc:
             _fail(it, "MU0009", f"cannot write: {exc.strerror or exc}", "unfinished" if it.renamed else "dropped")
     todo = [it for it in todo if it.tmp is not None and it.state in ("todo", "linked")]
-    writers.sync_files([it.tmp for it in todo if it.tmp])
+    file_tools.sync_files([it.tmp for it in todo if it.tmp])
     dirs = []
     for it in todo:
         assert it.tmp is not None
         if not _check(it, None, first=False):
-            writers.discard(it.tmp)
+            file_tools.discard(it.tmp)
             if it.renamed:
                 it.state = "unfinished"
             continue
         os.replace(it.tmp, it.dst)
         it.state = "written"
         dirs.append(os.path.dirname(it.dst))
-    writers.sync_dirs(dirs)
+    file_tools.sync_dirs(dirs)
 
 
 def _link_targets(links: list[Found], items: list[_Item], files: list[FileResult], plan) -> list:
@@ -386,7 +386,7 @@ def _link_targets(links: list[Found], items: list[_Item], files: list[FileResult
         if it is None:
             continue
         result = results[id(f)]
-        new = writers.retarget_link(f.symlink or "", os.path.basename(it.src), os.path.basename(it.dst))
+        new = file_tools.retarget_link(f.symlink or "", os.path.basename(it.src), os.path.basename(it.dst))
         if new is None:
             _diag(result, "MU0018", target=printable(f.symlink or ""), new=printable(os.path.basename(it.dst)))
             continue
@@ -397,7 +397,7 @@ def _link_targets(links: list[Found], items: list[_Item], files: list[FileResult
 def _point_link(f: Found, result: FileResult, new: str) -> None:
     """Step 4: a symbolic link naming a renamed file follows it."""
     try:
-        writers.replace_link(f.abspath, new)
+        file_tools.replace_link(f.abspath, new)
     except OSError as exc:
         _diag(result, "MU0009", cause=exc.strerror or str(exc))
         return
@@ -426,8 +426,8 @@ def _retire_old_names(items: list[_Item]) -> None:
             continue
         going.append(it)
         dirs.append(os.path.dirname(it.src))
-    writers.sync_dirs(dirs)
+    file_tools.sync_dirs(dirs)
     for it in going:
         os.unlink(it.src)
         it.state = "done"
-    writers.sync_dirs(dirs)
+    file_tools.sync_dirs(dirs)

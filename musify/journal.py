@@ -21,7 +21,7 @@ import time
 from dataclasses import dataclass, field
 
 from musify.discover import JOURNAL_NAME, LOCK_NAME
-from musify.writers import atomic_write, sync_dirs
+from musify.file_tools import atomic_write, sync_dirs
 
 SCHEMA = "musify-journal/2"
 READABLE = ("musify-journal/1", SCHEMA)

@@ -119,7 +119,7 @@ class Memo:
         if data is not None and self.request.json_path:
             started = json.dumps(self.started).encode()
             seconds = json.dumps(round(time.perf_counter() - self.t0, 6)).encode()
-            from musify.writers import atomic_write
+            from musify.file_tools import atomic_write
 
             atomic_write(self.request.json_path, b"".join((
                 data[:at_started], started, data[at_started + n_started:at_seconds], seconds,

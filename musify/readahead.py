@@ -29,6 +29,8 @@ from musify.frontend import compiled
 MAX_FILES = 1024
 MAX_BYTES = 2 << 20  # bytes read and not yet taken (one file more may be in flight)
 MAX_FILE = 1 << 20  # a bigger file is read by the runner: its copy would cost more than the wait
+# what the rename probe may keep of the files it read whole (`offer`), in plan order
+OFFER_BYTES = 8 << 20
 
 
 def _stat_layout_known() -> bool:
@@ -55,16 +57,19 @@ class ReadAhead:
     """The files of one run (or one chunk of a worker's), read ahead in order."""
 
     def __init__(self, paths: Sequence[str], max_files: int | None = None, max_bytes: int | None = None,
-                 max_file: int | None = None) -> None:
+                 max_file: int | None = None, offered: dict[str, tuple[bytes, bytes]] | None = None) -> None:
         """`paths` in the order they will be taken; the window (files, bytes) and the biggest file
-        read ahead default to MAX_FILES, MAX_BYTES and MAX_FILE."""
+        read ahead default to MAX_FILES, MAX_BYTES and MAX_FILE. `offered`: reads already made
+        (`offer`), by path; such a file is not read again (and, as every file, is handed over only
+        while its path still names it unchanged)."""
         native = _native()
         self._index: dict[str, int] = {}
         for k, path in enumerate(paths):
             self._index.setdefault(path, k)
+        given = [offered.get(path) for path in paths] if offered else None
         self._reader = None if native is None else native.Reader(
             list(paths), os.stat_result, max_files or MAX_FILES, max_bytes or MAX_BYTES,
-            MAX_FILE if max_file is None else max_file)
+            MAX_FILE if max_file is None else max_file, given)
 
     def take(self, path: str) -> tuple[bytes, os.stat_result] | None:
         """`path`'s bytes and stat as `read_regular_stated` would give them, or None: read it
@@ -81,6 +86,26 @@ class ReadAhead:
 
 
 _ACTIVE: list[ReadAhead] = []  # the innermost reading() of this process
+_OFFERED: dict[str, tuple[bytes, bytes]] = {}  # path -> (bytes, struct stat) the rename probe read whole
+
+
+def offer_budget() -> int:
+    """How many bytes of the files it reads whole the rename probe may keep for the read-ahead
+    (0: none, where there is no compiled reader to take them)."""
+    return OFFER_BYTES if _native() is not None else 0
+
+
+def offer(reads: dict[str, tuple[bytes, bytes]]) -> None:
+    """Files the rename probe read whole (`_cport.probe_read`), by path: the run's read-ahead takes
+    them as read rather than reading them again (the planning's read of a renamed file was about
+    half of a small file's reading)."""
+    _OFFERED.clear()
+    _OFFERED.update(reads)
+
+
+def withdraw() -> None:
+    """The run is done: what was offered and not taken is let go."""
+    _OFFERED.clear()
 
 
 @contextmanager
@@ -90,7 +115,7 @@ def reading(paths: Sequence[str]) -> Iterator[ReadAhead | None]:
     if len(paths) < 2 or _native() is None:
         yield None
         return
-    ahead = ReadAhead(paths)
+    ahead = ReadAhead(paths, offered=_OFFERED)
     _ACTIVE.append(ahead)
     try:
         yield ahead

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field, fields
 from itertools import chain
 from json.encoder import c_make_encoder, encode_basestring_ascii
 from operator import attrgetter, itemgetter
+from typing import Any
 
 from musify.diagnostics import Diagnostic
 from musify.frontend import compiled
@@ -23,10 +24,11 @@ from musify.packed_edits import PackedEdits
 _NATIVE = compiled.load("_crecord", "musify")
 
 SCHEMA = "musify-run/2"
+_FRESH: Any = object()  # a container argument not given: `FileResult` makes a new one
 PIECE = 1 << 20  # characters of the record yielded at once when it is written
 
 
-@dataclass
+@dataclass(init=False)  # __init__ below: the generated one is slow
 class FileResult:
     """One file's entry of the run record (`to_json`), and what the run-level steps read of it."""
 
@@ -59,6 +61,41 @@ class FileResult:
     # transient: not serialised
     declared: list[str] = field(default_factory=list, repr=False)
     pending_unknown: list[tuple[str, int, int]] = field(default_factory=list, repr=False)
+
+    def __init__(self, path: str, output_path: str, kind: str, status: str, rel: str = "", edit_count: int = 0,
+                 edits: list[dict] | PackedEdits | None = _FRESH, references: dict[str, int] = _FRESH,
+                 include_rewrites: int = 0, shim_includes: int = 0, edits_by_library: dict[str, int] = _FRESH,
+                 edits_by_kind: dict[str, int] = _FRESH, renamed: dict[str, int] = _FRESH,
+                 unconverted: dict[str, int] = _FRESH, inferred_edits: int = 0,
+                 diagnostics: list[Diagnostic] = _FRESH, lines_total: int = 0, lines_changed: int = 0,
+                 bytes_total: int = 0, bytes_changed: int = 0, facts: dict[str, int] = _FRESH,
+                 seconds: float = 0.0, error: str | None = None, declared: list[str] = _FRESH,
+                 pending_unknown: list[tuple[str, int, int]] = _FRESH) -> None:
+        """What the dataclass would generate, each default container made by a literal (the
+        generated one calls a factory per field: every file of a run makes one result, and this
+        is about half its cost). `tests/test_run_glue.py` compares it with the fields' defaults."""
+        self.path, self.output_path, self.kind, self.status = path, output_path, kind, status
+        self.rel = rel
+        self.edit_count = edit_count
+        self.edits = [] if edits is _FRESH else edits
+        self.references = {"converted": 0, "unconverted": 0} if references is _FRESH else references
+        self.include_rewrites = include_rewrites
+        self.shim_includes = shim_includes
+        self.edits_by_library = {} if edits_by_library is _FRESH else edits_by_library
+        self.edits_by_kind = {} if edits_by_kind is _FRESH else edits_by_kind
+        self.renamed = {} if renamed is _FRESH else renamed
+        self.unconverted = {} if unconverted is _FRESH else unconverted
+        self.inferred_edits = inferred_edits
+        self.diagnostics = [] if diagnostics is _FRESH else diagnostics
+        self.lines_total = lines_total
+        self.lines_changed = lines_changed
+        self.bytes_total = bytes_total
+        self.bytes_changed = bytes_changed
+        self.facts = {} if facts is _FRESH else facts
+        self.seconds = seconds
+        self.error = error
+        self.declared = [] if declared is _FRESH else declared
+        self.pending_unknown = [] if pending_unknown is _FRESH else pending_unknown
 
     def to_json(self, packed: bool = False) -> dict:
         """The file's record entry; `packed` leaves packed edits as they are (for the writer)."""

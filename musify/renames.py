@@ -15,7 +15,7 @@ import posixpath
 import sys
 from dataclasses import replace
 
-from musify import diagnostics
+from musify import diagnostics, readahead
 from musify.discover import READ_FLAGS, Found, join_rel, printable
 from musify.frontend import compiled
 from musify.records import FileResult
@@ -86,10 +86,23 @@ def keep_names(items: list[tuple[Found, str, str]], existing: set[tuple[str, str
     if _NATIVE is None:
         return [_taken(f, target, existing, unlisted) or keeps_name(f, path) for f, target, path in items]
     sess = _session()
-    known = [_taken_as_listed(f, target, existing, sess, unlisted) for f, target, _ in items]
+    if sess is None:  # `_taken_as_listed` of each, its test of the session left out (one call less a file)
+        listed = unlisted or {}
+        known = [True if (f.root, target) in existing else
+                 None if (seen := listed.get(f.root)) is None else target in seen for f, target, _ in items]
+    else:
+        known = [_taken_as_listed(f, target, existing, sess, unlisted) for f, target, _ in items]
     asked = [(None if taken is False else join_rel(f.root, target), path)
              for (f, target, path), taken in zip(items, known) if taken is not True]
-    codes = iter(_NATIVE.probe(asked))
+    budget = readahead.offer_budget()
+    if budget:  # the files it reads whole are kept for the read-ahead (within `budget` bytes)
+        answers, reads = _NATIVE.probe_read(asked, budget)
+        readahead.offer({path: got for (_, path), got in zip(asked, reads) if got is not None})
+    else:
+        answers = _NATIVE.probe(asked)
+    if len(answers) == len(items) and 3 not in answers:  # every file asked, every one answered
+        return [code != 0 for code in answers]
+    codes = iter(answers)
     out = []
     for (f, target, path), taken in zip(items, known):
         if taken is True:
@@ -151,6 +164,6 @@ def link_text_in_port(f: Found, renamed: dict[str, str]) -> str:
     new = renamed.get(link_names(f))
     if new is None or f.symlink is None:
         return f.symlink or ""
-    from musify.writers import retarget_link
+    from musify.file_tools import retarget_link
 
     return retarget_link(f.symlink, os.path.basename(link_names(f)), new) or f.symlink

@@ -69,7 +69,16 @@ def migrate_text(text: str, path: str, ruleset: RuleSet, options: Options,
 def edit_text(text: str, path: str, ruleset: RuleSet, options: Options,
               project: ProjectInfo | None = None, display: str = "",
               abspath: str = "", kind: str = "") -> tuple[PassContext, EditList]:
-    """`migrate_text` without applying the edits: the context and the merged edits. The context
+    """`migrate_text` without applying the edits: the context and the merged edits (`_edit`'s,
+    an empty list where it has none)."""
+    ctx, merged = _edit(text, path, ruleset, options, project, display, abspath, kind)
+    return ctx, EditList() if merged is None else merged
+
+
+def _edit(text: str, path: str, ruleset: RuleSet, options: Options, project: ProjectInfo | None,
+          display: str, abspath: str, kind: str) -> tuple[PassContext, EditList | None]:
+    """The context and the merged edits, None where there are none (most files of a big tree: the
+    runner's own migration of a file reads no empty list; `edit_text` makes one for its callers). The context
     comes back without the scan and the passes' shared scratch facts (a huge file's tokens and
     function lists are most of what its migration holds, and nothing after the passes reads them)."""
     NO_SCAN, LineIndex, language_for, plan, file_bits = _FRONT or _front()
@@ -107,10 +116,10 @@ def edit_text(text: str, path: str, ruleset: RuleSet, options: Options,
     found.scratch.clear()  # facts the passes shared (device functions...): read by nothing after them
     ctx.drop_scan(NO_SCAN)
     if edits is None:
-        return ctx, EditList()  # (merged: no edit)
+        return ctx, None
     if found.protected:
         edits = drop_protected(edits, found.protected)
-    return ctx, merge(edits)
+    return ctx, merge(edits) if edits else None
 
 
 def _front() -> tuple:
@@ -182,26 +191,20 @@ def migrate_file_stated(job: FileJob, ruleset: RuleSet, options: Options,
                         project: ProjectInfo) -> tuple[FileResult, bytes | None, os.stat_result | None]:
     """`migrate_file`, and the source's stat as it was read (None when it was not): its port
     gets that mode and owner without looking at the source again."""
-    source: list[os.stat_result | None] = [None]
-    result, new = _migrate(job, ruleset, options, project, source)
-    return result, new, source[0]
-
-
-def _migrate(job: FileJob, ruleset: RuleSet, options: Options, project: ProjectInfo,
-             source: list[os.stat_result | None]) -> tuple[FileResult, bytes | None]:
     t0 = time.perf_counter()
     shown = job.display or job.rel
     result = FileResult(shown, job.output_rel, job.kind, "unchanged", rel=job.rel)
+    st = None
     try:
-        data, source[0] = _read(job, result, shown)
+        data, st = _read(job, result, shown)
         if data is None:
-            return result, None
+            return result, None, st
         codec = wide_codec(data)  # UTF-16/32 with a byte-order mark: kept in that encoding
         text, bad = _decode(data) if codec is None else (decode_wide(data, codec), 0)
         size = len(data)
         if codec is None and size >= LARGE:
             data = None  # the text gives them back exactly (surrogateescape round-trips every byte)
-        ctx, edits = edit_text(text, job.rel, ruleset, options, project, job.display, job.abspath, job.kind)
+        ctx, edits = _edit(text, job.rel, ruleset, options, project, job.display, job.abspath, job.kind)
         if bad:
             ctx.warn("MU0003", 0, origin="decoder", count=bad)
         if not edits:
@@ -213,16 +216,17 @@ def _migrate(job: FileJob, ruleset: RuleSet, options: Options, project: ProjectI
         else:
             new = _encoded(apply_pieces(text, edits))
         _fill(result, ctx, edits, text, size, ruleset)
-        renamed = job.output_rel.rsplit("/", 1)[-1] != job.rel.rsplit("/", 1)[-1]
-        same = not edits or (new == data if data is not None else _encodes_to(text, new))
-        result.status = "migrated" if (not same or renamed) else "unchanged"
-        return result, new
+        if edits and (new != data if data is not None else not _encodes_to(text, new)):
+            result.status = "migrated"
+        elif job.output_rel.rsplit("/", 1)[-1] != job.rel.rsplit("/", 1)[-1]:
+            result.status = "migrated"  # renamed
+        return result, new, st
     except UnicodeDecodeError as exc:  # only a wide codec decodes strictly: its mark lied
         result.status = "failed"
         result.error = f"not valid {exc.encoding}: {exc.reason} at byte {exc.start}"
         result.diagnostics.append(diagnostics.make("MU0019", shown, 1, 1, codec=exc.encoding,
                                                    cause=f"{exc.reason} at byte {exc.start}"))
-        return result, None
+        return result, None, st
     except Exception as exc:  # noqa: BLE001 -- a bug in a pass: report it, keep the file, keep going
         result.status = "failed"
         result.error = f"internal error: {exc.__class__.__name__}: {exc}"
@@ -230,7 +234,7 @@ def _migrate(job: FileJob, ruleset: RuleSet, options: Options, project: ProjectI
         import traceback
 
         result.facts["traceback_lines"] = len(traceback.format_exc().splitlines())
-        return result, None
+        return result, None, st
     finally:
         result.seconds = time.perf_counter() - t0
 
@@ -298,7 +302,7 @@ def _read(job: FileJob, result: FileResult, shown: str) -> tuple[bytes | None, o
     return data, st
 
 
-def _fill(result: FileResult, ctx: PassContext, edits: EditList, text: str, size: int,
+def _fill(result: FileResult, ctx: PassContext, edits: EditList | None, text: str, size: int,
           ruleset: RuleSet) -> None:
     """The file's record entry from its merged edits: counted per distinct field tuple, the
     edits themselves packed (for most files, as the record's JSON: `musify/packed_edits.py`)

@@ -24,7 +24,7 @@ import stat
 import sys
 from dataclasses import dataclass, field
 
-from musify import writers
+from musify import file_tools
 from musify.discover import is_owned_name
 
 RENAME_EXCHANGE = 2
@@ -218,14 +218,14 @@ def _place(src: str, dst: str, data: bytes | None) -> None:
     fd = os.open(dst, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0), 0o600)
     with os.fdopen(fd, "wb") as fh:
         fh.write(data)
-    writers.keep_attributes(dst, src)
+    file_tools.keep_attributes(dst, src)
 
 
 def copy_dir_attributes(src: str, dst: str) -> None:
     """Owner (where permitted), mode and extended attributes (ACLs included) of directory `src`
     onto `dst`. An extended attribute that cannot be copied makes the swap unsafe; the SELinux
     label is left to policy, as for any new directory."""
-    writers.own_like(dst, os.lstat(src))
+    file_tools.own_like(dst, os.lstat(src))
     if hasattr(os, "listxattr"):
         try:
             names = os.listxattr(src, follow_symlinks=False)
@@ -270,9 +270,9 @@ def prune(st: Stage) -> None:
                 if os.path.isdir(path) and not os.path.islink(path):
                     shutil.rmtree(path, ignore_errors=True)
                 else:
-                    writers.discard(path)
+                    file_tools.discard(path)
             elif e.inode() != ino and not e.is_dir(follow_symlinks=False) and _is_inode(path, ino):
-                writers.discard(path)  # our link to the file it replaced
+                file_tools.discard(path)  # our link to the file it replaced
                 _link(e.path, path)
         for name, e in now.items():
             path = st.mirror(e.path)
@@ -290,10 +290,10 @@ def _is_inode(path: str, ino: int) -> bool:
 
 def flush(st: Stage) -> None:
     """Make the mirror durable before the exchange: one syncfs covers every entry of it."""
-    writers.sync_files([os.path.join(st.path, st.marker)])
-    if writers.syncfs_missing():
-        writers.sync_files(st.made)
-        writers.sync_dirs([st.mirror(d) for d in st.listing])
+    file_tools.sync_files([os.path.join(st.path, st.marker)])
+    if file_tools.syncfs_missing():
+        file_tools.sync_files(st.made)
+        file_tools.sync_dirs([st.mirror(d) for d in st.listing])
 
 
 def discard_stage(path: str) -> None:
@@ -309,7 +309,7 @@ def discard_stage(path: str) -> None:
         if e.is_dir(follow_symlinks=False):
             shutil.rmtree(e.path, ignore_errors=True)
         else:
-            writers.discard(e.path)
+            file_tools.discard(e.path)
     try:
         os.rmdir(path)
     except OSError:
@@ -423,7 +423,7 @@ def recover(root: str, info: dict) -> Leftovers:
     where = side(s, stage_path, info["marker"])
     if where == "after":
         left = take_apart(s, stage_path, info.get("originals", {}), info.get("links", {}))
-        writers.sync_files([s])
+        file_tools.sync_files([s])
         return left
     if where == "before":
         discard_stage(stage_path)
@@ -433,5 +433,5 @@ def recover(root: str, info: dict) -> Leftovers:
 def drop_marker(s: str, marker: str) -> None:
     """The last step: once the journal is gone, the marker is a stray temporary file (a later
     run's clean-up would remove it too)."""
-    writers.discard(os.path.join(s, marker))
-    writers.sync_dirs([s, os.path.dirname(s)])
+    file_tools.discard(os.path.join(s, marker))
+    file_tools.sync_dirs([s, os.path.dirname(s)])

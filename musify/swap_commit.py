@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import os
 
-from musify import journal, swap, writers
+from musify import file_tools, journal, swap
 from musify.discover import printable
 from musify.inplace import Session, _cascade, _check, _diag, _Item, _linked, _rel
 from musify.records import FileResult
@@ -87,7 +87,7 @@ def _swap(lock: journal.RootLock, s: str, items: list[_Item], todo: list[_Item],
     except OSError as exc:
         swap.discard_stage(stage_path)
         return f"renameat2(RENAME_EXCHANGE) failed: {exc.strerror or exc}"
-    writers.sync_dirs([os.path.dirname(s)])
+    file_tools.sync_dirs([os.path.dirname(s)])
     for it in todo:
         if it.state == "todo":
             it.state = "done"

@@ -25,7 +25,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import TYPE_CHECKING
 
-from musify import writers
+from musify import file_tools, writers
 
 if TYPE_CHECKING:
     from musify.pool import Writes
@@ -69,7 +69,7 @@ class PortWriter:
         the GIL, each of its system calls being one)."""
         size = len(data) if data is not None else 0
         if st is None and data is not None:
-            st = writers.stat_or_none(source)
+            st = file_tools.stat_or_none(source)
         elif data is None:
             st = None
         queue = self._queue

@@ -193,3 +193,32 @@ def test_a_failed_port_in_a_batch_says_what_the_single_write_says(tmp_path):
     writers.forget_dirs()
     single = writers._write_one(str(tmp_path / "out"), *ports[0])
     assert causes[0] == single and single and causes[1] is None
+
+
+def test_a_batch_gives_each_port_the_attributes_of_its_source(tmp_path, monkeypatch):
+    """`write_stated_many` remembers a port's (first mode, mode, owner) by its source's mode and
+    owner within a batch: each batched port still gets what `_attributes` gives its own stat."""
+    seen: list[tuple] = []
+
+    class Recorder:
+        @staticmethod
+        def put_batch(batch):
+            seen.extend(batch)
+            return [-1] * len(batch), []
+
+    monkeypatch.setattr(writers, "_CPORT", Recorder)
+    writers.forget_dirs()
+    ports = []
+    for k, mode in enumerate((0o644, 0o755, 0o600, 0o644, 0o4755, 0o640, 0o755)):
+        src = tmp_path / f"s{k}.cu"
+        src.write_bytes(b"x")
+        os.chmod(src, mode)
+        ports.append((f"d{k % 3}/f{k}.mu", b"y", str(src), os.stat(src)))
+    ports.append(("d9/none.mu", b"z", str(tmp_path / "gone.cu"), None))
+    fake = os.stat_result((0o100644, 1, 2, 1, 4321, 4321, 1, 0, 0, 0))  # another owner's file
+    ports.append(("d9/other.mu", b"z", str(tmp_path / "s0.cu"), fake))
+    assert writers.write_stated_many(str(tmp_path / "out"), ports) == [None] * len(ports)
+    assert len(seen) == len(ports)
+    for item, (_, _, _, st) in zip(seen, ports):
+        mode, owner, first = writers._attributes(st)
+        assert item[5:] == (first, mode, *(owner if owner is not None else (-1, -1)))

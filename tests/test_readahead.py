@@ -262,3 +262,94 @@ def test_a_whole_run_matches_the_pure_reader(tmp_path, monkeypatch, jobs):
         d.pop("output")
         seen.append((_tree_bytes(out), d))
     assert seen[0] == seen[1]
+
+
+def _probe_reads(paths, budget):
+    from musify import renames
+
+    return renames._NATIVE.probe_read([(None, p) for p in paths], budget)
+
+
+@needs_native
+def test_the_probe_reads_what_the_reader_reads(tmp_path):
+    """`_cport.probe_read` answers `probe`'s codes, and keeps a file only when it read it whole as
+    the reader would (a regular file under 8 KB, one read that met its end): offered to a Reader,
+    each is handed over as the reference reads it (bytes and stat), within the budget only."""
+    from musify import renames
+
+    root = tmp_path / "p"
+    root.mkdir()
+    sizes = {"a.cu": 10, "empty.cu": 0, "edge.cu": 8191, "big.cu": 8192, "bin.cu": 40, "huge.cu": 20000}
+    for name, size in sizes.items():
+        (root / name).write_bytes((b"\0" if name == "bin.cu" else b"x") * size)
+    os.mkfifo(root / "fifo.cu")
+    (root / "dir.cu").mkdir()
+    paths = [str(root / n) for n in [*sizes, "fifo.cu", "dir.cu", "gone.cu"]]
+    codes, reads = _probe_reads(paths, 1 << 20)
+    assert codes == renames._NATIVE.probe([(None, p) for p in paths])
+    kept = {os.path.basename(p): got for p, got in zip(paths, reads) if got is not None}
+    assert sorted(kept) == ["a.cu", "bin.cu", "edge.cu", "empty.cu"]
+    ahead = readahead.ReadAhead(paths, offered={p: got for p, got in zip(paths, reads) if got is not None})
+    try:
+        for path in paths:
+            got, ref = ahead.take(path), None
+            try:
+                ref = read_regular_stated(path)
+            except OSError:
+                pass
+            if got is not None:
+                assert got[0] == ref[0] and got[1] == ref[1], path
+            else:
+                assert ref is None or len(ref[0]) > readahead.MAX_FILE, path
+    finally:
+        ahead.close()
+    _, few = _probe_reads(paths, 8200)  # the budget: a file kept (in order) while its bytes fit what is left
+    assert [os.path.basename(p) for p, got in zip(paths, few) if got is not None] == ["a.cu", "empty.cu", "bin.cu"]
+
+
+@needs_native
+def test_an_offered_file_changed_since_is_read_again(tmp_path):
+    """A file the probe read and that was rewritten, replaced or removed before its turn is not
+    handed over (the runner reads it through the reference); an unchanged one is, unread again."""
+    _, paths = _numbered(tmp_path, 5, b"old %d\n")
+    _, reads = _probe_reads(paths, 1 << 20)
+    offered = dict(zip(paths, reads))
+    with open(paths[1], "wb") as fh:
+        fh.write(b"new 1\n")  # same size, new bytes
+    os.unlink(paths[2])
+    os.unlink(paths[3])
+    with open(paths[3], "wb") as fh:
+        fh.write(b"old 3\n")  # the same bytes in another file
+    ahead = readahead.ReadAhead(paths, offered=offered)
+    try:
+        assert ahead.take(paths[0]) == read_regular_stated(paths[0])
+        assert [ahead.take(p) for p in paths[1:4]] == [None, None, None]
+        assert ahead.take(paths[4]) == read_regular_stated(paths[4])
+    finally:
+        ahead.close()
+
+
+@needs_native
+def test_a_run_takes_the_probe_s_reads_and_matches_one_without(tmp_path, monkeypatch):
+    """A whole run whose read-ahead takes the rename probe's reads (the default) against one
+    whose probe keeps nothing: the same record and ports; nothing offered is left after it."""
+    root = tmp_path / "tree"
+    for i in range(40):
+        (root / f"d{i % 4}").mkdir(parents=True, exist_ok=True)
+        (root / f"d{i % 4}" / f"k{i}.cu").write_text(KERNEL.format(i=i))
+    (root / "d0" / "bin.cu").write_bytes(b"\0binary")
+    offered = []
+    real_offer = readahead.offer
+    monkeypatch.setattr(readahead, "offer", lambda reads: offered.append(len(reads)) or real_offer(reads))
+    records = []
+    for budget in (readahead.OFFER_BYTES, 0):
+        monkeypatch.setattr(readahead, "OFFER_BYTES", budget)
+        record, _ = migrate([str(root)], Options(cache=False), "out", str(tmp_path / f"out{budget}"))
+        entries = [f.to_json() for f in record.files]
+        for entry in entries:
+            entry.pop("seconds")
+        records.append(entries)
+        assert not readahead._OFFERED
+    assert offered == [41]
+    assert records[0] == records[1]
+    assert _tree_bytes(tmp_path / f"out{readahead.OFFER_BYTES}") == _tree_bytes(tmp_path / "out0")

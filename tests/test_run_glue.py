@@ -183,3 +183,60 @@ def test_hand_written_inits_are_the_generated_ones(cls):
     assert dataclasses.replace(one, rel="x").rel == "x"
     with pytest.raises(dataclasses.FrozenInstanceError):
         one.rel = "y"  # type: ignore[misc]
+
+
+def test_the_result_init_is_the_generated_one():
+    """`FileResult`'s hand-written `__init__` takes the fields in order with the fields' defaults
+    (a fresh container for each default factory, never one shared between results) and stores
+    exactly what the dataclass's generated `__init__` would, given or defaulted."""
+    import dataclasses
+    import inspect
+    import pickle
+
+    from musify.records import FileResult
+
+    fields = dataclasses.fields(FileResult)
+    params = list(inspect.signature(FileResult.__init__).parameters.values())[1:]
+    assert [p.name for p in params] == [f.name for f in fields]
+    for p, f in zip(params, fields):
+        if f.default is not dataclasses.MISSING:
+            assert p.default == f.default, f.name
+        else:
+            assert (p.default is inspect.Parameter.empty) == (f.default_factory is dataclasses.MISSING), f.name
+
+    def generated(*args, **given):
+        out = dict(zip([f.name for f in fields], args))
+        for f in fields[len(args):]:
+            out[f.name] = given[f.name] if f.name in given else \
+                f.default if f.default is not dataclasses.MISSING else f.default_factory()
+        return out
+
+    one, two = FileResult("p", "o", "k", "s"), FileResult("p", "o", "k", "s")
+    assert vars(one) == generated("p", "o", "k", "s") and list(vars(one)) == [f.name for f in fields]
+    for f in fields:
+        value = getattr(one, f.name)
+        if isinstance(value, (list, dict)):
+            assert value is not getattr(two, f.name), f.name  # not shared
+    given = {"rel": "r", "edits": None, "references": {"converted": 3, "unconverted": 1}, "facts": {"kernels": 1},
+             "diagnostics": ["d"], "seconds": 1.5, "error": "e", "pending_unknown": [("n", 1, 2)]}
+    assert vars(FileResult("p", "o", "k", "s", **given)) == generated("p", "o", "k", "s", **given)
+    assert one == two and pickle.loads(pickle.dumps(one)) == one
+    assert dataclasses.replace(one, status="migrated") == FileResult("p", "o", "k", "migrated")
+
+
+def test_the_runner_s_edits_are_edit_text_s():
+    """`runner._edit` (None for a file without edits) answers what `edit_text` answers (an empty
+    list then), on files with and without edits, protected spans and problems."""
+    from musify.rules.reverse import load_for
+
+    options = Options()
+    ruleset = load_for(options)
+    texts = ["int x;\n", "", "cudaMalloc(&p, n);\n", "// MUSIFY_EXCL_START\ncudaFree(p);\n// MUSIFY_EXCL_STOP\n",
+             "/* open", "#include <cuda_runtime.h>\n__global__ void k() {}\nint main() { k<<<1, 1>>>(); }\n",
+             "#define cudaFree(p) 0\ncudaFree(q);\n"]
+    for text in texts:
+        ctx, merged = runner._edit(text, "a.cu", ruleset, options, None, "", "", "")
+        ref_ctx, ref = runner.edit_text(text, "a.cu", ruleset, options)
+        assert (list(merged) if merged is not None else []) == list(ref), text
+        assert merged is None or len(merged) > 0
+        assert ctx.found.diagnostics == ref_ctx.found.diagnostics and ctx.found.facts == ref_ctx.found.facts

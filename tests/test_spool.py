@@ -18,11 +18,11 @@ import pytest
 from musify import spool as spool_mod
 from musify.api import migrate
 from musify.diagnostics import make
+from musify.file_tools import atomic_write
 from musify.options import Options
 from musify.packed_edits import PackedEdits
 from musify.records import FileResult, RunRecord
 from musify.spool import Spool, SpooledEdits
-from musify.writers import atomic_write
 
 REPO = Path(__file__).resolve().parents[1]
 # MU1001 (decided across the run), hazards, renames, a header included by a renamed name

@@ -46,6 +46,6 @@ def render(record: Any, fmt: str) -> str:
 
 def write(record: Any, fmt: str, path: str) -> None:
     """Render and write atomically (a report is never left half written)."""
-    from musify.writers import atomic_write
+    from musify.file_tools import atomic_write
 
     atomic_write(path, render(record, fmt).encode("utf-8"), durable=False)

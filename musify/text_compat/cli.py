@@ -17,6 +17,7 @@ import os
 import sys
 
 from musify.discover import classify
+from musify.file_tools import atomic_write
 from musify.finalise import finalise
 from musify.options import Options
 from musify.passes._base import ProjectInfo
@@ -26,7 +27,6 @@ from musify.rules.model import RuleSet
 from musify.runner import FileJob, migrate_file
 from musify.text_compat.tables import build_ruleset, flat_table
 from musify.text_compat.textmode import replace_text, trie_regex
-from musify.writers import atomic_write
 
 LOG = logging.getLogger("musify-text")
 LOG_FORMAT = "[%(levelname)s] [%(asctime)s] %(message)s"

@@ -167,7 +167,7 @@ def verify_cmd(ctx, original, port, record_path, backend, jobs, build_dir, json_
 
     print_diagnostics(_verified_only(record))
     if json_path:
-        from musify.writers import atomic_write
+        from musify.file_tools import atomic_write
 
         atomic_write(json_path, record.dumps().encode())
     sys.exit(section["exit_code"])
