@@ -59,8 +59,18 @@ class LineIndex:
         return [(i, o - starts[i - 1] + 1) for i, o in zip(lines, offsets)]
 
     def named_positions(self, named: list[tuple[int, str]]) -> list[tuple[str, int, int]]:
-        """(name, line, column) for each (offset, name) of `named`: one loop, no list of the
-        offsets or of their positions made first (a file's uses of unrecognised names)."""
+        """(name, line, column) for each (offset, name) of `named` (a file's uses of unrecognised
+        names): one compiled call where built, which counts the newlines between the offsets
+        rather than making the line table (`named_positions_python` is the reference)."""
+        if _NATIVE is not None:
+            got = _NATIVE.named_positions(self._text, named)
+            if got is not None:
+                return got
+        return self.named_positions_python(named)
+
+    def named_positions_python(self, named: list[tuple[int, str]]) -> list[tuple[str, int, int]]:
+        """`named_positions` in one Python loop over the line table: no list of the offsets or of
+        their positions made first."""
         starts = self._starts
         find = bisect.bisect_right
         out = []

@@ -19,48 +19,127 @@ if TYPE_CHECKING:
 
 
 def run(ctx: PassContext) -> list[Edit]:
+    """The pass. An include whose answer depends on its path alone (most: a system or CUDA
+    header, asked of every file) is answered from the run's memo of that answer (`_fixed`): no
+    edit, or the edit's fields; any other (a project header, a rule with a diagnostic) goes
+    through `include_edit`, the reference (tests/test_includes_fixed.py)."""
     includes = ctx.scan.includes
     if not includes:
         return []
-    edits = []
-    headers = ctx.ruleset.headers
-    project = ctx.project
-    # the memos and the file's directory looked up once per file, not once per include
-    memos = (_memo_for(_WRITTEN, project), _memo_for(_RESOLVED, project)) if project.files else None
-    ruled = _memo_for(_RULE_MEMOS, headers, len(headers))
-    directory = _dirname(ctx.path)
+    edits: list[Edit] = []
+    project, headers = ctx.project, ctx.ruleset.headers
+    fixed = _fixed_memo(project, headers)
+    state = None  # the memos and the file's directory, made for the first include that needs them
     for inc in includes:
-        written = inc.path
-        if memos is not None:
-            target = _target(project, memos, directory, written)
-            if target is not None:
-                new = project.header_renames.get(target)
-                if new is not None:
-                    new_path = _renamed_include(written, target, new)
-                    edits.append(Edit(inc.start, inc.end, new_path, "include:project", "project", "header", False,
-                                      "include"))
-                continue
-        rule = ruled.get(written, _UNKNOWN)  # `_header_rule`, its memo at hand
-        if rule is _UNKNOWN:
-            rule = ruled[written] = _header_rule(headers, written)
-        if rule is None:
+        answer = fixed.get(inc.path)
+        if answer is None:
+            answer = fixed[inc.path] = _fixed(project, headers, inc.path)
+        if answer is _NOTHING:
             continue
-        if rule.status == "unsupported":
-            ctx.unconverted[inc.path] += 1
-            ctx.warn(rule.diag or "MU1005", inc.start, inc.path, library=rule.library,
-                     note=f": {rule.note}" if rule.note else "")
+        if answer is _ASK:
+            if state is None:
+                state = _file_state(ctx)
+            include_edit(ctx, inc, edits, *state)
             continue
-        if rule.replacement is None:
-            continue
-        if rule.cuda.endswith("/"):
-            replacement = rule.replacement + inc.path[len(rule.cuda):]
-        else:
-            replacement = rule.replacement
-        edits.append(Edit(inc.start, inc.end, replacement, "include:" + rule.cuda, rule.library, "header",
-                          rule.inferred, "include"))
-        if rule.diag:
-            ctx.warn(rule.diag, inc.start, inc.path)
+        edits.append(Edit(inc.start, inc.end, *answer))
     return edits
+
+
+def _file_state(ctx: PassContext) -> tuple:
+    """What `include_edit` reads for one file: the project's memos (None without project files),
+    the header rules' memo and the file's directory, looked up once per file, not once per include."""
+    project, headers = ctx.project, ctx.ruleset.headers
+    memos = (_memo_for(_WRITTEN, project), _memo_for(_RESOLVED, project)) if project.files else None
+    return memos, _memo_for(_RULE_MEMOS, headers, len(headers)), _dirname(ctx.path)
+
+
+def include_edits(ctx: PassContext) -> list[Edit]:
+    """The pass with every include through `include_edit` (what `run` must equal)."""
+    edits: list[Edit] = []
+    if ctx.scan.includes:
+        state = _file_state(ctx)
+        for inc in ctx.scan.includes:
+            include_edit(ctx, inc, edits, *state)
+    return edits
+
+
+def include_edit(ctx: PassContext, inc, edits: list[Edit], memos: tuple[dict, dict] | None, ruled: dict,
+                 directory: str) -> None:
+    """One include's edit (added to `edits`) and diagnostics: the project's header renames first,
+    then the header rules."""
+    project = ctx.project
+    written = inc.path
+    if memos is not None:
+        target = _target(project, memos, directory, written)
+        if target is not None:
+            new = project.header_renames.get(target)
+            if new is not None:
+                new_path = _renamed_include(written, target, new)
+                edits.append(Edit(inc.start, inc.end, new_path, "include:project", "project", "header", False,
+                                  "include"))
+            return
+    rule = ruled.get(written, _UNKNOWN)  # `_header_rule`, its memo at hand
+    if rule is _UNKNOWN:
+        rule = ruled[written] = _header_rule(ctx.ruleset.headers, written)
+    if rule is None:
+        return
+    if rule.status == "unsupported":
+        ctx.unconverted[inc.path] += 1
+        ctx.warn(rule.diag or "MU1005", inc.start, inc.path, library=rule.library,
+                 note=f": {rule.note}" if rule.note else "")
+        return
+    if rule.replacement is None:
+        return
+    if rule.cuda.endswith("/"):
+        replacement = rule.replacement + inc.path[len(rule.cuda):]
+    else:
+        replacement = rule.replacement
+    edits.append(Edit(inc.start, inc.end, replacement, "include:" + rule.cuda, rule.library, "header",
+                      rule.inferred, "include"))
+    if rule.diag:
+        ctx.warn(rule.diag, inc.start, inc.path)
+
+
+_NOTHING = ()  # an include path that makes no edit and no diagnostic in any file
+_ASK = ("ask",)  # one whose answer may depend on the including file, or that raises a diagnostic
+_FIXED: dict = {}  # id(project) -> (the project, the header table, its size, path -> answer)
+
+
+def _fixed_memo(project: ProjectInfo, headers: dict) -> dict:
+    """The run's memo of `_fixed` for this project and header table (kept by identity, like
+    `_memo_for`'s: two runs in two threads never share one)."""
+    entry = _FIXED.get(id(project))
+    size = len(headers)
+    if entry is None or entry[0] is not project or entry[1] is not headers or entry[2] != size:
+        if len(_FIXED) >= 4:
+            _FIXED.clear()
+        entry = _FIXED[id(project)] = (project, headers, size, {})
+    return entry[3]
+
+
+def _fixed(project: ProjectInfo, headers: dict, written: str) -> tuple:
+    """What an include of `written` makes in any file, when that does not depend on the file:
+    `_NOTHING`, or the edit's fields after its span; else `_ASK`. It does not when no project
+    file can be the include's target: no project files, or a plain path that no project file's
+    path ends with (`_target` then finds neither the file beside the includer, whose path would
+    end with it, nor a suffix match: `build_project_info` indexes every file's every suffix, the
+    whole path included, which the index's size vouches for); and the header rule's answer
+    raises no diagnostic."""
+    if project.files and not (_is_plain(written) and written not in project.suffix_index
+                              and len(project.suffix_index) >= len(project.files)):
+        return _ASK
+    ruled = _memo_for(_RULE_MEMOS, headers, len(headers))
+    rule = ruled.get(written, _UNKNOWN)
+    if rule is _UNKNOWN:
+        rule = ruled[written] = _header_rule(headers, written)
+    if rule is None:
+        return _NOTHING
+    if rule.status == "unsupported" or rule.diag:
+        return _ASK
+    if rule.replacement is None:
+        return _NOTHING
+    replacement = rule.replacement + written[len(rule.cuda):] if rule.cuda.endswith("/") else rule.replacement
+    return replacement, "include:" + rule.cuda, rule.library, "header", rule.inferred, "include"
 
 
 def _memo_for(memos: dict, owner: object, size: int = 0) -> dict:
