@@ -108,6 +108,8 @@ _FIXED: dict = {}  # id(project) -> (the project, the header table, its size, pa
 def _fixed_memo(project: ProjectInfo, headers: dict) -> dict:
     """The run's memo of `_fixed` for this project and header table (kept by identity, like
     `_memo_for`'s: two runs in two threads never share one)."""
+    if not project.files:
+        project = _NO_FILES  # `_fixed` reads nothing else of it: every such project shares one memo
     entry = _FIXED.get(id(project))
     size = len(headers)
     if entry is None or entry[0] is not project or entry[1] is not headers or entry[2] != size:
@@ -115,6 +117,9 @@ def _fixed_memo(project: ProjectInfo, headers: dict) -> dict:
             _FIXED.clear()
         entry = _FIXED[id(project)] = (project, headers, size, {})
     return entry[3]
+
+
+_NO_FILES = ProjectInfo()  # (a file migrated alone gets a new empty project each time)
 
 
 def _fixed(project: ProjectInfo, headers: dict, written: str) -> tuple:
