@@ -1,7 +1,6 @@
 """The identifier and include passes' shortcuts give what the paths they replace give: the
 include pass's per-path memo (`includes.run`) against every include asked in full
-(`includes.include_edits`), the compiled `named_positions` against the line table's bisection,
-and the partial table's "every name asked before" answer against its loop."""
+(`includes.include_edits`), and the compiled `named_positions` against the line table's bisection."""
 
 from __future__ import annotations
 
@@ -17,7 +16,6 @@ from musify.passes import includes
 from musify.passes._base import PassContext, ProjectInfo
 from musify.passes.languages import scan_c
 from musify.rules import load_ruleset
-from musify.rules.lazy import WHOLE_AFTER, PartialTable
 
 RULES = load_ruleset()
 
@@ -79,40 +77,3 @@ def test_named_positions_leave_odd_input_to_python():
     lines = LineIndex("a\nb\n")
     for named in ([(True, "x")], [(-1, "x")], [(1 << 70, "x")], [[1, "x"]]):
         assert lines.named_positions(named) == lines.named_positions_python(named)
-
-
-def _table(names: list[str]) -> PartialTable:
-    index = {n: (i, i % 2 == 0) for i, n in enumerate(names) if i % 3}
-    return PartialTable(({}, set()), index, lambda: ({n: v for n, (v, _) in index.items()},
-                                                     {n for n, (_, b) in index.items() if b}))
-
-
-@pytest.mark.parametrize("seed", range(20))
-def test_a_partial_table_asked_again_is_what_its_loop_makes(seed):
-    r = random.Random(seed)
-    names = [f"n{i}" for i in range(WHOLE_AFTER + 50)]
-    ours, theirs = _table(names), _table(names)
-    for _ in range(30):
-        asked = r.sample(names, r.randint(0, 200)) if r.random() < 0.7 else r.sample(names[:40], 20)
-        got = ours.fill(asked)
-        want = _fill_loop(theirs, asked)  # the loop, without the "every name asked before" answer
-        assert got == want and ours.parts == theirs.parts and ours._asked == theirs._asked
-
-
-def _fill_loop(table: PartialTable, names: list[str]) -> bool:
-    """`PartialTable.fill` before the shortcut: every name through the loop."""
-    asked, index, parts = table._asked, table._index, table.parts
-    for name in names:
-        if name in asked:
-            continue
-        asked.add(name)
-        entry = index.get(name)
-        if entry is not None:
-            for part, value in zip(parts, entry):
-                if value is None or value is False:
-                    continue
-                if value is True:
-                    part.add(name)
-                else:
-                    part[name] = value
-    return table.whole() if len(asked) > WHOLE_AFTER else False

@@ -167,10 +167,6 @@ class PartialTable:
         if names is None:
             return self.whole()
         asked, index, parts = self._asked, self._index, self.parts
-        if asked.issuperset(names):
-            # every name asked before (most files after a run's first few): what the loop below
-            # gives, in one call (nothing added; `asked` is never left past WHOLE_AFTER)
-            return False
         for name in names:
             if name in asked:
                 continue
