@@ -126,14 +126,6 @@ static int namespace_near(const Text *t, Py_ssize_t start, Py_ssize_t window) {
     return 0;
 }
 
-/* whether "namespace" stands anywhere in a one-byte text (1 for another kind: each use looks);
- * asked once per file, so that a file without the word (most) skips `namespace_near`'s look
- * back over 256 characters for each use of an unrecognised name */
-static int namespace_anywhere(const Text *t) {
-    if (t->kind != PyUnicode_1BYTE_KIND) return 1;
-    return memmem(t->data, (size_t)t->n, "namespace", 9) != NULL;
-}
-
 /* whether the name at [start, end) follows '{' or ',' and is followed (past blanks) by something
  * other than '=', ',' or '}' (identifiers.`_opens_a_list_item`): then it is no enumerator being
  * declared, and `_unknown` reports it as a use */
@@ -187,7 +179,6 @@ PyObject *musify_cscan_renames(PyObject *Py_UNUSED(self), PyObject *args) {
         goto done;
     }
     enum { UNKNOWN = -1, SKIP = -2, REST = -3, UNRECOGNISED = -4 };
-    int namespaces = -1;  /* `namespace_anywhere`, once asked */
     for (Py_ssize_t k = 0; k < nnames; k++) decision[k] = UNKNOWN;
     Py_ssize_t n = view.len / view.itemsize / 4;
     for (Py_ssize_t i = 0; i < n; i++) {
@@ -236,8 +227,7 @@ PyObject *musify_cscan_renames(PyObject *Py_UNUSED(self), PyObject *args) {
                 continue;
             }
             if (use == 1) continue;  /* a member: nothing to report */
-            if (use == 2 && namespaces < 0) namespaces = namespace_anywhere(&t);
-            if (use == 2 && !(namespaces && namespace_near(&t, start, 256))) {
+            if (use == 2 && !namespace_near(&t, start, 256)) {
                 PyObject *items[2] = {PyLong_FromSsize_t(start), Py_NewRef(PyList_GET_ITEM(names, name))};
                 if (append_steal(uses, make_tuple(NULL, items, 2)) < 0) goto done;
                 continue;
