@@ -370,7 +370,9 @@ static PyObject *record(PyObject *self, PyObject *args) {
         prev_start = s;
         int newline = 0;
         if (ascii) changed += e - s;
-        if (render || !ascii) {
+        if (render && ascii && kind == PyUnicode_1BYTE_KIND) {  /* only whether it holds a newline: one memchr */
+            newline = memchr((const char *)data + s, '\n', (size_t)(e - s)) != NULL;
+        } else if (render || !ascii) {
             for (Py_ssize_t i = (Py_ssize_t)s; i < (Py_ssize_t)e; i++) {
                 Py_UCS4 c = PyUnicode_READ(kind, data, i);
                 if (c == '\n') newline = 1;
