@@ -50,7 +50,7 @@ class EditList(Rows):
     WIDTH = 3
 
     def __init__(self, data: array | None = None, fields: list[tuple] | None = None) -> None:
-        super().__init__(data)
+        self._a = data if data is not None else array("i")  # `Rows.__init__`, without its call (a list a file)
         self._fields = Table(fields)
 
     def append(self, edit: Edit) -> None:

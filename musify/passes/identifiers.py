@@ -43,6 +43,8 @@ _MIGRATED_MASK = sum(1 << c for c in _MIGRATED)
 _DECLARING_MASK = 1 << Ctx.MACRO_NAME
 _DECIDED_MASK = sum(1 << c for c in _MIGRATED - {Ctx.MACRO_NAME})
 
+_COMPILED = native()  # the compiled scanner module (its `renames`), or None: the Python loop
+
 # what a kind of record is called in a message ("call of 'cudaBindTexture'")
 _WHAT = {"function": "call of"}
 
@@ -56,28 +58,58 @@ def vendor_name(pattern: str) -> re.Pattern[str] | None:
 def run(ctx: PassContext) -> list[Edit]:
     """The pass: `run_all`, or nothing at once on a file without candidate identifiers (most
     small files; the comments and strings are looked at only on request)."""
-    if not ctx.scan.idents and not (ctx.options.rewrite_comments or ctx.options.rewrite_strings):
+    if not ctx.scan.idents._a and not (ctx.options.rewrite_comments or ctx.options.rewrite_strings):
         return []  # what `run_all` gives such a file: no edit, no finding (tests/test_per_file_shortcuts.py)
     return run_all(ctx)
 
 
 def run_all(ctx: PassContext) -> EditList:
-    """Every step of the pass, whatever the file holds (the reference for `run`'s shortcut)."""
+    """Every step of the pass, whatever the file holds (the reference for `run`'s shortcut). The
+    plain renames (most identifiers) are one loop, compiled where available; the rest, which the
+    loop hands back (`_decide`), are looked at here. The calls a file makes whatever it holds are
+    few: the compiled loop called directly, the rows read as they are (tens of thousands of
+    files each made a dozen more Python calls)."""
+    ruleset = ctx.ruleset
+    text = ctx.text
+    idents = ctx.scan.idents
+    names = idents._names.values  # (`IdentList.names`, without the property's call)
+    fast, skip = fast_renames(ruleset, names)
+    unknown = getattr(ruleset, "_unknown_names", None)
+    if unknown is None:
+        unknown = _unknown_names(ruleset)
+    first = getattr(ruleset, "_inferred_renames", None)
+    if first is None:
+        first = _inferred_renames(ruleset)
+    found = ctx.found
+    # most uses of a name already known to be unrecognised are decided with the renames (`uses`)
+    if _COMPILED is not None:  # `renames`, its compiled branch written out
+        data, itemsize, fields, rest, uses = _COMPILED.renames(idents._a, names, fast, skip, _MIGRATED_MASK, text,
+                                                               unknown, _DECIDED_MASK, found.declared,
+                                                               _DECLARING_MASK, first)
+        edits = EditList(array("i" if itemsize == 4 else "q", data), fields)
+    else:
+        edits, rest, uses = renames_python(idents, fast, skip, text, unknown, found.declared, first)
+    pending = found.pending_unknown
+    before = len(pending)
+    if rest:
+        _decide(ctx, rest, edits, skip, unknown, first)
+    if uses:
+        _add_uses(pending, before, uses, ctx.lines)
+    if ctx.options.rewrite_comments or ctx.options.rewrite_strings:
+        edits.extend(_rewrite_inside_literals(ctx))
+    return edits
+
+
+def _decide(ctx: PassContext, rest: list[Ident], edits: EditList, skip: set[str], unknown: set[str],
+            first: dict[str, tuple]) -> None:
+    """What the rename loop left to Python: qualified names, rules with diagnostics or tags,
+    inferred names' first use, unrecognised names it could not decide, names not met before."""
     names = ctx.ruleset.names
     qualified = ctx.ruleset.qualified
     text = ctx.text
     inferred_seen: set[str] = set()
     vendor = vendor_name(ctx.ruleset.vendor_pattern)
-    # plain renames (most identifiers) in one loop, compiled where available; the rest here
-    compiled = native()
-    fast, skip = fast_renames(ctx.ruleset, ctx.scan.idents.names)
-    unknown = _unknown_names(ctx.ruleset)
-    first = _inferred_renames(ctx.ruleset)
-    # most uses of a name already known to be unrecognised are decided with the renames (`uses`)
-    edits, rest, uses = renames(ctx.scan.idents, fast, skip, compiled, text, unknown, ctx.declared, first)
     text_position = ctx.lines.position
-    pending = ctx.found.pending_unknown
-    before = len(pending)
     for ident in rest:
         name = ident.name
         if name in unknown:  # decided at its first use in the run: only this use's place is new
@@ -103,11 +135,6 @@ def run_all(ctx: PassContext) -> EditList:
             _unknown(ctx, ident.start, name, ident.ctx, text_position)
             continue
         _use_rule(ctx, rule, ident.start, ident.end, edits, inferred_seen)
-    if uses:
-        _add_uses(pending, before, uses, ctx.lines)
-    if ctx.options.rewrite_comments or ctx.options.rewrite_strings:
-        edits.extend(_rewrite_inside_literals(ctx))
-    return edits
 
 
 def _add_uses(pending: list, before: int, uses: list[tuple[int, str]], lines) -> None:
