@@ -73,7 +73,9 @@ def run_all(ctx: PassContext) -> EditList:
     text = ctx.text
     idents = ctx.scan.idents
     names = idents._names.values  # (`IdentList.names`, without the property's call)
-    fast, skip = fast_renames(ruleset, names)
+    fill(ruleset, "_fast_renames", names)  # `fast_renames`, its steps written out
+    tables = getattr(ruleset, "_fast_renames", None)
+    fast, skip = tables if tables is not None else fast_renames(ruleset, names)
     unknown = getattr(ruleset, "_unknown_names", None)
     if unknown is None:
         unknown = _unknown_names(ruleset)
@@ -93,8 +95,12 @@ def run_all(ctx: PassContext) -> EditList:
     before = len(pending)
     if rest:
         _decide(ctx, rest, edits, skip, unknown, first)
-    if uses:
-        _add_uses(pending, before, uses, ctx.lines)
+    if uses:  # added to the pending list, which stays in text order (as when each use went through `_unknown`)
+        positioned = ctx.lines.named_positions(uses)
+        if len(pending) == before:
+            pending.extend(positioned)
+        else:  # entries the loop over the rest added: merged by place
+            pending[before:] = sorted([*pending[before:], *positioned], key=_PLACE)
     if ctx.options.rewrite_comments or ctx.options.rewrite_strings:
         edits.extend(_rewrite_inside_literals(ctx))
     return edits
@@ -135,17 +141,6 @@ def _decide(ctx: PassContext, rest: list[Ident], edits: EditList, skip: set[str]
             _unknown(ctx, ident.start, name, ident.ctx, text_position)
             continue
         _use_rule(ctx, rule, ident.start, ident.end, edits, inferred_seen)
-
-
-def _add_uses(pending: list, before: int, uses: list[tuple[int, str]], lines) -> None:
-    """Add the uses `renames` decided (offset, name) to the pending list, whose entries from
-    `before` on the loop over the rest added: the list stays in text order, as when every use
-    went through `_unknown`."""
-    new = lines.named_positions(uses)
-    if len(pending) == before:
-        pending.extend(new)
-    else:
-        pending[before:] = sorted([*pending[before:], *new], key=_PLACE)
 
 
 _PLACE = itemgetter(1, 2)  # a pending entry's (line, column)

@@ -28,7 +28,12 @@ def run(ctx: PassContext) -> list[Edit]:
         return []
     edits: list[Edit] = []
     project, headers = ctx.project, ctx.ruleset.headers
-    fixed = _fixed_memo(project, headers)
+    entry = _FIXED.get(id(project) if project.files else _NO_FILES_ID)  # `_fixed_memo`, its hit written out
+    if entry is None or entry[1] is not headers or entry[2] != len(headers) or \
+            entry[0] is not (project if project.files else _NO_FILES):
+        fixed = _fixed_memo(project, headers)
+    else:
+        fixed = entry[3]
     state = None  # the memos and the file's directory, made for the first include that needs them
     for inc in includes:
         answer = fixed.get(inc.path)
@@ -120,6 +125,7 @@ def _fixed_memo(project: ProjectInfo, headers: dict) -> dict:
 
 
 _NO_FILES = ProjectInfo()  # (a file migrated alone gets a new empty project each time)
+_NO_FILES_ID = id(_NO_FILES)
 
 
 def _fixed(project: ProjectInfo, headers: dict, written: str) -> tuple:
