@@ -119,6 +119,10 @@ static Py_ssize_t bisect_right(const Ints *starts, long long x, Py_ssize_t lo, i
 
 /* ---- record(): the counts ---- */
 
+/* the categories "reference" and "include", interned: an edit's category (a literal in the passes,
+ * interned too) is most often one of them by address */
+static PyObject *S_REFERENCE, *S_INCLUDE;
+
 /* d[key] = d.get(key, 0) + count */
 static int bump(PyObject *d, PyObject *key, Py_ssize_t count) {
     PyObject *old = PyDict_GetItemWithError(d, key);
@@ -264,7 +268,11 @@ static PyObject *tally(PyObject *const *infos, const Py_ssize_t *count, Py_ssize
                         || bump(by[1], PyTuple_GET_ITEM(info, 1), count[i]) < 0
                         || (renames != Py_None && bump(by[2], renames, count[i]) < 0)))
             goto done;
-        if (PyUnicode_Check(category)) {
+        if (category == S_REFERENCE) {
+            /* (most edits: neither, known by the interned string's address) */
+        } else if (category == S_INCLUDE) {
+            includes += count[i];
+        } else if (PyUnicode_Check(category)) {
             if (PyUnicode_CompareWithASCIIString(category, "include") == 0) includes += count[i];
             else if (PyUnicode_CompareWithASCIIString(category, "shim-include") == 0) shims += count[i];
         }
@@ -275,8 +283,21 @@ static PyObject *tally(PyObject *const *infos, const Py_ssize_t *count, Py_ssize
     }
     for (int k = 0; k < 3 && !summed; k++)
         if (!(sorted[k] = sorted_dict(by[k]))) goto done;
-    result = Py_BuildValue("(OLLOOOnnnn)", json, touched, changed, sorted[0], sorted[1], sorted[2], includes, shims,
-                           inferred, converted);
+    /* the tuple Py_BuildValue("(OLLOOOnnnn)", ...) made, built directly (its format read for every file) */
+    PyObject *items[10] = {Py_NewRef(json), PyLong_FromLongLong(touched), PyLong_FromLongLong(changed),
+                           Py_NewRef(sorted[0]), Py_NewRef(sorted[1]), Py_NewRef(sorted[2]),
+                           PyLong_FromSsize_t(includes), PyLong_FromSsize_t(shims), PyLong_FromSsize_t(inferred),
+                           PyLong_FromSsize_t(converted)};
+    result = PyTuple_New(10);
+    for (int k = 0; k < 10; k++) {
+        if (!result || !items[k]) {
+            Py_XDECREF(items[k]);
+            continue;
+        }
+        PyTuple_SET_ITEM(result, k, items[k]);
+    }
+    for (int k = 0; k < 10 && result; k++)
+        if (!items[k]) Py_CLEAR(result);
 done:
     for (int k = 0; k < 3; k++) {
         Py_XDECREF(by[k]);
@@ -445,4 +466,9 @@ static PyMethodDef methods[] = {
 
 static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_crecord", NULL, -1, methods};
 
-PyMODINIT_FUNC PyInit__crecord(void) { return PyModule_Create(&module); }
+PyMODINIT_FUNC PyInit__crecord(void) {
+    S_REFERENCE = PyUnicode_InternFromString("reference");
+    S_INCLUDE = PyUnicode_InternFromString("include");
+    if (!S_REFERENCE || !S_INCLUDE) return NULL;
+    return PyModule_Create(&module);
+}
