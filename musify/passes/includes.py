@@ -21,12 +21,12 @@ if TYPE_CHECKING:
 def run(ctx: PassContext) -> list[Edit]:
     """The pass. An include whose answer depends on its path alone (most: a system or CUDA
     header, asked of every file) is answered from the run's memo of that answer (`_fixed`): no
-    edit, or the edit's fields; any other (a project header, a rule with a diagnostic) goes
-    through `include_edit`, the reference (tests/test_includes_fixed.py)."""
+    edit, or the edit's fields; any other (a project header, a rule with a diagnostic) is asked
+    in full, as `include_edits` (the reference) asks every include
+    (tests/test_ident_include_shortcuts.py)."""
     includes = ctx.scan.includes
     if not includes:
         return []
-    edits: list[Edit] = []
     project, headers = ctx.project, ctx.ruleset.headers
     entry = _FIXED.get(id(project) if project.files else _NO_FILES_ID)  # `_fixed_memo`, its hit written out
     if entry is None or entry[1] is not headers or entry[2] != len(headers) or \
@@ -34,75 +34,69 @@ def run(ctx: PassContext) -> list[Edit]:
         fixed = _fixed_memo(project, headers)
     else:
         fixed = entry[3]
-    state = None  # the memos and the file's directory, made for the first include that needs them
-    for inc in includes:
-        answer = fixed.get(inc.path)
-        if answer is None:
-            answer = fixed[inc.path] = _fixed(project, headers, inc.path)
-        if answer is _NOTHING:
-            continue
-        if answer is _ASK:
-            if state is None:
-                state = _file_state(ctx)
-            include_edit(ctx, inc, edits, *state)
-            continue
-        edits.append(Edit(inc.start, inc.end, *answer))
-    return edits
-
-
-def _file_state(ctx: PassContext) -> tuple:
-    """What `include_edit` reads for one file: the project's memos (None without project files),
-    the header rules' memo and the file's directory, looked up once per file, not once per include."""
-    project, headers = ctx.project, ctx.ruleset.headers
-    memos = (_memo_for(_WRITTEN, project), _memo_for(_RESOLVED, project)) if project.files else None
-    return memos, _memo_for(_RULE_MEMOS, headers, len(headers)), _dirname(ctx.path)
+    return _edits(ctx, includes, fixed)
 
 
 def include_edits(ctx: PassContext) -> list[Edit]:
-    """The pass with every include through `include_edit` (what `run` must equal)."""
+    """The pass with every include asked in full (what `run` must equal)."""
+    return _edits(ctx, ctx.scan.includes, None) if ctx.scan.includes else []
+
+
+def _edits(ctx: PassContext, includes: list, fixed: dict | None) -> list[Edit]:
+    """The includes' edits (and diagnostics): from `fixed` (path -> `_fixed`'s answer, filled as
+    paths are met; None: none) where it has an answer, else the project's header renames first,
+    then the header rules, their memos looked up for the first include that needs them (one
+    loop: a call per include cost the headers of a big project more than the memo saved)."""
     edits: list[Edit] = []
-    if ctx.scan.includes:
-        state = _file_state(ctx)
-        for inc in ctx.scan.includes:
-            include_edit(ctx, inc, edits, *state)
+    project, headers = ctx.project, ctx.ruleset.headers
+    memos = ruled = directory = None
+    asked = False
+    for inc in includes:
+        written = inc.path
+        if fixed is not None:
+            answer = fixed.get(written)
+            if answer is None:
+                answer = fixed[written] = _fixed(project, headers, written)
+            if answer is _NOTHING:
+                continue
+            if answer is not _ASK:
+                edits.append(Edit(inc.start, inc.end, *answer))
+                continue
+        if not asked:  # the memos and the file's directory, once per file
+            asked = True
+            memos = (_memo_for(_WRITTEN, project), _memo_for(_RESOLVED, project)) if project.files else None
+            ruled = _memo_for(_RULE_MEMOS, headers, len(headers))
+            directory = _dirname(ctx.path)
+        if memos is not None:
+            target = _target(project, memos, directory, written)
+            if target is not None:
+                new = project.header_renames.get(target)
+                if new is not None:
+                    new_path = _renamed_include(written, target, new)
+                    edits.append(Edit(inc.start, inc.end, new_path, "include:project", "project", "header", False,
+                                      "include"))
+                continue
+        rule = ruled.get(written, _UNKNOWN)  # `_header_rule`, its memo at hand
+        if rule is _UNKNOWN:
+            rule = ruled[written] = _header_rule(headers, written)
+        if rule is None:
+            continue
+        if rule.status == "unsupported":
+            ctx.unconverted[inc.path] += 1
+            ctx.warn(rule.diag or "MU1005", inc.start, inc.path, library=rule.library,
+                     note=f": {rule.note}" if rule.note else "")
+            continue
+        if rule.replacement is None:
+            continue
+        if rule.cuda.endswith("/"):
+            replacement = rule.replacement + inc.path[len(rule.cuda):]
+        else:
+            replacement = rule.replacement
+        edits.append(Edit(inc.start, inc.end, replacement, "include:" + rule.cuda, rule.library, "header",
+                          rule.inferred, "include"))
+        if rule.diag:
+            ctx.warn(rule.diag, inc.start, inc.path)
     return edits
-
-
-def include_edit(ctx: PassContext, inc, edits: list[Edit], memos: tuple[dict, dict] | None, ruled: dict,
-                 directory: str) -> None:
-    """One include's edit (added to `edits`) and diagnostics: the project's header renames first,
-    then the header rules."""
-    project = ctx.project
-    written = inc.path
-    if memos is not None:
-        target = _target(project, memos, directory, written)
-        if target is not None:
-            new = project.header_renames.get(target)
-            if new is not None:
-                new_path = _renamed_include(written, target, new)
-                edits.append(Edit(inc.start, inc.end, new_path, "include:project", "project", "header", False,
-                                  "include"))
-            return
-    rule = ruled.get(written, _UNKNOWN)  # `_header_rule`, its memo at hand
-    if rule is _UNKNOWN:
-        rule = ruled[written] = _header_rule(ctx.ruleset.headers, written)
-    if rule is None:
-        return
-    if rule.status == "unsupported":
-        ctx.unconverted[inc.path] += 1
-        ctx.warn(rule.diag or "MU1005", inc.start, inc.path, library=rule.library,
-                 note=f": {rule.note}" if rule.note else "")
-        return
-    if rule.replacement is None:
-        return
-    if rule.cuda.endswith("/"):
-        replacement = rule.replacement + inc.path[len(rule.cuda):]
-    else:
-        replacement = rule.replacement
-    edits.append(Edit(inc.start, inc.end, replacement, "include:" + rule.cuda, rule.library, "header",
-                      rule.inferred, "include"))
-    if rule.diag:
-        ctx.warn(rule.diag, inc.start, inc.path)
 
 
 _NOTHING = ()  # an include path that makes no edit and no diagnostic in any file
