@@ -119,6 +119,10 @@ static Py_ssize_t bisect_right(const Ints *starts, long long x, Py_ssize_t lo, i
 
 /* ---- record(): the counts ---- */
 
+/* the categories "reference" and "include", interned: an edit's category (a literal in the passes,
+ * interned too) is most often one of them by address */
+static PyObject *S_REFERENCE, *S_INCLUDE;
+
 /* d[key] = d.get(key, 0) + count */
 static int bump(PyObject *d, PyObject *key, Py_ssize_t count) {
     PyObject *old = PyDict_GetItemWithError(d, key);
@@ -264,7 +268,11 @@ static PyObject *tally(PyObject *const *infos, const Py_ssize_t *count, Py_ssize
                         || bump(by[1], PyTuple_GET_ITEM(info, 1), count[i]) < 0
                         || (renames != Py_None && bump(by[2], renames, count[i]) < 0)))
             goto done;
-        if (PyUnicode_Check(category)) {
+        if (category == S_REFERENCE) {
+            /* (most edits: neither, known by the interned string's address) */
+        } else if (category == S_INCLUDE) {
+            includes += count[i];
+        } else if (PyUnicode_Check(category)) {
             if (PyUnicode_CompareWithASCIIString(category, "include") == 0) includes += count[i];
             else if (PyUnicode_CompareWithASCIIString(category, "shim-include") == 0) shims += count[i];
         }
@@ -275,8 +283,21 @@ static PyObject *tally(PyObject *const *infos, const Py_ssize_t *count, Py_ssize
     }
     for (int k = 0; k < 3 && !summed; k++)
         if (!(sorted[k] = sorted_dict(by[k]))) goto done;
-    result = Py_BuildValue("(OLLOOOnnnn)", json, touched, changed, sorted[0], sorted[1], sorted[2], includes, shims,
-                           inferred, converted);
+    /* the tuple Py_BuildValue("(OLLOOOnnnn)", ...) made, built directly (its format read for every file) */
+    PyObject *items[10] = {Py_NewRef(json), PyLong_FromLongLong(touched), PyLong_FromLongLong(changed),
+                           Py_NewRef(sorted[0]), Py_NewRef(sorted[1]), Py_NewRef(sorted[2]),
+                           PyLong_FromSsize_t(includes), PyLong_FromSsize_t(shims), PyLong_FromSsize_t(inferred),
+                           PyLong_FromSsize_t(converted)};
+    result = PyTuple_New(10);
+    for (int k = 0; k < 10; k++) {
+        if (!result || !items[k]) {
+            Py_XDECREF(items[k]);
+            continue;
+        }
+        PyTuple_SET_ITEM(result, k, items[k]);
+    }
+    for (int k = 0; k < 10 && result; k++)
+        if (!items[k]) Py_CLEAR(result);
 done:
     for (int k = 0; k < 3; k++) {
         Py_XDECREF(by[k]);
@@ -285,18 +306,42 @@ done:
     return result;
 }
 
+/* the newlines in [from, to) of the text; *last: the offset of the last one (left as it was without one) */
+static Py_ssize_t newlines(int kind, const void *data, Py_ssize_t from, Py_ssize_t to, Py_ssize_t *last) {
+    Py_ssize_t count = 0;
+    if (kind == PyUnicode_1BYTE_KIND) {
+        const char *base = data, *c = base + from, *end = base + to;
+        while (c < end && (c = memchr(c, '\n', (size_t)(end - c))) != NULL) {
+            count++;
+            *last = c - base;
+            c++;
+        }
+        return count;
+    }
+    for (Py_ssize_t i = from; i < to; i++)
+        if (PyUnicode_READ(kind, data, i) == '\n') {
+            count++;
+            *last = i;
+        }
+    return count;
+}
+
+/* record(text, rows, starts, ...): `starts` is the file's line table (a list or an array), or
+ * None: then each edit's line is found by counting the newlines since the one before (the edits
+ * are in order; the table costs an int object a line, for a file that needs it for nothing else) */
 static PyObject *record(PyObject *self, PyObject *args) {
     PyObject *text, *rows_obj, *starts_obj, *fields, *memo;
     int render, ascii;
     if (!PyArg_ParseTuple(args, "UOOO!O!pp:record", &text, &rows_obj, &starts_obj, &PyList_Type, &fields, &PyDict_Type,
                           &memo, &render, &ascii))
         return NULL;
-    Ints rows, starts;
+    Ints rows, starts = {0};
     if (!ints_open(rows_obj, &rows) || rows.list) {
         ints_close(&rows);
         Py_RETURN_NONE;
     }
-    if (!ints_open(starts_obj, &starts)) {
+    int walk = starts_obj == Py_None;  /* no line table: the newlines counted from one edit to the next */
+    if (!walk && !ints_open(starts_obj, &starts)) {
         ints_close(&starts);
         ints_close(&rows);
         Py_RETURN_NONE;
@@ -308,7 +353,7 @@ static PyObject *record(PyObject *self, PyObject *args) {
     Py_ssize_t n = rows.n / 3, len = PyUnicode_GET_LENGTH(text);
     int kind = PyUnicode_KIND(text);
     const void *data = PyUnicode_DATA(text);
-    if (rows.n % 3 || starts.n == 0) goto fallback;
+    if (rows.n % 3 || (!walk && starts.n == 0)) goto fallback;
     count = PyMem_Calloc((size_t)(nfields ? nfields : 1), sizeof(Py_ssize_t));
     infos = PyMem_Calloc((size_t)(nfields ? nfields : 1), sizeof(PyObject *));
     if (!count || !infos) {
@@ -317,7 +362,7 @@ static PyObject *record(PyObject *self, PyObject *args) {
     }
     if (render && (out_grow(&o, 160 * n + 2) < 0 || OUT_LIT(&o, "[") < 0)) goto done;  /* room for most lists at once */
     long long prev_start = -1, touched = 0, changed = 0;
-    Py_ssize_t at_line = 0, prev_line = 0;
+    Py_ssize_t at_line = 0, prev_line = 0, at = 0, walked = 1, nl = -1;  /* (walk: lines before `at`, the last '\n') */
     for (Py_ssize_t k = 0; k < n; k++) {
         long long s = ints_get(&rows, 3 * k, &bad), e = ints_get(&rows, 3 * k + 1, &bad);
         long long f = ints_get(&rows, 3 * k + 2, &bad);
@@ -331,15 +376,24 @@ static PyObject *record(PyObject *self, PyObject *args) {
             infos[f] = Py_NewRef(info);
         }
         /* the start's line: from the previous start's line (the starts are in order) */
-        Py_ssize_t line = bisect_right(&starts, s, at_line, &bad);
-        if (bad || line < 1) goto fallback;
-        at_line = line - 1;
+        Py_ssize_t line;
+        if (walk) {
+            walked += newlines(kind, data, at, (Py_ssize_t)s, &nl);
+            at = (Py_ssize_t)s;
+            line = walked;
+        } else {
+            line = bisect_right(&starts, s, at_line, &bad);
+            if (bad || line < 1) goto fallback;
+            at_line = line - 1;
+        }
         if (k == 0 || line != prev_line) touched++;
         prev_line = line;
         prev_start = s;
         int newline = 0;
         if (ascii) changed += e - s;
-        if (render || !ascii) {
+        if (render && ascii && kind == PyUnicode_1BYTE_KIND) {  /* only whether it holds a newline: one memchr */
+            newline = memchr((const char *)data + s, '\n', (size_t)(e - s)) != NULL;
+        } else if (render || !ascii) {
             for (Py_ssize_t i = (Py_ssize_t)s; i < (Py_ssize_t)e; i++) {
                 Py_UCS4 c = PyUnicode_READ(kind, data, i);
                 if (c == '\n') newline = 1;
@@ -358,8 +412,12 @@ static PyObject *record(PyObject *self, PyObject *args) {
             }
         }
         if (!render) continue;
-        long long col = s - ints_get(&starts, line - 1, &bad) + 1, end_line = line, end_col = col + e - s;
-        if (newline) {  /* an end on a later line */
+        long long col = walk ? s - nl : s - ints_get(&starts, line - 1, &bad) + 1, end_line = line, end_col = col + e - s;
+        if (newline && walk) {  /* an end on a later line: the newlines inside the edit counted */
+            Py_ssize_t last = nl;
+            end_line = line + newlines(kind, data, (Py_ssize_t)s, (Py_ssize_t)e, &last);
+            end_col = e - last;
+        } else if (newline) {
             Py_ssize_t l2 = bisect_right(&starts, e, line - 1, &bad);
             end_line = l2;
             end_col = e - ints_get(&starts, l2 - 1, &bad) + 1;
@@ -408,4 +466,9 @@ static PyMethodDef methods[] = {
 
 static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_crecord", NULL, -1, methods};
 
-PyMODINIT_FUNC PyInit__crecord(void) { return PyModule_Create(&module); }
+PyMODINIT_FUNC PyInit__crecord(void) {
+    S_REFERENCE = PyUnicode_InternFromString("reference");
+    S_INCLUDE = PyUnicode_InternFromString("include");
+    if (!S_REFERENCE || !S_INCLUDE) return NULL;
+    return PyModule_Create(&module);
+}

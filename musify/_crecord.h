@@ -14,7 +14,9 @@ typedef struct {
     Py_ssize_t len, cap;
 } Out;
 
-int out_grow(Out *o, Py_ssize_t more);
+int out_realloc(Out *o, Py_ssize_t more);
+/* room for `more` bytes: inline while there is room (a dozen writes an edit), else the realloc */
+static inline int out_grow(Out *o, Py_ssize_t more) { return o->len + more <= o->cap ? 0 : out_realloc(o, more); }
 int out_int(Out *o, long long v);
 PyObject *out_str(Out *o);
 /* text[lo:hi] as a JSON string, as json.encoder.encode_basestring_ascii writes it */

@@ -2,7 +2,8 @@
  * record() and entry() write their JSON with. */
 #include "_crecord.h"
 
-int out_grow(Out *o, Py_ssize_t more) {
+/* out_grow's slow path: the buffer doubled until `more` bytes fit */
+int out_realloc(Out *o, Py_ssize_t more) {
     if (o->len + more <= o->cap) return 0;
     Py_ssize_t cap = o->cap ? o->cap : 256;
     while (cap < o->len + more) cap *= 2;

@@ -351,14 +351,15 @@ def _figures(edits: EditList, text: str, lines: LineIndex, ascii: bool, render: 
     `edits`, merged edits of `text` (`ascii`: a character is a byte of the file); the packed
     edits only when `render`. One pass in C where it is built (the field tuples the run has not
     counted yet counted first); `summarise` and `_tally` in Python (the reference) for the rest."""
-    fields, memo = edits._fields.values, _counted_fields(ruleset)
+    fields, memo = edits._fields.values, _COUNTED[1] if _COUNTED[0] is ruleset else _counted_fields(ruleset)
     if _NATIVE is not None:
         n = len(edits._a) // 3
         small = render and n <= packed_edits.RENDER_MAX  # a bigger file's list is kept as arrays, not rendered
-        got = _NATIVE.record(text, edits._a, lines._starts, fields, memo, small, ascii)
+        starts = lines.__dict__.get("_starts")  # (None when not made yet: the C counts the newlines)
+        got = _NATIVE.record(text, edits._a, starts, fields, memo, small, ascii)
         if got is None and None in map(memo.get, fields):  # tuples not counted yet: counted, then again
             _count_new(memo, fields, ruleset)
-            got = _NATIVE.record(text, edits._a, lines._starts, fields, memo, small, ascii)
+            got = _NATIVE.record(text, edits._a, starts, fields, memo, small, ascii)
         if got is not None:
             json_text, *figures = got
             if json_text is not None:

@@ -341,3 +341,22 @@ def test_many_field_tuples_count_alike(fields, picks):
     native, plain, _ = _figures(text, EditList(a, fields), True, seen=False)
     _same(native, plain)
     assert NATIVE.record(text, a, LineIndex(text)._starts, fields, runner._COUNTED[1], True, True) is not None  # (C counted)
+
+
+@needs_crecord
+@SETTINGS
+@given(case=st.one_of(cases, cases.flatmap(tables)), render=st.booleans())
+def test_a_file_without_its_line_table_counts_the_newlines_to_the_same_record(case, render):
+    """`_crecord.record` handed no line table (a file whose positions nothing asked for yet)
+    finds each edit's line by counting newlines: the record the table gives."""
+    text, edits = case
+    ascii, rules = _one_byte_each(text), Rules({"cudaFree", "x"})
+    fresh, made = LineIndex(text), LineIndex(text)
+    made.position(0)  # the table made
+    walked = runner._figures(edits, text, fresh, ascii, render, rules)
+    looked_up = runner._figures(edits, text, made, ascii, render, rules)
+
+    def comparable(packed, *rest):
+        return ("".join(packed.iter_json()) if packed is not None else None, *rest)
+
+    _same(comparable(*walked), comparable(*looked_up))

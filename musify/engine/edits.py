@@ -50,7 +50,7 @@ class EditList(Rows):
     WIDTH = 3
 
     def __init__(self, data: array | None = None, fields: list[tuple] | None = None) -> None:
-        super().__init__(data)
+        self._a = data if data is not None else array("i")  # `Rows.__init__`, without its call (a list a file)
         self._fields = Table(fields)
 
     def append(self, edit: Edit) -> None:
@@ -110,14 +110,10 @@ def merge(edits: Iterable[Edit]) -> EditList:
         if a and a[0] > a[1]:
             raise OverlappingEdits(f"edit with negative span: {edits[0]}")
         return edits
-    if _NATIVE is not None and _NATIVE.in_order(a):
-        return edits  # in order, no overlap, no duplicate: already merged (the check below, in C)
-    starts, ends, fids = a[0::3], a[1::3], a[2::3]
-    if all(s <= e for s, e in zip(starts, ends)) and all(
-            e0 <= s1 and (s0 < s1 or e0 < e1) for s0, e0, s1, e1 in zip(starts, ends, starts[1:], ends[1:])):
-        return edits  # in order, no overlap, no duplicate: already merged
-    if _NATIVE is not None:  # sorted and checked in C unless two edits share a span
-        found = _NATIVE.merge_rows(a)
+    if _NATIVE is not None:
+        if _NATIVE.in_order(a):
+            return edits  # in order, no overlap, no duplicate: already merged (`_in_order`, in C)
+        found = _NATIVE.merge_rows(a)  # sorted and checked in C unless two edits share a span
         if found is not None:
             rows, problem, i, j = found
             if rows is not None:
@@ -125,6 +121,9 @@ def merge(edits: Iterable[Edit]) -> EditList:
             if problem == 0:
                 raise OverlappingEdits(f"edit with negative span: {edits[i]}")
             raise OverlappingEdits(f"overlapping edits: {edits[i]} and {edits[j]}")
+    elif _in_order(a):
+        return edits  # in order, no overlap, no duplicate: already merged
+    starts, ends, fids = a[0::3], a[1::3], a[2::3]
     n = len(starts)
     order: Iterable[int] = range(n)
     if any(starts[i] > starts[i + 1] or (starts[i] == starts[i + 1] and ends[i] >= ends[i + 1])
@@ -144,6 +143,14 @@ def merge(edits: Iterable[Edit]) -> EditList:
         push(s, e, fids[i])
         prev, prev_end = i, e
     return out
+
+
+def _in_order(a: array) -> bool:
+    """Whether the rows are merged as they are: each span in order, ending at or before the next
+    starts and differing from it (`_cedits.in_order` is this in C: asked once, not again here)."""
+    starts, ends = a[0::3], a[1::3]
+    return all(s <= e for s, e in zip(starts, ends)) and all(
+        e0 <= s1 and (s0 < s1 or e0 < e1) for s0, e0, s1, e1 in zip(starts, ends, starts[1:], ends[1:]))
 
 
 def apply(text: str, edits: list[Edit]) -> str:

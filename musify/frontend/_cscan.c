@@ -594,6 +594,8 @@ static PyMethodDef methods[] = {
      "fields, rest, uses)"},
     {"previous_token", musify_cscan_previous_token, METH_VARARGS, "previous_token(text, start) -> (token, start)"},
     {"line_starts", musify_cscan_line_starts, METH_O, "line_starts(text) -> offsets where lines start"},
+    {"named_positions", musify_cscan_named_positions, METH_VARARGS,
+     "named_positions(text, [(offset, name)...]) -> [(name, line, column)...] or None: LineIndex.named_positions"},
     {"unknown_use", musify_cscan_unknown_use, METH_VARARGS,
      "unknown_use(text, start) -> 0 declared, 1 member, 2 use, 3 undecided: identifiers.unknown_use_python in C"},
     {"bind", cscan_bind, METH_VARARGS, "bind(Ident, Include, Directive, Problem, ctx_members)"},

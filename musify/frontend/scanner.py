@@ -16,16 +16,16 @@ from the rule set (see `candidate_prefixes`), so the scanner itself knows no CUD
 
 from __future__ import annotations
 
-import bisect
 import re
 from array import array
 from dataclasses import dataclass, field
-from functools import lru_cache, partial
-from itertools import accumulate
+from functools import lru_cache
 from typing import NamedTuple
 
 from musify.frontend import compiled
+from musify.frontend.codemap import CodeMap
 from musify.frontend.idents import Ctx, Ident, IdentList
+from musify.frontend.lines import LineIndex, line_starts_python  # noqa: F401 -- re-exported (moved to lines.py)
 
 
 class Include(NamedTuple):
@@ -84,114 +84,6 @@ class Scan:
 # what a context holds once its file's passes are done (`runner.edit_text`): one shared empty
 # scan, which nothing writes to, rather than a new one for each file
 NO_SCAN = Scan()
-
-
-class CodeMap:
-    """Answers "is this offset in code?" by bisecting the comment and literal spans."""
-
-    def __init__(self, spans: list[tuple[int, int, Ctx]]):
-        self._starts = [s for s, _, _ in spans]
-        self._spans = spans
-        self._pairs: dict[str, tuple[str, dict[int, int]]] = {}
-        self._paired: dict[str, tuple[str, memoryview, memoryview]] = {}  # `closer`'s pairings
-
-    def context_at(self, pos: int) -> Ctx:
-        i = bisect.bisect_right(self._starts, pos) - 1
-        if i >= 0:
-            s, e, ctx = self._spans[i]
-            if s <= pos < e:
-                return ctx
-        return Ctx.CODE
-
-    def is_code(self, pos: int) -> bool:
-        return self.context_at(pos) == Ctx.CODE
-
-    def search(self, pattern: re.Pattern[str], text: str, pos: int) -> re.Match[str] | None:
-        """The next match of `pattern` at or after `pos` that starts in code (comments and
-        literals are jumped over whole): bracket matching that costs per bracket, not per char."""
-        while True:
-            m = pattern.search(text, pos)
-            if m is None:
-                return None
-            end = self.span_end(m.start())
-            if end is None:
-                return m
-            pos = end
-
-    def span_end(self, pos: int) -> int | None:
-        """The end of the comment or literal containing `pos`, or None when `pos` is code."""
-        i = bisect.bisect_right(self._starts, pos) - 1
-        if i >= 0:
-            s, e, _ = self._spans[i]
-            if s <= pos < e:
-                return e
-        return None
-
-    def closing(self, pattern: re.Pattern[str], text: str, i: int) -> int:
-        """The offset of the bracket closing the opener `text[i]` (in code; `pattern` matches
-        that opener and its closer), or -1. Every pair a search passes is remembered, and a later
-        search jumps over a known pair and stops at a known unclosed opener (which leaves every
-        opener before it unclosed too), so each bracket of the file is read at most once: asking
-        per opener would rescan to the end of the file for each unclosed one, which is quadratic
-        on a file of unclosed function bodies."""
-        opener = text[i]
-        known = self._pairs.get(opener)
-        if known is None or known[0] is not text:
-            known = self._pairs[opener] = (text, {})
-        pairs = known[1]
-        if i in pairs:
-            return pairs[i]
-        stack = [i]
-        j = i + 1
-        while stack:
-            m = self.search(pattern, text, j)
-            k = m.start() if m is not None else -1
-            if k >= 0 and text[k] != opener:
-                pairs[stack.pop()] = k
-                j = k + 1
-                continue
-            close = pairs.get(k, 0) if k >= 0 else -1
-            if close == -1:  # the end of the file, or an opener known never to close
-                for o in stack:
-                    pairs[o] = -1
-                break
-            if close:
-                j = close + 1  # a balanced pair seen before
-            else:
-                stack.append(k)
-                j = k + 1
-        return pairs[i]
-
-    def closer(self, pattern: re.Pattern[str], text: str, i: int, pairs) -> int:
-        """`closing(pattern, text, i)`, answered from `pairs(text, spans, opener)` (the compiled
-        `_claunch.pairs`: every code bracket of the opener's kind paired in one pass, made once
-        per kind and text): a bisection per question instead of a regex search and a span
-        look-up per bracket between the two (inline assembly in the CUDA headers asked 3,500
-        times). An opener that is not itself in code is not paired there: `closing` answers it."""
-        opener = text[i]
-        known = self._paired.get(opener)
-        if known is None or known[0] is not text:
-            opens, closes = pairs(text, self._spans, opener)
-            known = self._paired[opener] = (text, memoryview(opens).cast("q"), memoryview(closes).cast("q"))
-        opens = known[1]
-        k = bisect.bisect_left(opens, i)
-        if k < len(opens) and opens[k] == i:
-            return known[2][k]
-        return self.closing(pattern, text, i)
-
-    def last_span_before(self, pos: int) -> int:
-        """The index of the last span that starts before `pos` (-1: none)."""
-        return bisect.bisect_left(self._starts, pos) - 1
-
-    def forget_brackets(self) -> None:
-        """Let go of the bracket pairs `closing` remembered (a later call starts afresh)."""
-        self._pairs.clear()
-        self._paired.clear()
-
-    def spans(self) -> list[tuple[int, int, Ctx]]:
-        """The comment and literal spans in order (launch detection walks them alongside its
-        own token pass, which is cheaper than a bisection per token)."""
-        return self._spans
 
 
 # Vendor-looking identifiers are always candidates, rule or no rule: the unknown-name pass needs them.
@@ -490,65 +382,6 @@ def _is_define_name(text: str, d: Directive, start: int) -> bool:
 def identifiers_in(text: str, start: int, end: int) -> list[tuple[int, int, str]]:
     """Every identifier in text[start:end] (for rewriting inside comments and strings on request)."""
     return [(m.start(), m.end(), m.group()) for m in _IDENT.finditer(text, start, end)]
-
-
-def line_starts_python(text: str) -> list[int]:
-    """Offsets where lines start (0, then after each newline): `_cscan.line_starts` in Python."""
-    lengths = [len(line) + 1 for line in text.split("\n")]
-    lengths.pop()
-    return list(accumulate(lengths, initial=0))
-
-
-_ARRAY_FROM = 1 << 16
-
-
-class LineIndex:
-    """Offset -> (line, column), both 1-based; columns count characters. The line starts are
-    found when a position is first asked for: most files of a big tree (three in four of the
-    CUDA headers) have no edit and no finding, and need only their line count."""
-
-    def __init__(self, text: str):
-        self._text = text
-
-    def __getattr__(self, name: str):
-        """`_starts`, made on first use (only a missing attribute comes here)."""
-        if name != "_starts":
-            raise AttributeError(name)
-        text = self._text
-        starts = _NATIVE.line_starts(text) if _NATIVE is not None else line_starts_python(text)
-        # a file of a million lines: 8 bytes a line in an array rather than 36 in a list of ints
-        self._starts = starts if len(starts) < _ARRAY_FROM else array("q", starts)
-        return self._starts
-
-    def position(self, offset: int) -> tuple[int, int]:
-        i = bisect.bisect_right(self._starts, offset) - 1
-        return i + 1, offset - self._starts[i] + 1
-
-    def line_of(self, offset: int) -> int:
-        return bisect.bisect_right(self._starts, offset)
-
-    def positions(self, offsets) -> list[tuple[int, int]]:
-        """`position` of each of `offsets`, the searches made by `map` (no Python call each)."""
-        starts = self._starts
-        lines = list(map(partial(bisect.bisect_right, starts), offsets))
-        return [(i, o - starts[i - 1] + 1) for i, o in zip(lines, offsets)]
-
-    def named_positions(self, named: list[tuple[int, str]]) -> list[tuple[str, int, int]]:
-        """(name, line, column) for each (offset, name) of `named`: one loop, no list of the
-        offsets or of their positions made first (a file's uses of unrecognised names)."""
-        starts = self._starts
-        find = bisect.bisect_right
-        out = []
-        add = out.append
-        for offset, name in named:
-            i = find(starts, offset)
-            add((name, i, offset - starts[i - 1] + 1))
-        return out
-
-    @property
-    def line_count(self) -> int:
-        starts = self.__dict__.get("_starts")
-        return len(starts) if starts is not None else self._text.count("\n") + 1  # (a start after each)
 
 
 def _load_native():

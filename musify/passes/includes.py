@@ -19,18 +19,54 @@ if TYPE_CHECKING:
 
 
 def run(ctx: PassContext) -> list[Edit]:
+    """The pass. An include whose answer depends on its path alone (most: a system or CUDA
+    header, asked of every file) is answered from the run's memo of that answer (`_fixed`): no
+    edit, or the edit's fields; any other (a project header, a rule with a diagnostic) is asked
+    in full, as `include_edits` (the reference) asks every include
+    (tests/test_ident_include_shortcuts.py)."""
     includes = ctx.scan.includes
     if not includes:
         return []
-    edits = []
-    headers = ctx.ruleset.headers
-    project = ctx.project
-    # the memos and the file's directory looked up once per file, not once per include
-    memos = (_memo_for(_WRITTEN, project), _memo_for(_RESOLVED, project)) if project.files else None
-    ruled = _memo_for(_RULE_MEMOS, headers, len(headers))
-    directory = _dirname(ctx.path)
+    project, headers = ctx.project, ctx.ruleset.headers
+    entry = _FIXED.get(id(project) if project.files else _NO_FILES_ID)  # `_fixed_memo`, its hit written out
+    if entry is None or entry[1] is not headers or entry[2] != len(headers) or \
+            entry[0] is not (project if project.files else _NO_FILES):
+        fixed = _fixed_memo(project, headers)
+    else:
+        fixed = entry[3]
+    return _edits(ctx, includes, fixed)
+
+
+def include_edits(ctx: PassContext) -> list[Edit]:
+    """The pass with every include asked in full (what `run` must equal)."""
+    return _edits(ctx, ctx.scan.includes, None) if ctx.scan.includes else []
+
+
+def _edits(ctx: PassContext, includes: list, fixed: dict | None) -> list[Edit]:
+    """The includes' edits (and diagnostics): from `fixed` (path -> `_fixed`'s answer, filled as
+    paths are met; None: none) where it has an answer, else the project's header renames first,
+    then the header rules, their memos looked up for the first include that needs them (one
+    loop: a call per include cost the headers of a big project more than the memo saved)."""
+    edits: list[Edit] = []
+    project, headers = ctx.project, ctx.ruleset.headers
+    memos = ruled = directory = None
+    asked = False
     for inc in includes:
         written = inc.path
+        if fixed is not None:
+            answer = fixed.get(written)
+            if answer is None:
+                answer = fixed[written] = _fixed(project, headers, written)
+            if answer is _NOTHING:
+                continue
+            if answer is not _ASK:
+                edits.append(Edit(inc.start, inc.end, *answer))
+                continue
+        if not asked:  # the memos and the file's directory, once per file
+            asked = True
+            memos = (_memo_for(_WRITTEN, project), _memo_for(_RESOLVED, project)) if project.files else None
+            ruled = _memo_for(_RULE_MEMOS, headers, len(headers))
+            directory = _dirname(ctx.path)
         if memos is not None:
             target = _target(project, memos, directory, written)
             if target is not None:
@@ -61,6 +97,54 @@ def run(ctx: PassContext) -> list[Edit]:
         if rule.diag:
             ctx.warn(rule.diag, inc.start, inc.path)
     return edits
+
+
+_NOTHING = ()  # an include path that makes no edit and no diagnostic in any file
+_ASK = ("ask",)  # one whose answer may depend on the including file, or that raises a diagnostic
+_FIXED: dict = {}  # id(project) -> (the project, the header table, its size, path -> answer)
+
+
+def _fixed_memo(project: ProjectInfo, headers: dict) -> dict:
+    """The run's memo of `_fixed` for this project and header table (kept by identity, like
+    `_memo_for`'s: two runs in two threads never share one)."""
+    if not project.files:
+        project = _NO_FILES  # `_fixed` reads nothing else of it: every such project shares one memo
+    entry = _FIXED.get(id(project))
+    size = len(headers)
+    if entry is None or entry[0] is not project or entry[1] is not headers or entry[2] != size:
+        if len(_FIXED) >= 4:
+            _FIXED.clear()
+        entry = _FIXED[id(project)] = (project, headers, size, {})
+    return entry[3]
+
+
+_NO_FILES = ProjectInfo()  # (a file migrated alone gets a new empty project each time)
+_NO_FILES_ID = id(_NO_FILES)
+
+
+def _fixed(project: ProjectInfo, headers: dict, written: str) -> tuple:
+    """What an include of `written` makes in any file, when that does not depend on the file:
+    `_NOTHING`, or the edit's fields after its span; else `_ASK`. It does not when no project
+    file can be the include's target: no project files, or a plain path that no project file's
+    path ends with (`_target` then finds neither the file beside the includer, whose path would
+    end with it, nor a suffix match: `build_project_info` indexes every file's every suffix, the
+    whole path included, which the index's size vouches for); and the header rule's answer
+    raises no diagnostic."""
+    if project.files and not (_is_plain(written) and written not in project.suffix_index
+                              and len(project.suffix_index) >= len(project.files)):
+        return _ASK
+    ruled = _memo_for(_RULE_MEMOS, headers, len(headers))
+    rule = ruled.get(written, _UNKNOWN)
+    if rule is _UNKNOWN:
+        rule = ruled[written] = _header_rule(headers, written)
+    if rule is None:
+        return _NOTHING
+    if rule.status == "unsupported" or rule.diag:
+        return _ASK
+    if rule.replacement is None:
+        return _NOTHING
+    replacement = rule.replacement + written[len(rule.cuda):] if rule.cuda.endswith("/") else rule.replacement
+    return replacement, "include:" + rule.cuda, rule.library, "header", rule.inferred, "include"
 
 
 def _memo_for(memos: dict, owner: object, size: int = 0) -> dict:

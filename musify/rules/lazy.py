@@ -123,7 +123,7 @@ class LazyRules(MutableMapping):
         return iter(self.whole())
 
     def __len__(self) -> int:
-        return len(self.whole())
+        return len(self._rules if self._index is None else self.whole())  # (whole: no call; asked once a file)
 
     def keys(self):
         return self.whole().keys()
