@@ -22,6 +22,30 @@ static inline int blank(Py_UCS4 c) { return c == ' ' || c == '\t' || c == '\r' |
 static inline int ascii_ident_start(Py_UCS4 c) { return c == '_' || (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z'); }
 static inline int word_char(Py_UCS4 c) { return c == '_' || Py_UNICODE_ISALNUM(c); }
 
+/* What `_NAME_BEFORE_PAREN` (hazards/common.py, `name_before` in _claunch_defs.c) and `_DEF_NAME`
+ * (launches.py, `def_name` in _claunch_kernel.c) share, `([A-Za-z_]\w*)\s*(?:<[^;{()]*>\s*)?`, read
+ * once here so that the two searches keep matching the same names. */
+/* `\w*\s*` after the name's first character at `p`, within `hi`: sets the name's end `*q` and
+ * returns the offset after the blanks (`hi`: the blanks reach it) */
+static inline Py_ssize_t name_and_blanks(int kind, const void *data, Py_ssize_t p, Py_ssize_t hi, Py_ssize_t *q) {
+    Py_ssize_t e = p + 1;
+    while (e < hi && word_char(READ(e))) e++;
+    *q = e;
+    while (e < hi && Py_UNICODE_ISSPACE(READ(e))) e++;
+    return e;
+}
+/* whether text[t:end], `t` holding a '<', is the template arguments `<[^;{()]*>\s*` */
+static inline int template_args_to(int kind, const void *data, Py_ssize_t t, Py_ssize_t end) {
+    Py_ssize_t r = end - 1;  /* the '>' closing the arguments: the last character not blank */
+    while (r > t && Py_UNICODE_ISSPACE(READ(r))) r--;
+    int ok = r > t && READ(r) == '>';
+    for (Py_ssize_t x = t + 1; ok && x < r; x++) {
+        Py_UCS4 c = READ(x);
+        ok = !(c == ';' || c == '{' || c == '(' || c == ')');
+    }
+    return ok;
+}
+
 /* _claunch.c: the helpers the searches share */
 int grow(void **buf, Py_ssize_t *cap, Py_ssize_t need, size_t size);
 Py_ssize_t read_spans(PyObject *spans, Py_ssize_t **starts, Py_ssize_t **ends);

@@ -127,21 +127,8 @@ static Py_ssize_t scan_closer(int kind, const void *data, Py_ssize_t n, const Py
 static int name_before(int kind, const void *data, Py_ssize_t lo, Py_ssize_t hi, Py_ssize_t *ns, Py_ssize_t *ne) {
     for (Py_ssize_t p = lo; p < hi; p++) {
         if (!ascii_ident_start(READ(p))) continue;
-        Py_ssize_t q = p + 1;
-        while (q < hi && word_char(READ(q))) q++;
-        Py_ssize_t t = q;
-        while (t < hi && Py_UNICODE_ISSPACE(READ(t))) t++;
-        int ok = t == hi;
-        if (!ok && READ(t) == '<') {
-            Py_ssize_t r = hi - 1;  /* the '>' closing the arguments: the last character not blank */
-            while (r > t && Py_UNICODE_ISSPACE(READ(r))) r--;
-            ok = r > t && READ(r) == '>';
-            for (Py_ssize_t x = t + 1; ok && x < r; x++) {
-                Py_UCS4 c = READ(x);
-                ok = !(c == ';' || c == '{' || c == '(' || c == ')');
-            }
-        }
-        if (ok) {
+        Py_ssize_t q, t = name_and_blanks(kind, data, p, hi, &q);
+        if (t == hi || (READ(t) == '<' && template_args_to(kind, data, t, hi))) {
             *ns = p;
             *ne = q;
             return 1;

@@ -95,10 +95,7 @@ static int is_not_name(int kind, const void *data, Py_ssize_t p, Py_ssize_t q, P
 static Py_ssize_t def_name(int kind, const void *data, Py_ssize_t from, Py_ssize_t hi, Py_ssize_t *ns, Py_ssize_t *ne) {
     for (Py_ssize_t p = from; p < hi; p++) {
         if (!ascii_ident_start(READ(p))) continue;
-        Py_ssize_t q = p + 1;
-        while (q < hi && word_char(READ(q))) q++;
-        Py_ssize_t t = q;
-        while (t < hi && Py_UNICODE_ISSPACE(READ(t))) t++;
+        Py_ssize_t q, t = name_and_blanks(kind, data, p, hi, &q);
         if (t >= hi) continue;
         Py_ssize_t paren = -1;
         if (READ(t) == '(') paren = t;
@@ -109,11 +106,7 @@ static Py_ssize_t def_name(int kind, const void *data, Py_ssize_t from, Py_ssize
                 if (c == ';' || c == '{' || c == '(' || c == ')') break;
                 x++;
             }
-            if (x < hi && READ(x) == '(') {
-                Py_ssize_t r = x - 1;
-                while (r > t && Py_UNICODE_ISSPACE(READ(r))) r--;
-                if (r > t && READ(r) == '>') paren = x;
-            }
+            if (x < hi && READ(x) == '(' && template_args_to(kind, data, t, x)) paren = x;
         }
         if (paren >= 0) {
             *ns = p;
