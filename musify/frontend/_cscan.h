@@ -1,6 +1,7 @@
 /* What the two halves of the `_cscan` extension share: the text view, the character classes of
  * the Python scanner's regular expressions, and the helpers that build result objects.
- * `_cscan.c` is the scanner and the module; `_cscan_ident.c` the identifier pass's helpers. */
+ * `_cscan.c` is the scanner (its two passes in `_cscan_lex.h` and `_cscan_label.h`, parts of its
+ * translation unit) and the module; `_cscan_ident.c` the identifier pass's helpers. */
 #ifndef MUSIFY_CSCAN_H
 #define MUSIFY_CSCAN_H
 #define PY_SSIZE_T_CLEAN
