@@ -117,6 +117,17 @@ static ALWAYS_INLINE Py_ssize_t literal_body(const Text *t, Py_ssize_t i, Py_UCS
     return i;
 }
 
+/* the string or character literal whose quote `q` is at `start`: its span (context `ctx`) and, when
+ * it is not closed, the problem `what`; returns its end (-1: an error was raised) */
+static ALWAYS_INLINE Py_ssize_t quoted_literal(const Text *t, Out *o, Py_ssize_t start, Py_UCS4 q, PyObject *what,
+                                               int ctx) {
+    int closed;
+    Py_ssize_t end = literal_body(t, start + 1, q, &closed);
+    if (!closed && add_problem(o, start, what) < 0) return -1;
+    if (add_span(o, start, end, ctx) < 0) return -1;
+    return end;
+}
+
 static const char *CHAR_PREFIXES[4] = {"u8", "u", "U", "L"};
 
 static ALWAYS_INLINE int starts_with_ascii(const Text *t, Py_ssize_t at, const char *p) {
@@ -284,21 +295,13 @@ static ALWAYS_INLINE int lex(const Text *t, Out *o) {
                 pos = end;
                 continue;
             }
-            int closed;
-            end = literal_body(t, start + 1, '"', &closed);
-            if (!closed && add_problem(o, start, S_STRING_LIT) < 0) return -1;
-            if (add_span(o, start, end, C_STRING) < 0) return -1;
-            pos = end;
+            if ((pos = quoted_literal(t, o, start, '"', S_STRING_LIT, C_STRING)) < 0) return -1;
         } else if (c == '\'') {
             if (start && ascii_word(CH(t, start - 1)) && !is_literal_prefix(t, start)) {
                 pos = start + 1; /* a digit separator (1'000'000) */
                 continue;
             }
-            int closed;
-            end = literal_body(t, start + 1, '\'', &closed);
-            if (!closed && add_problem(o, start, S_CHAR_LIT) < 0) return -1;
-            if (add_span(o, start, end, C_CHAR) < 0) return -1;
-            pos = end;
+            if ((pos = quoted_literal(t, o, start, '\'', S_CHAR_LIT, C_CHAR)) < 0) return -1;
         } else { /* '#': a directive when only blanks (or a BOM) precede it on its line */
             int blank = start >= directive_end;
             for (Py_ssize_t i = start - 1; blank && i >= 0; i--) {
