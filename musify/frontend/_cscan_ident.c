@@ -27,20 +27,28 @@ static void token_before(const Text *t, Py_ssize_t start, Py_ssize_t *ts, Py_ssi
     }
 }
 
+/* the text and offset of a `name(text, start)` call, `format` being "Un:name" (the name in the
+ * messages): 0, or -1 with an error raised (an offset past the text's end: IndexError) */
+static int text_and_offset(PyObject *args, const char *format, Text *t, Py_ssize_t *start) {
+    PyObject *text;
+    if (!PyArg_ParseTuple(args, format, &text, start)) return -1;
+    *t = (Text){PyUnicode_KIND(text), PyUnicode_DATA(text), PyUnicode_GET_LENGTH(text), text};
+    if (*start > t->n) {
+        PyErr_Format(PyExc_IndexError, "%s: offset past the end of the text", format + 3);
+        return -1;
+    }
+    return 0;
+}
+
 /* previous_token(text, start) -> (token, its start): identifiers.previous_token in C */
 PyObject *musify_cscan_previous_token(PyObject *Py_UNUSED(self), PyObject *args) {
-    PyObject *text;
+    Text t;
     Py_ssize_t start;
-    if (!PyArg_ParseTuple(args, "Un:previous_token", &text, &start)) return NULL;
-    Text t = {PyUnicode_KIND(text), PyUnicode_DATA(text), PyUnicode_GET_LENGTH(text), text};
-    if (start > t.n) {
-        PyErr_SetString(PyExc_IndexError, "previous_token: offset past the end of the text");
-        return NULL;
-    }
+    if (text_and_offset(args, "Un:previous_token", &t, &start) < 0) return NULL;
     Py_ssize_t ts, te;
     token_before(&t, start, &ts, &te);
     if (te == ts) return Py_BuildValue("(si)", "", 0);
-    PyObject *tok = PyUnicode_Substring(text, ts, te);
+    PyObject *tok = PyUnicode_Substring(t.text, ts, te);
     return tok ? Py_BuildValue("(Nn)", tok, ts) : NULL;
 }
 
@@ -92,14 +100,9 @@ static int unknown_use_at(const Text *t, Py_ssize_t start) {
 
 /* unknown_use(text, start) -> unknown_use_at's answer */
 PyObject *musify_cscan_unknown_use(PyObject *Py_UNUSED(self), PyObject *args) {
-    PyObject *text;
+    Text t;
     Py_ssize_t start;
-    if (!PyArg_ParseTuple(args, "Un:unknown_use", &text, &start)) return NULL;
-    Text t = {PyUnicode_KIND(text), PyUnicode_DATA(text), PyUnicode_GET_LENGTH(text), text};
-    if (start > t.n) {
-        PyErr_SetString(PyExc_IndexError, "unknown_use: offset past the end of the text");
-        return NULL;
-    }
+    if (text_and_offset(args, "Un:unknown_use", &t, &start) < 0) return NULL;
     return PyLong_FromLong(unknown_use_at(&t, start));
 }
 
