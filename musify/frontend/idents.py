@@ -89,7 +89,9 @@ class IdentList(Rows):
         if not a:
             return []  # no identifier (most small files hold no candidate)
         if names is not None:
-            ids = _name_ids(self._names.values, names)
+            if isinstance(names, (set, frozenset)) and names.isdisjoint(self._names.values):
+                return []  # none of the names occurs (asked in C: most files hold none of a pass's names)
+            ids = {i for i, name in enumerate(self._names.values) if name in names}
             if not ids:
                 return []
             keep = _rows_holding(a[2::4], ids)
@@ -103,26 +105,7 @@ class IdentList(Rows):
         return [self._make(tuple(a[4 * k:4 * k + 4])) for k in keep]
 
 
-_FEW = 4  # up to this many wanted names a file holds: each found by C searches of its name table
-
-
-def _name_ids(values: list[str], names) -> set[int] | list[int]:
-    """The indices of the table `values` whose name is in `names`: `{i for i, name in
-    enumerate(values) if name in names}`, the reference (tests/test_idents_select.py). For a set,
-    the names it shares with the table are found in C (none, on most files) and, when they are
-    few, their indices by C searches of the table (`_rows_holding`), not by a Python step per
-    distinct name of the file (a pass asks for a handful of names; a file holds a hundred)."""
-    if isinstance(names, (set, frozenset)):
-        present = names.intersection(values)
-        if not present:
-            return present  # none of the names occurs: most files hold none of a pass's names
-        if len(present) <= _FEW:
-            return _rows_holding(values, present)
-        names = present
-    return {i for i, name in enumerate(values) if name in names}
-
-
-def _rows_holding(column: array | list, values: set) -> list[int]:
+def _rows_holding(column: array, values: set[int]) -> list[int]:
     """The rows whose value in `column` is one of `values`, in order: one `index` search (in C)
     per match, not a Python step per row."""
     out: list[int] = []
