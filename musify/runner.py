@@ -339,7 +339,7 @@ def _fill(result: FileResult, ctx: PassContext, edits: EditList | None, text: st
     if found.declared:
         result.declared = sorted(found.declared)
     if found.pending_unknown:
-        result.pending_unknown = list(found.pending_unknown)
+        result.pending_unknown = found.pending_unknown  # handed over: nothing adds to it after the passes
 
 
 NO_EDITS = PackedEdits.of_json(0, "[]")  # every file's empty edit list (immutable): one for the run
@@ -355,7 +355,7 @@ def _figures(edits: EditList, text: str, lines: LineIndex, ascii: bool, render: 
     if _NATIVE is not None:
         n = len(edits._a) // 3
         small = render and n <= packed_edits.RENDER_MAX  # a bigger file's list is kept as arrays, not rendered
-        starts = lines.__dict__.get("_starts")  # (None when not made yet: the C counts the newlines)
+        starts = lines.made  # (None when not made yet: the C counts the newlines)
         got = _NATIVE.record(text, edits._a, starts, fields, memo, small, ascii)
         if got is None and None in map(memo.get, fields):  # tuples not counted yet: counted, then again
             _count_new(memo, fields, ruleset)

@@ -133,7 +133,7 @@ def test_an_edit_list_renders_and_counts_alike(render, case, seen):
 def test_big_files_and_line_starts_in_an_array_agree(case):
     text, edits = case
     lines = LineIndex(text)
-    lines._starts = array("q", lines._starts)  # as a file of a million lines holds them
+    lines._starts = lines.made = array("q", lines._starts)  # as a file of a million lines holds them
     _same(*_figures(text, edits, True, lines)[:2])
     saved = packed_edits.RENDER_MAX
     packed_edits.RENDER_MAX = 0  # every file big: arrays, rendered a chunk at a time

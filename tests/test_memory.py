@@ -14,7 +14,7 @@ import pytest
 from musify import packed_edits, runner
 from musify.api import migrate
 from musify.engine.edits import Edit
-from musify.frontend import scanner
+from musify.frontend import lines as line_index
 from musify.frontend.scanner import LineIndex
 from musify.options import Options
 from musify.packed_edits import PackedEdits
@@ -90,7 +90,7 @@ def test_a_big_file_whose_bytes_and_line_list_are_not_held_migrates_the_same(tmp
         (tmp_path / name).write_bytes(data)
     plain = {name: _result(tmp_path / name, rules, options) for name in cases}
     monkeypatch.setattr(runner, "LARGE", 0)
-    monkeypatch.setattr(scanner, "_ARRAY_FROM", 0)  # line starts in an array, as for a million lines
+    monkeypatch.setattr(line_index, "_ARRAY_FROM", 0)  # line starts in an array, as for a million lines (`LineIndex` lives in lines.py)
     for name in cases:
         assert _result(tmp_path / name, rules, options) == plain[name], name
     assert plain["ported.cu"][0].status == "migrated" and plain["clean.cu"][0].status == "migrated"

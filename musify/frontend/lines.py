@@ -32,17 +32,22 @@ class LineIndex:
     found when a position is first asked for: most files of a big tree (three in four of the
     CUDA headers) have no edit and no finding, and need only their line count."""
 
+    # slots, not an instance dictionary (made for each file): `made` is the line starts once
+    # made, else None, read without making them (an unset `_starts` slot reaches `__getattr__`)
+    __slots__ = ("_starts", "_text", "made")
+
     def __init__(self, text: str):
         self._text = text
+        self.made = None
 
     def __getattr__(self, name: str):
-        """`_starts`, made on first use (only a missing attribute comes here)."""
+        """`_starts`, made on first use (only a missing attribute comes here: the unset slot)."""
         if name != "_starts":
             raise AttributeError(name)
         text = self._text
         starts = _NATIVE.line_starts(text) if _NATIVE is not None else line_starts_python(text)
         # a file of a million lines: 8 bytes a line in an array rather than 36 in a list of ints
-        self._starts = starts if len(starts) < _ARRAY_FROM else array("q", starts)
+        self._starts = self.made = starts if len(starts) < _ARRAY_FROM else array("q", starts)
         return self._starts
 
     def position(self, offset: int) -> tuple[int, int]:
@@ -82,5 +87,5 @@ class LineIndex:
 
     @property
     def line_count(self) -> int:
-        starts = self.__dict__.get("_starts")
+        starts = self.made
         return len(starts) if starts is not None else self._text.count("\n") + 1  # (a start after each)

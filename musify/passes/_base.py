@@ -35,7 +35,7 @@ class ProjectInfo:
         return self.header_renames
 
 
-@dataclass(init=False)  # __init__ below: the generated one is slow
+@dataclass(init=False, slots=True)  # __init__ below: the generated one is slow; slots: no dictionary a file
 class Findings:
     """What the passes found in one file, filled as they run and read by the runner for the record.
 
