@@ -320,15 +320,16 @@ def _walk(root: str, exclude: tuple[str, ...], respect_gitignore: bool, found: D
     folder), and the exclusion and .gitignore tests are skipped when there is nothing to test.
     Each folder's path is carried beside its relpath (not joined again from its parts). Without
     stamps or exclusions, the compiled walk (`_cwalk.walk`) lists the tree in one call where it
-    holds only folders and regular files (no link, no musify file, no .gitignore to honour);
-    this walk is its reference and walks whatever it declines."""
+    holds only folders and regular files (no link, no musify file, no .gitignore to honour),
+    each file's `Found` made there as `Found(root, rel, classify(name))` makes it; this walk is its
+    reference and walks whatever it declines."""
     files = found.files
     unlisted = found.unlisted.setdefault(root, set())
     if _NATIVE is not None and not stamps and not exclude:
-        got = _NATIVE.walk(root, respect_gitignore)
+        got = _NATIVE.walk(root, respect_gitignore, Found, _BY_EXT, classify)
         if got is not None:  # else something only this walk decides about: it walks the tree
-            rels, names, folders = got
-            files.extend([Found(root, rel, classify(name)) for rel, name in zip(rels, names)])
+            listed, folders = got
+            files.extend(listed)
             unlisted.update(folders)
             files.sort(key=_BY_PLACE)
             return

@@ -10,6 +10,7 @@ names, a .gitignore to honour) must be declined, and still come out equal.
 from __future__ import annotations
 
 import os
+import pickle
 import random
 
 import pytest
@@ -21,6 +22,10 @@ pytestmark = pytest.mark.skipif(discover._NATIVE is None, reason="the compiled w
 ODD = [b"a", b"a-b", b"a.b", b"a0", b"A", b"_", b"x.cu", b"x.cuh", b"y.CU", b"CMakeLists.txt", b"Makefile",
        b"sp ace.h", b"back\\slash.cu", b"new\nline.cu", b"caf\xc3\xa9.cu", b"\xff\xfe.cu", b"\xc3.cu", b"..cu",
        b".hidden", b"\xe2\x82\xac", b"req-requirements.txt", b".git", b".gitx", b"z" * 200]
+
+
+def _walk(root: str, gitignore: bool):
+    return discover._NATIVE.walk(root, gitignore, discover.Found, discover._BY_EXT, discover.classify)
 
 
 def _tree(base: bytes, rng: random.Random, depth: int) -> None:
@@ -53,6 +58,9 @@ def _both(root: str, respect_gitignore: bool = True) -> tuple[discover.Discovery
 def _assert_same(root: str, respect_gitignore: bool = True) -> None:
     got, want = _both(root, respect_gitignore)
     assert got.files == want.files
+    # each Found made as its __init__ makes it: the same instance dictionary, in the same order
+    assert [list(vars(f).items()) for f in got.files] == [list(vars(f).items()) for f in want.files]
+    assert pickle.dumps(got.files) == pickle.dumps(want.files)  # what a worker process is sent
     assert got.unlisted == want.unlisted
     assert got.owned == want.owned
 
@@ -66,7 +74,7 @@ def test_compiled_walk_agrees_with_the_python_walk(tmp_path, seed):
     with open(os.path.join(root, b".git", b"objects", b"k.cu"), "wb") as fh:
         fh.write(b"int x;\n")
     os.makedirs(os.path.join(root, b"empty", b"deeper", b"still"))
-    assert discover._NATIVE.walk(os.fsdecode(root), True) is not None  # walked, not declined
+    assert _walk(os.fsdecode(root), True) is not None  # walked, not declined
     _assert_same(os.fsdecode(root))
 
 
@@ -74,7 +82,7 @@ def test_a_git_file_is_listed(tmp_path):
     (tmp_path / "sub").mkdir()
     (tmp_path / "sub" / ".git").write_text("gitdir: ../.git/modules/sub\n")
     (tmp_path / "sub" / "a.cu").write_text("int x;")
-    assert discover._NATIVE.walk(str(tmp_path), True) is not None
+    assert _walk(str(tmp_path), True) is not None
     _assert_same(str(tmp_path))
 
 
@@ -99,18 +107,18 @@ def test_what_the_python_walk_decides_is_declined(tmp_path, odd):
         (deep / ".musifyrc").write_text("")
     elif odd == "gitignore":
         (deep / ".gitignore").write_text("k.cu\n")
-    assert discover._NATIVE.walk(str(tmp_path), True) is None
+    assert _walk(str(tmp_path), True) is None
     _assert_same(str(tmp_path))
     if odd == "gitignore":  # not honoured: the file is listed like any other, by the compiled walk
-        assert discover._NATIVE.walk(str(tmp_path), False) is not None
+        assert _walk(str(tmp_path), False) is not None
         _assert_same(str(tmp_path), respect_gitignore=False)
 
 
 def test_roots_it_declines(tmp_path):
-    assert discover._NATIVE.walk("/", True) is None  # relpaths would start differently
-    assert discover._NATIVE.walk(str(tmp_path / "missing"), True) is None
+    assert _walk("/", True) is None  # relpaths would start differently
+    assert _walk(str(tmp_path / "missing"), True) is None
     with pytest.raises(ValueError):
-        discover._NATIVE.walk("a\0b", True)
+        _walk("a\0b", True)
 
 
 @pytest.mark.skipif(os.geteuid() == 0, reason="root reads any folder")
@@ -119,7 +127,7 @@ def test_an_unreadable_folder_is_declined(tmp_path):
     (tmp_path / "shut" / "a.cu").write_text("int x;")
     os.chmod(tmp_path / "shut", 0)
     try:
-        assert discover._NATIVE.walk(str(tmp_path), True) is None
+        assert _walk(str(tmp_path), True) is None
         _assert_same(str(tmp_path))
     finally:
         os.chmod(tmp_path / "shut", 0o755)
