@@ -38,6 +38,7 @@ EXT_MODULES = [
                                   "musify/_crecord_out.c"],
               depends=["musify/_crecord.h"], optional=True, extra_compile_args=["-O2"]),
     Extension("musify._cdiag", ["musify/_cdiag.c"], optional=True, extra_compile_args=["-O2"]),
+    Extension("musify._cwalk", ["musify/_cwalk.c"], optional=True, extra_compile_args=["-O2"]),
 ]
 
 

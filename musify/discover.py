@@ -17,6 +17,8 @@ import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from musify.frontend import compiled
+
 KINDS = {
     ".cu": "cuda-source",
     ".cuh": "cuda-header",
@@ -97,6 +99,7 @@ def join_rel(root: str, rel: str) -> str:
 
 
 _SLASH = os.sep == "/" and os.altsep is None
+_NATIVE = compiled.load("_cwalk", "musify") if _SLASH else None  # the compiled walk, or None
 
 
 @dataclass
@@ -315,10 +318,22 @@ def _walk(root: str, exclude: tuple[str, ...], respect_gitignore: bool, found: D
     can: a directory's type comes from its listing (no stat), only files are stat'ed (for their
     stamp; without `stamps` only what the listing does not say is a regular file, a link or a
     folder), and the exclusion and .gitignore tests are skipped when there is nothing to test.
-    Each folder's path is carried beside its relpath (not joined again from its parts)."""
-    ignore = GitIgnore()
+    Each folder's path is carried beside its relpath (not joined again from its parts). Without
+    stamps or exclusions, the compiled walk (`_cwalk.walk`) lists the tree in one call where it
+    holds only folders and regular files (no link, no musify file, no .gitignore to honour),
+    each file's `Found` made there as `Found(root, rel, classify(name))` makes it; this walk is its
+    reference and walks whatever it declines."""
     files = found.files
     unlisted = found.unlisted.setdefault(root, set())
+    if _NATIVE is not None and not stamps and not exclude:
+        got = _NATIVE.walk(root, respect_gitignore, Found, _BY_EXT, classify)
+        if got is not None:  # else something only this walk decides about: it walks the tree
+            listed, folders = got
+            files.extend(listed)
+            unlisted.update(folders)
+            files.sort(key=_BY_PLACE)
+            return
+    ignore = GitIgnore()
     todo = [("", root)]
     by_name = operator.attrgetter("name")
     while todo:
