@@ -68,6 +68,9 @@ def test_unlistable_directory_is_an_error(tmp_path, rules, monkeypatch):
         return real(path)
 
     monkeypatch.setattr(discover_mod.os, "scandir", scandir)
+    # the compiled walk lists without os.scandir (it declines a folder it cannot open, for real,
+    # leaving it to this walk: test_unreadable_directory_really); the simulation needs the Python walk
+    monkeypatch.setattr(discover_mod, "_NATIVE", None)
     record, _ = migrate([str(tmp_path)], Options(), "none", ruleset=rules)
     bad = [f for f in record.files if f.rel == "locked"]
     assert bad and bad[0].status == "failed" and "Permission denied" in bad[0].error
