@@ -86,12 +86,7 @@ def keep_names(items: list[tuple[Found, str, str]], existing: set[tuple[str, str
     if _NATIVE is None:
         return [_taken(f, target, existing, unlisted) or keeps_name(f, path) for f, target, path in items]
     sess = _session()
-    if sess is None:  # `_taken_as_listed` of each, its test of the session left out (one call less a file)
-        listed = unlisted or {}
-        known = [True if (f.root, target) in existing else
-                 None if (seen := listed.get(f.root)) is None else target in seen for f, target, _ in items]
-    else:
-        known = [_taken_as_listed(f, target, existing, sess, unlisted) for f, target, _ in items]
+    known = [_taken_as_listed(f, target, existing, sess, unlisted) for f, target, _ in items]
     asked = [(None if taken is False else join_rel(f.root, target), path)
              for (f, target, path), taken in zip(items, known) if taken is not True]
     budget = readahead.offer_budget()

@@ -72,25 +72,11 @@ def run_all(ctx: PassContext) -> EditList:
     ruleset = ctx.ruleset
     text = ctx.text
     idents = ctx.scan.idents
-    names = idents._names.values  # (`IdentList.names`, without the property's call)
-    fill(ruleset, "_fast_renames", names)  # `fast_renames`, its steps written out
-    tables = getattr(ruleset, "_fast_renames", None)
-    fast, skip = tables if tables is not None else fast_renames(ruleset, names)
-    unknown = getattr(ruleset, "_unknown_names", None)
-    if unknown is None:
-        unknown = _unknown_names(ruleset)
-    first = getattr(ruleset, "_inferred_renames", None)
-    if first is None:
-        first = _inferred_renames(ruleset)
+    fast, skip = fast_renames(ruleset, idents._names.values)  # (`IdentList.names`, without the property's call)
     found = ctx.found
+    unknown, first = _unknown_names(ruleset), _inferred_renames(ruleset)
     # most uses of a name already known to be unrecognised are decided with the renames (`uses`)
-    if _COMPILED is not None:  # `renames`, its compiled branch written out
-        data, itemsize, fields, rest, uses = _COMPILED.renames(idents._a, names, fast, skip, _MIGRATED_MASK, text,
-                                                               unknown, _DECIDED_MASK, found.declared,
-                                                               _DECLARING_MASK, first)
-        edits = EditList(array("i" if itemsize == 4 else "q", data), fields)
-    else:
-        edits, rest, uses = renames_python(idents, fast, skip, text, unknown, found.declared, first)
+    edits, rest, uses = renames(idents, fast, skip, _COMPILED, text, unknown, found.declared, first)
     pending = found.pending_unknown
     before = len(pending)
     if rest:
@@ -255,19 +241,18 @@ def renames(idents: IdentList, fast: dict, skip: set[str], compiled=None, text: 
     its own `CUDA_CHECK` on every line made one Python call per use."""
     if compiled is None:
         return renames_python(idents, fast, skip, text, unknown, declared, first)
+    rows, names = idents._a, idents._names.values  # (`IdentList.data` and `names`, without the properties' calls)
     if unknown is None:
-        data, itemsize, fields, rest, uses = compiled.renames(idents.data, idents.names, fast, skip, _MIGRATED_MASK)
+        data, itemsize, fields, rest, uses = compiled.renames(rows, names, fast, skip, _MIGRATED_MASK)
     elif first is None:
-        data, itemsize, fields, rest, uses = compiled.renames(idents.data, idents.names, fast, skip, _MIGRATED_MASK,
+        data, itemsize, fields, rest, uses = compiled.renames(rows, names, fast, skip, _MIGRATED_MASK,
                                                               text, unknown, _DECIDED_MASK, declared,
                                                               _DECLARING_MASK)
     else:
-        data, itemsize, fields, rest, uses = compiled.renames(idents.data, idents.names, fast, skip, _MIGRATED_MASK,
+        data, itemsize, fields, rest, uses = compiled.renames(rows, names, fast, skip, _MIGRATED_MASK,
                                                               text, unknown, _DECIDED_MASK, declared,
                                                               _DECLARING_MASK, first)
-    rows = array("i" if itemsize == 4 else "q")
-    rows.frombytes(data)
-    return EditList(rows, fields), rest, uses
+    return EditList(array("i" if itemsize == 4 else "q", data), fields), rest, uses
 
 
 def renames_python(idents: IdentList, fast: dict, skip: set[str], text: str = "", unknown: set[str] | None = None,

@@ -27,14 +27,7 @@ def run(ctx: PassContext) -> list[Edit]:
     includes = ctx.scan.includes
     if not includes:
         return []
-    project, headers = ctx.project, ctx.ruleset.headers
-    entry = _FIXED.get(id(project) if project.files else _NO_FILES_ID)  # `_fixed_memo`, its hit written out
-    if entry is None or entry[1] is not headers or entry[2] != len(headers) or \
-            entry[0] is not (project if project.files else _NO_FILES):
-        fixed = _fixed_memo(project, headers)
-    else:
-        fixed = entry[3]
-    return _edits(ctx, includes, fixed)
+    return _edits(ctx, includes, _fixed_memo(ctx.project, ctx.ruleset.headers))
 
 
 def include_edits(ctx: PassContext) -> list[Edit]:
@@ -119,7 +112,6 @@ def _fixed_memo(project: ProjectInfo, headers: dict) -> dict:
 
 
 _NO_FILES = ProjectInfo()  # (a file migrated alone gets a new empty project each time)
-_NO_FILES_ID = id(_NO_FILES)
 
 
 def _fixed(project: ProjectInfo, headers: dict, written: str) -> tuple:
