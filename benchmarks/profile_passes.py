@@ -53,7 +53,7 @@ def main(root: str) -> None:
         present = sc.idents.names if prefixes and sc.prefixes is prefixes else None
         edits = EditList()  # as the runner collects them
         bits = None
-        for name, run, needs, triggers in passes:  # skipped as the runner skips them
+        for name, run, needs, triggers, _ in passes:  # skipped as the runner skips them (facts unread)
             if needs is not None and present is not None and needs.isdisjoint(present):
                 continue
             if triggers:

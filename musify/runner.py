@@ -94,13 +94,17 @@ def _edit(text: str, path: str, ruleset: RuleSet, options: Options, project: Pro
     passes, prefixes = plan(language, ruleset, options)
     present = sc.idents.names if prefixes and sc.prefixes is prefixes else None  # the scan's candidate names
     bits = None  # the file's literal words (`literals.file_bits`), asked by the first pass with triggers
-    for name, run, needs, triggers in passes:
+    for name, run, needs, triggers, idle in passes:  # idle: the facts it writes finding nothing
         if needs is not None and present is not None and needs.isdisjoint(present):
+            if idle is not None:
+                found.facts.update(idle)
             continue  # none of the words its findings need (`Scan.may_hold`): it would find nothing
         if triggers:
             if bits is None:
                 bits = file_bits(ctx)
             if not bits & triggers:
+                if idle is not None:
+                    found.facts.update(idle)
                 continue  # the text holds none of its trigger words: it would find nothing
         found.current_pass = name
         made = run(ctx)

@@ -77,7 +77,10 @@ def _compiled(text: str, prefixes: tuple[str, ...]) -> tuple:
     assert found is not None
     rows, itemsize, names = found[:3]
     assert itemsize == 4 and len(rows) % 16 == 0  # four 4-byte integers a row below 2 GB
-    return (scanner.native_idents(rows, itemsize, names), *found[3:])
+    idents = scanner.native_idents(rows, itemsize, names, found[7])
+    # the contexts' bits answer `holds_context` as the rows do (its reference)
+    assert [idents.holds_context(c) for c in scanner.Ctx] == [c in idents.data[3::4] for c in scanner.Ctx]
+    return (idents, *found[3:7])
 
 
 @needs_cscan

@@ -135,6 +135,21 @@ def test_features_gate_keeps_every_finding(functions: list[tuple[str, list[str]]
     assert gated.diagnostics == known.diagnostics == reference.diagnostics, text
 
 
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@example([("__global__ void k(int n)", ["s = 1;"]), ("void h(int n)", ["k<<<1, 2>>>(x);"])])
+@example([("void h(int n)", ["k<<<1, 2>>>(x);"]), ("__device__ int d(int tid)", ["k<<<1, 2>>>(x);"])])
+@given(st.lists(st.tuples(st.sampled_from(FUNCTION_HEADS), st.lists(st.sampled_from(FEATURE_PIECES), max_size=3)),
+                min_size=1, max_size=4))
+def test_features_launch_window_holds_every_body_launch(functions: list[tuple[str, list[str]]]) -> None:
+    """`features.report` looks for launches in the bodies only where a '<<<' lies between the
+    first body and the last end: never where some body holds one."""
+    text = "".join(f"{head}\n{{\n    " + "\n    ".join(body) + "\n    return 0;\n}\n" for head, body in functions)
+    found = device_functions_of(_context(text))
+    rows = found.rows()
+    in_a_body = any(text.find("<<<", fn.body_start, fn.end) >= 0 for fn in found)
+    assert not in_a_body or text.find("<<<", min(rows[1::6]), max(rows[2::6])) >= 0, text
+
+
 # --- the structure pass: plain launches in macro bodies are not parsed ---------------------------
 
 LAUNCH_ARGS = ["", "a", "a, b", "__VA_ARGS__", "x.y, p->q[1]", "n * 2, f(n)", "Square{}", "(float)x", "#x",

@@ -31,7 +31,7 @@ def _result(ctx: PassContext, edits) -> tuple:
 
 def _every_pass(language, ruleset, options):
     """A plan that calls every pass on every file: what the runner did before the gates."""
-    return languages.Plan(tuple((name, run, None, 0) for name, run in language.passes), ())
+    return languages.Plan(tuple((name, run, None, 0, None) for name, run in language.passes), ())
 
 
 @pytest.mark.parametrize("reverse", [False, True])
@@ -52,16 +52,16 @@ def test_gated_and_ungated_runs_give_the_same_results(monkeypatch, reverse) -> N
 def test_the_plan_leaves_out_idle_passes_and_keeps_the_words() -> None:
     language = languages.language_for(classify("a.cu"))
     forward = languages.plan(language, RULES, Options())
-    names = [name for name, _, _, _ in forward.passes]
+    names = [name for name, *_ in forward.passes]
     assert "semantic" not in names and "reverse" not in names and "version_macros" in names
-    words = {name: needs for name, _, needs, _ in forward.passes}
+    words = {name: needs for name, _, needs, *_ in forward.passes}
     assert words["arch_guards"] == RULES.tagged("arch-macro") and words["identifiers"] is None
     assert forward.prefixes is languages.scanner_prefixes(RULES)
     reverse = languages.plan(language, RULES, Options(reverse=True))
-    assert "version_macros" not in [name for name, _, _, _ in reverse.passes]
+    assert "version_macros" not in [name for name, *_ in reverse.passes]
     assert languages.plan(language, RULES, Options()) is not forward  # another options object: made again
     semantic = Options(semantic=True)
-    assert "semantic" in [name for name, _, _, _ in languages.plan(language, RULES, semantic).passes]
+    assert "semantic" in [name for name, *_ in languages.plan(language, RULES, semantic).passes]
 
 
 # text made of the gated passes' words in code, comments, strings and longer words
@@ -74,7 +74,7 @@ PIECES = ["__CUDA_ARCH__", "CUDA_VERSION", "CUDART_VERSION", "__CUDA_ARCH__x", "
 def _gated_passes():
     language = languages.language_for(classify("a.cu"))
     plan = languages.plan(language, RULES, Options())
-    return [(name, run, needs) for name, run, needs, _ in plan.passes if needs is not None]
+    return [(name, run, needs) for name, run, needs, *_ in plan.passes if needs is not None]
 
 
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])

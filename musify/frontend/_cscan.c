@@ -41,8 +41,9 @@ static int scan_text(const Text *t, const Prefixes *p, Out *o) {
 }
 
 /* scan(text, prefixes) -> (ident rows, row item size, names, includes, directives, spans,
- * problems), or None when the prefixes are not plain ASCII words (the Python scanner handles
- * those). The ident rows are the bytes of an `IdentList`'s array (4 or 8 bytes a value). */
+ * problems, the rows' contexts as bits), or None when the prefixes are not plain ASCII words (the
+ * Python scanner handles those). The ident rows are the bytes of an `IdentList`'s array (4 or 8
+ * bytes a value); bit c of the contexts is set when some row's context is c. */
 static PyObject *cscan_scan(PyObject *Py_UNUSED(self), PyObject *args) {
     PyObject *text, *prefixes;
     if (!PyArg_ParseTuple(args, "UO!:scan", &text, &PyTuple_Type, &prefixes)) return NULL;
@@ -64,13 +65,13 @@ static PyObject *cscan_scan(PyObject *Py_UNUSED(self), PyObject *args) {
     }
     Text t = {PyUnicode_KIND(text), PyUnicode_DATA(text), PyUnicode_GET_LENGTH(text), text};
     Out o = {PyList_New(0), PyList_New(0), PyList_New(0), PyList_New(0), NULL, 0, 0, NULL, 0, 0,
-             {NULL, 0, 0, rows_itemsize(t.n)}, PyList_New(0), NULL, 0, 0};
+             {NULL, 0, 0, rows_itemsize(t.n)}, PyList_New(0), NULL, 0, 0, 0};
     PyObject *result = NULL;
     if (o.includes && o.directives && o.spans && o.problems && o.names && scan_text(&t, &p, &o) == 0) {
         PyObject *rows = rows_bytes(&o.idents);
         if (rows)
-            result = Py_BuildValue("(NnOOOOO)", rows, (Py_ssize_t)o.idents.itemsize, o.names, o.includes,
-                                   o.directives, o.spans, o.problems);
+            result = Py_BuildValue("(NnOOOOOI)", rows, (Py_ssize_t)o.idents.itemsize, o.names, o.includes,
+                                   o.directives, o.spans, o.problems, o.contexts);
     }
     rows_free(&o.idents);
     Py_XDECREF(o.names);
@@ -113,7 +114,7 @@ static PyObject *cscan_bind(PyObject *Py_UNUSED(self), PyObject *args) {
 }
 
 static PyMethodDef methods[] = {
-    {"scan", cscan_scan, METH_VARARGS, "scan(text, prefixes) -> (idents, includes, directives, spans, problems)"},
+    {"scan", cscan_scan, METH_VARARGS, "scan(text, prefixes) -> (idents, includes, directives, spans, problems, contexts)"},
     {"renames", musify_cscan_renames, METH_VARARGS,
      "renames(ident rows, names, fast, skip, migrated_mask[, text, unknown, decided_mask, declared, declaring_mask, "
      "first]) -> (edit rows, item size, "

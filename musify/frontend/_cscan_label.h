@@ -122,6 +122,7 @@ static ALWAYS_INLINE int add_ident(const Text *t, Out *o, Py_ssize_t start, Py_s
     Py_ssize_t name = intern_name(t, o, start, end);
     if (name < 0) return -1;
     Py_ssize_t row[4] = {start, end, name, ctx};
+    o->contexts |= 1u << ctx;
     return rows_push(&o->idents, row, 4);
 }
 

@@ -68,6 +68,7 @@ typedef struct {
      * found without making a string and hashing it (most of a file's candidates repeat) */
     struct NameSlot { uint64_t hash; Py_ssize_t start, len, index; } *slots;
     Py_ssize_t nslots, used; /* nslots: a power of two (0 before the first name); used: filled */
+    unsigned contexts; /* bit c set when some row's context is c (`IdentList.holds_context`) */
 } Out;
 
 static int grow(void **buf, Py_ssize_t *cap, Py_ssize_t need, size_t item) {

@@ -45,14 +45,18 @@ _make_ident = Ident._make
 class IdentList(Rows):
     """Identifiers in order, four integers a row (see the module docstring)."""
 
-    __slots__ = ("_names",)
+    __slots__ = ("_contexts", "_names")
     WIDTH = 4
 
-    def __init__(self, data: array | None = None, names: list[str] | None = None) -> None:
+    def __init__(self, data: array | None = None, names: list[str] | None = None, contexts: int | None = None) -> None:
+        """`contexts`: the rows' contexts as bits (bit c: some row's context is c), as the compiled
+        scanner reports them with the rows it made; None: `holds_context` reads the rows."""
         self._a = data if data is not None else array("i")  # `Rows.__init__`, without its call (one a file)
         self._names = Table(names)
+        self._contexts = contexts
 
     def add(self, start: int, end: int, name: str, ctx: int) -> None:
+        self._contexts = None  # (the compiled scanner's bits no longer cover the rows)
         self._push(start, end, self._names.ref(name), int(ctx))
 
     def append(self, ident: Ident) -> None:
@@ -71,6 +75,16 @@ class IdentList(Rows):
     def data(self) -> array:
         """The rows (start, end, name index, context), for the compiled identifier pass."""
         return self._a
+
+    def holds_context(self, ctx: int) -> bool:
+        """Some row's context is `ctx`: from the compiled scanner's bits where it made the rows (a
+        file's passes ask without a copy of the context column: `self_defines` asks every file
+        whether it defines a candidate name, which most do not), else from the rows (the
+        reference: tests/test_cscan_equivalence.py compares the two)."""
+        contexts = self._contexts
+        if contexts is None:
+            return ctx in self._a[3::4]
+        return contexts >> ctx & 1 == 1
 
     def _make(self, row: tuple) -> Ident:
         s, e, n, c = row

@@ -196,15 +196,17 @@ def scan(text: str, prefixes: tuple[str, ...] = VENDOR_PREFIXES) -> Scan:
     if _NATIVE is not None:
         found = _NATIVE.scan(text, prefixes)
         if found is not None:
-            out = Scan(native_idents(found[0], found[1], found[2]), *found[3:])
+            out = Scan(native_idents(found[0], found[1], found[2], found[7]), *found[3:7])
             out.prefixes = prefixes
             return out
     return scan_python(text, prefixes)
 
 
-def native_idents(data: bytes, itemsize: int, names: list[str]) -> IdentList:
-    """The `IdentList` of the compiled scanner's rows (`itemsize` bytes a value)."""
-    return IdentList(array("i" if itemsize == 4 else "q", data), names)  # (bytes: read as by `frombytes`)
+def native_idents(data: bytes, itemsize: int, names: list[str], contexts: int | None = None) -> IdentList:
+    """The `IdentList` of the compiled scanner's rows (`itemsize` bytes a value; `contexts`: their
+    contexts as bits, None: found from the rows when asked)."""
+    # (bytes: read as by `frombytes`)
+    return IdentList(array("i" if itemsize == 4 else "q", data), names, contexts)
 
 
 def scan_python(text: str, prefixes: tuple[str, ...] = VENDOR_PREFIXES) -> Scan:

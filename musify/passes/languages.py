@@ -25,16 +25,17 @@ class Language(NamedTuple):
     name: str
     front_end: Callable  # (text, RuleSet) -> Scan
     passes: tuple[tuple[str, PassFn], ...]
-    # per pass, its module's `needs(ruleset)`, `active(ruleset, options)` and `triggers(ruleset)`,
-    # or None (see `plan`)
-    gates: tuple[tuple[Callable | None, Callable | None, Callable | None], ...] = ()
+    # per pass, its module's `needs(ruleset)`, `active(ruleset, options)`, `triggers(ruleset)` and
+    # `IDLE_FACTS`, or None (see `plan`)
+    gates: tuple[tuple[Callable | None, Callable | None, Callable | None, dict | None], ...] = ()
 
 
 class Plan(NamedTuple):
     """What the runner calls on each file of a language under one rule set and options."""
 
-    # (name, run, words or None, the bits of its literal triggers in `literals.file_bits` or 0)
-    passes: tuple[tuple[str, PassFn, frozenset[str] | None, int], ...]
+    # (name, run, words or None, the bits of its literal triggers in `literals.file_bits` or 0,
+    # the facts it writes on a file where it finds nothing, or None)
+    passes: tuple[tuple[str, PassFn, frozenset[str] | None, int, dict | None], ...]
     prefixes: tuple[str, ...]  # the scanner's prefixes the words were checked against (() : none)
 
 
@@ -46,7 +47,9 @@ def plan(language: Language, ruleset, options) -> Plan:
     only where the C-family scanner reports every one of the words (`Scan.may_hold` says why a
     file without them has no such finding); a pass's `triggers(ruleset)`, words one of which its
     file's text holds wherever it finds anything, become their bits in `literals.file_bits`
-    (a file holding none is not given to it). Made once per run: kept on the rule set by language
+    (a file holding none is not given to it); a pass that writes facts on every file declares
+    those it writes where it finds nothing (`IDLE_FACTS`), which the runner writes for it where it
+    skips it, in its turn (the record's facts keep their order). Made once per run: kept on the rule set by language
     and options (and made again if rules were added since: `RuleSet.add` forgets it with every
     derived table; the sizes in the key catch a plain table changed directly)."""
     memo = ruleset.__dict__.setdefault("_plans", {})
@@ -59,7 +62,7 @@ def plan(language: Language, ruleset, options) -> Plan:
 
     passes = []
     prefixes: tuple[str, ...] = ()
-    for (name, run), (needs, active, triggers) in zip(language.passes, language.gates):
+    for (name, run), (needs, active, triggers, idle) in zip(language.passes, language.gates):
         if active is not None and not active(ruleset, options):
             continue
         words = needs(ruleset) if needs is not None else None
@@ -67,7 +70,7 @@ def plan(language: Language, ruleset, options) -> Plan:
             prefixes = scanner_prefixes(ruleset)
             if language.front_end is not scan_c or not reported_words(words, prefixes):
                 words = None
-        passes.append((name, run, words, mask_of(triggers(ruleset)) if triggers is not None else 0))
+        passes.append((name, run, words, mask_of(triggers(ruleset)) if triggers is not None else 0, idle))
     if len(memo) >= 8:
         memo.clear()
     made = memo[key] = (options, Plan(tuple(passes), prefixes))
@@ -137,8 +140,8 @@ def _load(name: str) -> Language:
     module, function = front_end.split(":")
     modules = [import_module(m) for _, m in passes]
     return Language(name, getattr(import_module(module), function), resolve(passes),
-                    tuple((getattr(m, "needs", None), getattr(m, "active", None), getattr(m, "triggers", None))
-                          for m in modules))
+                    tuple((getattr(m, "needs", None), getattr(m, "active", None), getattr(m, "triggers", None),
+                           getattr(m, "IDLE_FACTS", None)) for m in modules))
 
 
 def language_for(kind: str) -> Language:

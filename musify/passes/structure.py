@@ -34,13 +34,20 @@ _STRINGIZE = re.compile(r"(?<![\w\"'])#\s*([A-Za-z_]\w*)")
 BATCH = 256
 _WORDS = ("<<<", KERNEL_WORD)  # what both searches first ask: without either, nothing to count
 register(*_WORDS)
-_NONE = {"kernels": 0, "launches": 0, "launches_parsed": 0}
+# the facts of a file holding neither word, which the runner writes for it without the call
+# (`triggers`: most files of a tree define no kernel and launch none)
+IDLE_FACTS = {"kernels": 0, "launches": 0, "launches_parsed": 0}
+
+
+def triggers(ruleset) -> tuple[str, ...]:
+    """Every kernel definition holds `__global__` and every launch `<<<`."""
+    return _WORDS
 
 
 def run(ctx: PassContext) -> list[Edit]:
     facts = ctx.found.facts
     if not holds_any(ctx, _WORDS):  # no code map made
-        facts.update(_NONE)
+        facts.update(IDLE_FACTS)
         return []
     text = ctx.text
     if NATIVE_COUNTS:  # both searches and the plain launches' test in one call, no code map made

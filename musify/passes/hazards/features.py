@@ -16,11 +16,13 @@ from musify.engine.edits import Edit
 from musify.frontend.scanner import Ctx
 from musify.passes._base import PassContext
 from musify.passes.hazards.common import enclosing
-from musify.passes.hazards.file_facts import device_functions_found, device_functions_of
+from musify.passes.hazards.file_facts import device_functions_found, device_functions_of, qualifier_triggers
 from musify.passes.literals import holds, register
 
 _KERNEL_BEFORE = re.compile(r"([A-Za-z_][\w:]*(?:\s*<[^;{}<>]*>)?)\s*$")
 register("<<<")
+# each finding is in a device function's body (`report`): not called on a file without a qualifier word
+triggers = qualifier_triggers
 
 
 def run(ctx: PassContext) -> list[Edit]:
@@ -49,10 +51,13 @@ def report(ctx: PassContext, syncs: list) -> list[Edit]:
     names tagged `device-sync`) inside one; `run` without its test for either."""
     text = ctx.text
     functions = device_functions_of(ctx)
-    if not functions:
+    rows = functions.rows()  # (start, body start, end, ...) a function
+    if not rows:
         return []
     codemap = ctx.scan.code_map()
-    if holds(ctx, "<<<"):
+    # most files launch from host code only: no '<<<' between the first body and the last end,
+    # so none in any body (their functions are not even read)
+    if holds(ctx, "<<<") and text.find("<<<", min(rows[1::6]), max(rows[2::6])) >= 0:
         for fn in functions:  # only device bodies are searched: linear in their size
             at = text.find("<<<", fn.body_start, fn.end)
             while at >= 0:

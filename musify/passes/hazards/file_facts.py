@@ -39,6 +39,15 @@ def may_have_device_functions(ctx: PassContext) -> bool:
     return holds_any(ctx, qualifier_words(tagged("kernel-qualifier"), tagged("device-qualifier")))
 
 
+def qualifier_triggers(ruleset) -> tuple[str, ...]:
+    """The qualifier words, one of which a file's text holds wherever `device_functions_of` finds
+    a function (`may_have_device_functions` asks the same): the `triggers` of each pass whose
+    every finding is in a device function (warp_size, features), so the runner does not call
+    them on a file without one (`literals.file_bits`; half the files of a tree are host code)."""
+    tagged = ruleset.tagged
+    return qualifier_words(tagged("kernel-qualifier"), tagged("device-qualifier"))
+
+
 def directive_at(ctx: PassContext, offset: int) -> Directive | None:
     """The preprocessor directive whose logical line holds `offset`."""
     starts = ctx.scratch.get(_DIRECTIVE_STARTS)

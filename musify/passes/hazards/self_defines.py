@@ -21,7 +21,7 @@ _BODY_TOKEN = re.compile(r"\s*(?:\\\r?\n\s*)*([A-Za-z_]\w*)\s*(?:\\\r?\n\s*)*$")
 
 def run(ctx: PassContext) -> list[Edit]:
     idents = ctx.scan.idents
-    if _MACRO_NAME not in idents.data[3::4]:  # no candidate name is defined (asked in C, no `Ident` made)
+    if not idents.holds_context(_MACRO_NAME):  # no candidate name is defined (no `Ident` made)
         return []
     names = ctx.ruleset.names
     text = ctx.text

@@ -30,7 +30,11 @@ from musify.frontend import syntax
 from musify.passes._base import PassContext
 from musify.passes.hazards import warp_tree
 from musify.passes.hazards.common import DeviceFunction, int_value, warp_severity
-from musify.passes.hazards.file_facts import device_functions_of, may_have_device_functions
+from musify.passes.hazards.file_facts import (
+    device_functions_of,
+    may_have_device_functions,
+    qualifier_triggers,
+)
 from musify.passes.hazards.warp_precheck import bodies, file_may_report, may_report
 from musify.passes.literals import holds
 
@@ -72,6 +76,10 @@ def _names_of(ruleset) -> _Names:
     if made is None or not all(map(is_, made[0], sets)):
         made = ruleset._warp_names = (sets, _Names(*map(ruleset.tagged, _TAGS)))
     return made[1]
+
+
+# every finding is in a device function: not called on a file without a qualifier word
+triggers = qualifier_triggers
 
 
 def run(ctx: PassContext) -> list[Edit]:
