@@ -10,11 +10,12 @@ import os
 import threading
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from datetime import datetime, timezone
 from typing import TYPE_CHECKING, TypeVar
 
 from musify import __version__, cache, collector, diagnostics, file_tools, readahead, renames, runner, writers
+from musify.classes import dataclass
 from musify.config import run_excludes
 from musify.discover import SOURCE_KINDS, Discovery, Found, discover, join_rel, link_stays_inside, printable
 from musify.finalise import finalise

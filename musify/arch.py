@@ -22,10 +22,11 @@ configuration):
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from musify.classes import named_tuple
 
 
-class Arch(NamedTuple):
+@named_tuple
+class Arch:
     name: str  # mp_22
     value: int  # __MUSA_ARCH__
     warp: int  # lanes per warp
@@ -61,7 +62,8 @@ def offload_arch(musa_value: int) -> str:
 DEFAULT_MAP: tuple[tuple[int, int], ...] = ((80, 220), (90, 310))
 
 
-class Translation(NamedTuple):
+@named_tuple
+class Translation:
     musa: int
     exact: bool  # the value has its own entry in the map
     policy: str  # the sentence shown in the diagnostic

@@ -21,7 +21,6 @@ always safe.
 
 from __future__ import annotations
 
-import hashlib
 import os
 import posixpath
 import re
@@ -75,6 +74,8 @@ def source_digest() -> str:
         files = sorted(_own_source(root))
 
         def compute() -> str:
+            import hashlib  # megabytes to hash: OpenSSL's (not imported by a run that never hashes them)
+
             h = hashlib.sha256(__version__.encode())
             for path in files:
                 h.update(path.relative_to(root).as_posix().encode() + b"\0" + path.read_bytes() + b"\0")
@@ -108,8 +109,11 @@ class Store:
     def __init__(self, options, rules_digest: str, roots: Iterable[str], directory: Path | None = None):
         directory = directory or resources.cache_dir("files")
         opts = {k: v for k, v in sorted(options.to_json().items()) if k not in _NOT_KEYED}
+        import hashlib  # every file's bytes are hashed: OpenSSL's SHA-256 (imported by a run with the cache)
+
         from musify.rules.vocab import digest as vocab_digest
 
+        self._sha256 = hashlib.sha256
         self._base = hashlib.sha256(f"{FORMAT}\0{source_digest()}\0{rules_digest}\0{vocab_digest()}\0{opts!r}".encode())
         where = hashlib.sha256("\0".join(sorted(set(roots))).encode()).hexdigest()[:24]
         self.path = directory / f"pack-{where}.pickle"
@@ -169,7 +173,7 @@ class Store:
             target = resolve_project_include(project, job.rel, name)
             renamed = project.header_renames.get(target) if target else None
             h.update(f"{name}>{target}>{renamed}\0".encode("utf-8", "surrogateescape"))
-        h.update(hashlib.sha256(data).digest())
+        h.update(self._sha256(data).digest())
         return h.hexdigest()
 
     def get(self, key: str):

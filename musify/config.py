@@ -12,9 +12,9 @@ import os
 import re
 import sys
 from collections.abc import Callable
-from typing import NamedTuple
 
 from musify.arch import ARCHES, parse_arch_map
+from musify.classes import named_tuple
 from musify.diagnostics import SEVERITIES
 
 _DIAG_RANGE = r"^MU\d{4}(-MU\d{4})?$"  # patterns as text: compiled on first use (re's cache), most runs never do
@@ -68,7 +68,8 @@ def _suppress(value: object) -> str | None:
     return None
 
 
-class Key(NamedTuple):
+@named_tuple
+class Key:
     check: Callable[[object], str | None]
     help: str
 

@@ -13,9 +13,9 @@ from __future__ import annotations
 import sys
 from _string import formatter_parser
 from collections.abc import Callable
-from dataclasses import dataclass, field, replace
-from typing import NamedTuple
+from dataclasses import field, replace
 
+from musify.classes import dataclass, named_tuple
 from musify.frontend import compiled
 
 SEVERITIES = ("note", "warning", "error")
@@ -26,7 +26,8 @@ _NATIVE = compiled.load("_cdiag", "musify")  # the compiled `make_from`, `warn` 
 _NEW_DICT: dict = {}  # the marker of an `args` not given (each diagnostic then gets its own dict)
 
 
-class DiagSpec(NamedTuple):  # not a dataclass: defining one costs ~0.5 ms of every run's start-up
+@named_tuple
+class DiagSpec:  # not a dataclass: defining one costs ~0.5 ms of every run's start-up
     id: str
     severity: str
     effort: str  # none | low | medium | high: the work a user needs to resolve it

@@ -14,10 +14,12 @@ import operator
 import os
 import re
 import stat
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 
+from musify.classes import dataclass
 from musify.frontend import compiled
+from musify.patterns import lazy_pattern
 
 KINDS = {
     ".cu": "cuda-source",
@@ -35,7 +37,7 @@ _BUILD_EXTS = {".py": "python", ".cmake": "cmake", ".mk": "make", ".mak": "make"
 _BUILD_NAMES = {"CMakeLists.txt": "cmake", "Makefile": "make", "makefile": "make", "GNUmakefile": "make",
                 "pyproject.toml": "pyproject"}
 _BY_EXT = {**dict.fromkeys(CPP_EXTS, "cpp"), **KINDS}  # `classify`'s answer for these exact extensions
-_REQUIREMENTS = re.compile(r"(?:.*[-_.])?requirements(?:[-_.].*)?\.(?:txt|in)$|constraints(?:[-_.].*)?\.txt$")
+_REQUIREMENTS = lazy_pattern(globals(), "_REQUIREMENTS", r"(?:.*[-_.])?requirements(?:[-_.].*)?\.(?:txt|in)$|constraints(?:[-_.].*)?\.txt$")
 
 
 def classify(path: str) -> str:

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, fields, replace
+from dataclasses import fields, replace
+
+from musify.classes import dataclass
 
 
 @dataclass(frozen=True)

@@ -26,8 +26,9 @@ from collections.abc import Iterable, Iterator, Sequence
 from itertools import chain
 from json.encoder import encode_basestring_ascii
 from operator import ne
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING
 
+from musify.classes import named_tuple
 from musify.engine.edits import EditList
 
 if TYPE_CHECKING:
@@ -267,7 +268,8 @@ def _extend(a: array, values: list[int]) -> array:
     return a
 
 
-class Summary(NamedTuple):
+@named_tuple
+class Summary:
     """What a file's record entry says of its merged edits."""
 
     edits: PackedEdits | None  # None when the record is lite

@@ -22,10 +22,11 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import TYPE_CHECKING
 
 from musify import collector, lifeline, readahead, writers
+from musify.classes import dataclass
 from musify.runner import FileJob, migrate_file_stated
 from musify.writer_thread import port_writer
 

@@ -10,12 +10,13 @@ from __future__ import annotations
 import json
 from collections import Counter
 from collections.abc import Iterator
-from dataclasses import dataclass, field, fields
+from dataclasses import field, fields
 from itertools import chain
 from json.encoder import c_make_encoder, encode_basestring_ascii
 from operator import attrgetter, itemgetter
 from typing import Any
 
+from musify.classes import dataclass
 from musify.diagnostics import Diagnostic
 from musify.frontend import compiled
 from musify.packed_edits import PackedEdits

@@ -15,10 +15,10 @@ import io
 import os
 import time
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from musify import diagnostics, packed_edits, readahead
+from musify.classes import dataclass
 from musify.discover import classify, read_regular_stated
 from musify.engine.edits import EditList, apply, apply_pieces, merge
 from musify.frontend import compiled

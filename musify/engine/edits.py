@@ -11,8 +11,8 @@ from collections import Counter
 from collections.abc import Iterable, Iterator
 from itertools import islice
 from operator import itemgetter
-from typing import NamedTuple
 
+from musify.classes import named_tuple
 from musify.frontend import compiled
 from musify.rows import Rows, Table
 
@@ -20,7 +20,8 @@ from musify.rows import Rows, Table
 _NATIVE = compiled.load("_cedits", "musify.engine")
 
 
-class Edit(NamedTuple):  # a NamedTuple: cheap to make by the thousand, hashable, ordered
+@named_tuple
+class Edit:  # a NamedTuple: cheap to make by the thousand, hashable, ordered
     start: int
     end: int
     replacement: str

@@ -13,8 +13,8 @@ from __future__ import annotations
 from array import array
 from collections.abc import Iterable, Iterator
 from enum import IntEnum
-from typing import NamedTuple
 
+from musify.classes import named_tuple
 from musify.rows import Rows, Table
 
 
@@ -32,7 +32,8 @@ class Ctx(IntEnum):
 CTXS = tuple(Ctx)
 
 
-class Ident(NamedTuple):  # what an `IdentList` reads as
+@named_tuple
+class Ident:  # what an `IdentList` reads as
     start: int
     end: int
     name: str

@@ -12,20 +12,22 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
-from typing import NamedTuple
 
+from musify.classes import named_tuple
 from musify.frontend import compiled
 from musify.frontend.launch_shape import reserved_words, well_formed_python
 from musify.frontend.scanner import CodeMap, LineIndex, scan
+from musify.patterns import lazy_pattern
 
 _OPEN = {"(": ")", "[": "]", "{": "}"}
 _CLOSE = {")", "]", "}"}
-_IDENT_END = re.compile(r"[A-Za-z_]\w*$")
+_IDENT_END = lazy_pattern(globals(), "_IDENT_END", r"[A-Za-z_]\w*$")
 _NOT_NAMES = frozenset({"__launch_bounds__", "__attribute__", "__declspec", "alignas", "__align__"})
-_DEF_NAME = re.compile(r"([A-Za-z_]\w*)\s*(?:<[^;{()]*>\s*)?\(")
+_DEF_NAME = lazy_pattern(globals(), "_DEF_NAME", r"([A-Za-z_]\w*)\s*(?:<[^;{()]*>\s*)?\(")
 
 
-class Launch(NamedTuple):
+@named_tuple
+class Launch:
     start: int  # where the kernel expression starts
     kernel: str  # e.g. "ns::kern<float, 4>"
     config_start: int  # offset of "<<<"
@@ -40,7 +42,8 @@ class Launch(NamedTuple):
         return self.args_end
 
 
-class KernelDef(NamedTuple):
+@named_tuple
+class KernelDef:
     offset: int  # offset of __global__
     name: str
     line: int
@@ -170,10 +173,11 @@ def _match_forward(text: str, i: int, codemap: CodeMap, stop: str) -> tuple[int,
         i += 1
 
 
-_TOKENS = re.compile(r"<<<|>>>|[()\[\]{};]")
+_TOKENS = lazy_pattern(globals(), "_TOKENS", r"<<<|>>>|[()\[\]{};]")
 
 
-class _Structure(NamedTuple):
+@named_tuple
+class _Structure:
     # only for the '(' that directly follows a '>>>' (an argument list: the one kind asked about;
     # every bracket of a 50 MB file in a dictionary was half a gigabyte)
     closer: dict[int, int]  # such an opening bracket -> its closing bracket (-1: never closed)
@@ -264,7 +268,7 @@ def kernel_text(text: str, start: int, lt: int) -> str:
     return _BLANKS.sub(" ", text[start:lt]).strip()
 
 
-_BLANKS = re.compile(r"\s+")
+_BLANKS = lazy_pattern(globals(), "_BLANKS", r"\s+")
 
 
 def launch_spans(text: str, codemap: CodeMap, present: bool = False) -> Iterator[tuple[int, int, int, int, int]]:
@@ -383,7 +387,7 @@ _NOT_NAME_LIST = tuple(sorted(_NOT_NAMES))
 KERNEL_WORD = "__global__"  # what `count_kernel_defs` looks for: without it in the text, no kernel
 
 
-_KERNEL_WORD = re.compile(r"__global__")  # a literal: the regex engine's fast search (no look-behind)
+_KERNEL_WORD = lazy_pattern(globals(), "_KERNEL_WORD", r"__global__")  # a literal: the regex engine's fast search (no look-behind)
 
 
 def _kernel_def_names(text: str, codemap: CodeMap) -> Iterator[tuple[int, str]]:

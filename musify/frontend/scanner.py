@@ -18,17 +18,19 @@ from __future__ import annotations
 
 import re
 from array import array
-from dataclasses import dataclass, field
+from dataclasses import field
 from functools import lru_cache
-from typing import NamedTuple
 
+from musify.classes import dataclass, named_tuple
 from musify.frontend import compiled
 from musify.frontend.codemap import CodeMap
 from musify.frontend.idents import Ctx, Ident, IdentList
 from musify.frontend.lines import LineIndex, line_starts_python  # noqa: F401 -- re-exported (moved to lines.py)
+from musify.patterns import lazy_pattern
 
 
-class Include(NamedTuple):
+@named_tuple
+class Include:
     start: int  # offset of the path (inside the delimiters)
     end: int
     path: str
@@ -36,7 +38,8 @@ class Include(NamedTuple):
     directive_start: int
 
 
-class Directive(NamedTuple):
+@named_tuple
+class Directive:
     start: int  # offset of '#'
     end: int  # offset of the newline that ends the logical line (or len(text))
     keyword: str  # include, define, if, ifdef, ...
@@ -91,11 +94,11 @@ VENDOR_PREFIXES = ("cu", "CU", "__cu", "__CU", "nv", "NV", "__nv", "__NV", "nccl
 
 _WORD_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_")
 _CHAR_PREFIXES = ("u8", "u", "U", "L")
-_KEYWORD = re.compile(r"[ \t]*([A-Za-z_]\w*)?")
-_STR_BODY = re.compile(r'(?:[^"\\\n]|\\(?:\r?\n|.))*(")?')
-_CHR_BODY = re.compile(r"(?:[^'\\\n]|\\(?:\r?\n|.))*(')?")
-_INCLUDE_PATH = re.compile(r'[ \t]*(?:<([^>\n]*)>|"([^"\n]*)")')
-_DEFINE_NAME = re.compile(r"[ \t]*([A-Za-z_]\w*)")
+_KEYWORD = lazy_pattern(globals(), "_KEYWORD", r"[ \t]*([A-Za-z_]\w*)?")
+_STR_BODY = lazy_pattern(globals(), "_STR_BODY", r'(?:[^"\\\n]|\\(?:\r?\n|.))*(")?')
+_CHR_BODY = lazy_pattern(globals(), "_CHR_BODY", r"(?:[^'\\\n]|\\(?:\r?\n|.))*(')?")
+_INCLUDE_PATH = lazy_pattern(globals(), "_INCLUDE_PATH", r'[ \t]*(?:<([^>\n]*)>|"([^"\n]*)")')
+_DEFINE_NAME = lazy_pattern(globals(), "_DEFINE_NAME", r"[ \t]*([A-Za-z_]\w*)")
 _IDENT = re.compile(r"[A-Za-z_]\w*")
 
 _DIRECTIVE_CTX = {"define": Ctx.MACRO, "include": Ctx.INCLUDE, "include_next": Ctx.INCLUDE, "import": Ctx.INCLUDE}
@@ -224,8 +227,8 @@ def scan_python(text: str, prefixes: tuple[str, ...] = VENDOR_PREFIXES) -> Scan:
     return out
 
 
-_SPECIAL = re.compile(r"[/\"'#]")
-_RAW_OPEN = re.compile(r'R"([^()\\\s"]{0,16})\(')
+_SPECIAL = lazy_pattern(globals(), "_SPECIAL", r"[/\"'#]")
+_RAW_OPEN = lazy_pattern(globals(), "_RAW_OPEN", r'R"([^()\\\s"]{0,16})\(')
 
 
 @lru_cache(maxsize=8)

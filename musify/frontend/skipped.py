@@ -16,8 +16,9 @@ import re
 from collections.abc import Sequence
 
 from musify.frontend.scanner import Directive
+from musify.patterns import lazy_pattern
 
-_ALWAYS_FALSE = re.compile(r"#\s*if(?:\s*\(\s*(?:0|false)\s*\)|\s+(?:0|false)\b)\s*(?://.*|/\*.*)?$", re.DOTALL)
+_ALWAYS_FALSE = lazy_pattern(globals(), "_ALWAYS_FALSE", r"#\s*if(?:\s*\(\s*(?:0|false)\s*\)|\s+(?:0|false)\b)\s*(?://.*|/\*.*)?$", re.DOTALL)
 _OPENS = frozenset({"if", "ifdef", "ifndef"})
 _SWITCHES = frozenset({"elif", "else", "elifdef", "elifndef"})
 

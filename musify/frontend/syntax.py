@@ -8,9 +8,10 @@ for its tree. Snippets are wrapped so that statements parse as statements.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from functools import lru_cache
 from typing import TYPE_CHECKING
+
+from musify.classes import dataclass
 
 if TYPE_CHECKING:  # imported when the first snippet is parsed: most runs never need a tree
     import tree_sitter

@@ -8,9 +8,10 @@ failed-file result with its traceback, so one broken pass cannot lose the other 
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import TYPE_CHECKING
 
+from musify.classes import dataclass
 from musify.diagnostics import Diagnostic, compiled_warn
 from musify.diagnostics import make_from as _make_from
 

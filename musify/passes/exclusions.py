@@ -11,16 +11,17 @@ open block) is reported instead of silently changing what gets migrated.
 
 from __future__ import annotations
 
-import re
-from dataclasses import dataclass, field
+from dataclasses import field
 
+from musify.classes import dataclass
 from musify.engine.edits import Edit
 from musify.passes._base import PassContext
 from musify.passes.literals import holds, register
+from musify.patterns import lazy_pattern
 
 MARKER_PREFIX = "MUSIFY_EXCL_"
 register(MARKER_PREFIX)
-_MARKER = re.compile(r"MUSIFY_EXCL_(START|STOP|LINE)")
+_MARKER = lazy_pattern(globals(), "_MARKER", r"MUSIFY_EXCL_(START|STOP|LINE)")
 
 # event kind -> (diagnostic ID or None); None events are informational (musify-text logs them)
 EVENT_DIAGNOSTICS = {

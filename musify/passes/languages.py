@@ -14,12 +14,13 @@ from __future__ import annotations
 from collections.abc import Callable
 from functools import cache
 from importlib import import_module
-from typing import NamedTuple
 
+from musify.classes import named_tuple
 from musify.passes import PASSES, PassFn, resolve
 
 
-class Language(NamedTuple):
+@named_tuple
+class Language:
     """A kind of file's front end and passes, imported when its first file is migrated."""
 
     name: str
@@ -30,7 +31,8 @@ class Language(NamedTuple):
     gates: tuple[tuple[Callable | None, Callable | None, Callable | None, dict | None], ...] = ()
 
 
-class Plan(NamedTuple):
+@named_tuple
+class Plan:
     """What the runner calls on each file of a language under one rule set and options."""
 
     # (name, run, words or None, the bits of its literal triggers in `literals.file_bits` or 0,

@@ -25,9 +25,10 @@ from musify.frontend.launches import (
 from musify.passes._base import PassContext
 from musify.passes.hazards.file_facts import directive_at
 from musify.passes.literals import holds, holds_any, register
+from musify.patterns import lazy_pattern
 
-_PASTE = re.compile(r"\s*##\s*")
-_STRINGIZE = re.compile(r"(?<![\w\"'])#\s*([A-Za-z_]\w*)")
+_PASTE = lazy_pattern(globals(), "_PASTE", r"\s*##\s*")
+_STRINGIZE = lazy_pattern(globals(), "_STRINGIZE", r"(?<![\w\"'])#\s*([A-Za-z_]\w*)")
 
 # launches parsed together: a file's worth at once made tree-sitter hold the whole file's tree
 # (hundreds of MB for a 50 MB file); a few hundred at a time costs no more parses on real code

@@ -14,6 +14,7 @@ from musify.frontend.launches import match_angle_back
 from musify.frontend.scanner import Ctx, native
 from musify.frontend.skipped import inside
 from musify.passes._base import PassContext
+from musify.patterns import lazy_pattern
 
 _WORD = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_")
 # identifiers before a name that mean the name is being used, not declared
@@ -127,7 +128,7 @@ def _type_word(tok: str) -> bool:
     return bool(tok) and tok[0] in _WORD and not tok[0].isdigit() and tok not in _USE_KEYWORDS
 
 
-_NOT_IN_A_TYPE = re.compile(r"&&|\|\||[?!]|==")  # logical operators: a comparison, not template arguments
+_NOT_IN_A_TYPE = lazy_pattern(globals(), "_NOT_IN_A_TYPE", r"&&|\|\||[?!]|==")  # logical operators: a comparison, not template arguments
 
 
 def _closes_template_arguments(text: str, close: int) -> bool:

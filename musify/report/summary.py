@@ -7,10 +7,11 @@ numbers from here, so the summary on the screen and every file report agree by c
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import field
 from itertools import chain
 from operator import attrgetter
 
+from musify.classes import dataclass
 from musify.diagnostics import at_least
 from musify.records import RunRecord, compute_totals
 

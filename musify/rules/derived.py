@@ -17,11 +17,10 @@ those modules makes the next run compile the rules afresh rather than read stale
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Iterable
 from importlib import import_module
 
-from musify import resources
+from musify import digests, resources
 
 # RuleSet attribute -> the "module:function" that computes it (and caches it under that attribute)
 TABLES: dict[str, str] = {
@@ -40,7 +39,7 @@ _fingerprint: list[str] = []
 def fingerprint() -> str:
     """A digest of `SOURCES` (read once per process: nine small files)."""
     if not _fingerprint:
-        h = hashlib.sha256()
+        h = digests.sha256()
         for rel in SOURCES:
             try:
                 h.update(rel.encode() + b"\0" + (resources.PACKAGE / rel).read_bytes() + b"\0")

@@ -6,7 +6,6 @@ no import of the record model or the validation tables: a fully cached run stops
 
 from __future__ import annotations
 
-import hashlib
 import os
 from pathlib import Path
 
@@ -61,11 +60,14 @@ def builtin_digest(rules_dir: Path) -> str:
 
 def user_suffix(path: Path) -> str:
     """What a user table adds to the digest."""
-    return "+" + hashlib.sha256(path.read_bytes()).hexdigest()[:8]
+    return "+" + digests.sha256(path.read_bytes()).hexdigest()[:8]
 
 
 def rules_digest(blobs: list[tuple[Path, bytes]], rules_dir: Path) -> str:
-    """Content hash of the rule files (names and bytes) and the loader's shape version."""
+    """Content hash of the rule files (names and bytes) and the loader's shape version. Megabytes,
+    hashed where the stat memo misses: hashlib's (OpenSSL's) SHA-256, imported only then."""
+    import hashlib
+
     h = hashlib.sha256(LOADER_VERSION.encode())
     for path, data in blobs:
         h.update(path.relative_to(rules_dir).as_posix().encode() + b"\0" + data + b"\0")

@@ -7,8 +7,10 @@ load time, with the file and line of the record.
 from __future__ import annotations
 
 from collections.abc import Callable, MutableMapping
-from dataclasses import dataclass, field, fields
+from dataclasses import field, fields
 from operator import attrgetter
+
+from musify.classes import dataclass
 
 KINDS = frozenset(
     {"function", "type", "enum", "enumerator", "macro", "variable", "namespace", "header", "keyword"}

@@ -8,7 +8,6 @@ read once per process; a malformed table raises `RuleFileError` naming the file.
 
 from __future__ import annotations
 
-import hashlib
 import marshal
 import sys
 from functools import cache
@@ -32,7 +31,7 @@ def digest() -> str:
     """A digest of every vocabulary table's bytes: part of the incremental cache's key, since the
     tables change what the Python, build-file and C++ front ends rewrite (the rules digest covers
     the YAML records only)."""
-    h = hashlib.sha256()
+    h = digests.sha256()
     for table in TABLES:
         try:
             data = (default_rules_dir() / table).read_bytes()
@@ -62,7 +61,7 @@ def _parsed(path: Path, data: bytes) -> dict:
     (behind its CRC-32, so that a damaged file is parsed again rather than read as other words),
     so that a run reads it back (a tenth of a millisecond) instead of importing the TOML parser and
     parsing (a few milliseconds, every run over C-family files: the C++ pass reads its table)."""
-    key = hashlib.sha256(b"%d.%d\0crc\0" % sys.version_info[:2] + data).hexdigest()[:24]
+    key = digests.sha256(b"%d.%d\0crc\0" % sys.version_info[:2] + data).hexdigest()[:24]
     kept = resources.cache_dir("vocab") / f"{key}.marshal"
     try:
         raw = kept.read_bytes()  # the CRC-32 of the marshal string, then the string

@@ -13,12 +13,13 @@ import re
 from array import array
 from collections.abc import Iterator, Sequence
 from functools import lru_cache
-from typing import NamedTuple
 
 from musify.arch import WARP_WIDTH
+from musify.classes import named_tuple
 from musify.frontend import compiled
 from musify.frontend.scanner import CodeMap, Directive
 from musify.passes.literals import register
+from musify.patterns import lazy_pattern
 from musify.rows import Rows
 
 _INT = re.compile(r"(0[xX][0-9a-fA-F]+|\d+)([uUlL]*)")
@@ -41,7 +42,8 @@ def int_value(literal: str) -> int | None:
     return int(m.group(1), 16 if m.group(1)[:2] in ("0x", "0X") else 10)
 
 
-class Comparison(NamedTuple):  # a NamedTuple: a frozen dataclass's class cost 0.8 ms an import
+@named_tuple
+class Comparison:  # a NamedTuple: a frozen dataclass's class cost 0.8 ms an import
     """`NAME op NUMBER` or `NUMBER op NAME` around an occurrence of NAME."""
 
     op: str
@@ -87,7 +89,8 @@ def line_end(text: str, pos: int) -> int:
     return len(text) if nl < 0 else nl
 
 
-class DeviceFunction(NamedTuple):  # a NamedTuple: a `FunctionList` makes one per function read
+@named_tuple
+class DeviceFunction:  # a NamedTuple: a `FunctionList` makes one per function read
     start: int  # offset of the first qualifier (__global__/__device__)
     body_start: int  # offset of '{'
     end: int  # offset just after the matching '}'
@@ -145,7 +148,7 @@ class FunctionList(Rows):
                                                 else "?", a[k + 5] == 1)) for k in range(0, len(a), 6)]
 
 
-_NAME_BEFORE_PAREN = re.compile(r"([A-Za-z_]\w*)\s*(?:<[^;{()]*>\s*)?$")
+_NAME_BEFORE_PAREN = lazy_pattern(globals(), "_NAME_BEFORE_PAREN", r"([A-Za-z_]\w*)\s*(?:<[^;{()]*>\s*)?$")
 
 
 @lru_cache(maxsize=8)

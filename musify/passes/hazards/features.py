@@ -10,16 +10,15 @@ document (MU2032).
 
 from __future__ import annotations
 
-import re
-
 from musify.engine.edits import Edit
 from musify.frontend.scanner import Ctx
 from musify.passes._base import PassContext
 from musify.passes.hazards.common import enclosing
 from musify.passes.hazards.file_facts import device_functions_found, device_functions_of, qualifier_triggers
 from musify.passes.literals import holds, register
+from musify.patterns import lazy_pattern
 
-_KERNEL_BEFORE = re.compile(r"([A-Za-z_][\w:]*(?:\s*<[^;{}<>]*>)?)\s*$")
+_KERNEL_BEFORE = lazy_pattern(globals(), "_KERNEL_BEFORE", r"([A-Za-z_][\w:]*(?:\s*<[^;{}<>]*>)?)\s*$")
 register("<<<")
 # each finding is in a device function's body (`report`): not called on a file without a qualifier word
 triggers = qualifier_triggers

@@ -28,8 +28,9 @@ from musify.passes._base import PassContext
 from musify.passes.hazards.common import enclosing, has_qualifier, match_bracket
 from musify.passes.hazards.file_facts import device_functions_of, directive_at
 from musify.passes.literals import holds, register
+from musify.patterns import lazy_pattern
 
-_ASM = re.compile(r"(?<![\w.])(asm|__asm__|__asm)(\s+(?:volatile|__volatile__)|\s*(?:volatile|__volatile__)(?=\s*\())?\s*\(")
+_ASM = lazy_pattern(globals(), "_ASM", r"(?<![\w.])(asm|__asm__|__asm)(\s+(?:volatile|__volatile__)|\s*(?:volatile|__volatile__)(?=\s*\())?\s*\(")
 register("asm")
 # each with the literals one of which every match contains: the search (which opens with `\b`,
 # so the regex engine tries every offset) runs only on bodies holding one
@@ -41,7 +42,7 @@ _HOPPER_LITERALS = tuple(dict.fromkeys(literal for _, _, literals in _HOPPER for
 # and sync modifiers, the bare control instructions, a PTX opcode with its first modifier. x86,
 # Arm64 and POWER assembly has none of them (Arm32 NEON's `.f32`/`.u8` suffixes do match: such a
 # use keeps its error, as before)
-_PTX = re.compile(
+_PTX = lazy_pattern(globals(), "_PTX", 
     r"%%?(?:laneid|warpid|nwarpid|tid|ntid|ctaid|nctaid|smid|nsmid|gridid|clock(?:64|_hi)?|globaltimer(?:_lo|_hi)?"
     r"|lanemask_(?:eq|le|lt|ge|gt)|dynamic_smem_size|total_smem_size|envreg\d+|pm\d+)\b"
     r"|\.(?:reg|pred|shared|global|local|param|const|b8|b16|b32|b64|b128|u8|u16|u32|u64|s8|s16|s32|s64"

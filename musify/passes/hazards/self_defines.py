@@ -8,15 +8,14 @@ and reported.
 
 from __future__ import annotations
 
-import re
-
 from musify.engine.edits import Edit
 from musify.frontend.scanner import Ctx
 from musify.passes._base import PassContext
 from musify.passes.hazards.file_facts import directive_at, without_comments
+from musify.patterns import lazy_pattern
 
 _MACRO_NAME = int(Ctx.MACRO_NAME)  # a row's context, as `IdentList.data` holds it
-_BODY_TOKEN = re.compile(r"\s*(?:\\\r?\n\s*)*([A-Za-z_]\w*)\s*(?:\\\r?\n\s*)*$")
+_BODY_TOKEN = lazy_pattern(globals(), "_BODY_TOKEN", r"\s*(?:\\\r?\n\s*)*([A-Za-z_]\w*)\s*(?:\\\r?\n\s*)*$")
 
 
 def run(ctx: PassContext) -> list[Edit]:

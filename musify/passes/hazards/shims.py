@@ -9,13 +9,12 @@ counts them (`facts["shim_uses"]`). With `--no-shims` the calls keep their CUDA 
 
 from __future__ import annotations
 
-import re
-
 from musify.engine.edits import Edit
 from musify.frontend.scanner import Ctx
 from musify.passes._base import PassContext
+from musify.patterns import lazy_pattern
 
-_PRAGMA_ONCE = re.compile(r"#\s*pragma\s+once\b")
+_PRAGMA_ONCE = lazy_pattern(globals(), "_PRAGMA_ONCE", r"#\s*pragma\s+once\b")
 _USES = frozenset({Ctx.CODE, Ctx.MACRO})
 SHIM_ROOT = "compat/"  # rule `header:` values are relative to shims/; users put shims/compat on -I
 

@@ -17,12 +17,13 @@ from typing import Protocol
 
 from musify.frontend import compiled
 from musify.passes.hazards.common import FunctionList
+from musify.patterns import lazy_pattern
 
 # Only text that some check can report: full masks, 31/32, `>> 5`; 16 (an offset loop or a
 # shuffle offset) only where the body shuffles; a lane-mask result anywhere. A body that merely
 # uses warpSize or shuffles with computed offsets is warp-size agnostic and is not parsed at all.
-TRIGGER = re.compile(r"0[xX][fF]{8}|~\s*0|(?<![\w.])3[12](?![\w.])|>>\s*5(?!\w)")
-SIXTEEN = re.compile(r"(?<![\w.])16(?![\w.])")
+TRIGGER = lazy_pattern(globals(), "TRIGGER", r"0[xX][fF]{8}|~\s*0|(?<![\w.])3[12](?![\w.])|>>\s*5(?!\w)")
+SIXTEEN = lazy_pattern(globals(), "SIXTEEN", r"(?<![\w.])16(?![\w.])")
 # the same searches as the engine runs them fast: each alternative on its own, a literal first
 # (the alternation above, opening with a look-behind, tried all four at every offset: 300 us on a
 # 3 KB body), and the look-behind checked at each candidate (`standalone`)
@@ -32,7 +33,7 @@ SIXTEEN_AHEAD = re.compile(r"16(?![\w.])")
 _NATIVE = compiled.load("_claunch")  # `marks` in one compiled pass over the text (_claunch_warp.c), or None
 TRIGGER_MARK, SIXTEEN_MARK = 1, 2
 # a letter or digit beyond ASCII (`\w` is `str.isalnum` and '_'): where `may_report` always parses
-_WIDE_WORD_CHAR = re.compile(r"[^\W\x00-\x7f]")
+_WIDE_WORD_CHAR = lazy_pattern(globals(), "_WIDE_WORD_CHAR", r"[^\W\x00-\x7f]")
 
 
 class Names(Protocol):
