@@ -40,5 +40,6 @@ static inline int out_ascii(Out *o, PyObject *s) {
 PyObject *crecord_entry(PyObject *self, PyObject *args);
 PyObject *crecord_add_counts(PyObject *self, PyObject *args);
 PyObject *crecord_sums(PyObject *self, PyObject *args);
+PyObject *crecord_line_count(PyObject *self, PyObject *text);
 
 #endif

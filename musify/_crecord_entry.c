@@ -143,6 +143,9 @@ static int out_value(Out *o, PyObject *v, int depth, Shape *shape) {
     return 0;
 }
 
+/* the last shape checked (a strong reference: an entry's shape is one tuple for the whole run) */
+static PyObject *checked_shape;
+
 PyObject *crecord_entry(PyObject *self, PyObject *args) {
     PyObject *keys, *values, *raw, *shape_obj = Py_None;
     Py_ssize_t raw_at;
@@ -150,7 +153,12 @@ PyObject *crecord_entry(PyObject *self, PyObject *args) {
     if (!PyArg_ParseTuple(args, "O!OnO|O:entry", &PyTuple_Type, &keys, &values, &raw_at, &raw, &shape_obj))
         return NULL;
     if (!PyList_CheckExact(values) && !PyTuple_CheckExact(values)) Py_RETURN_NONE;
-    if (shape_obj != Py_None) {
+    if (shape_obj != Py_None && shape_obj == checked_shape) {  /* (a tuple: its items cannot change) */
+        shape.cls = PyTuple_GET_ITEM(shape_obj, 0);
+        shape.keys = PyTuple_GET_ITEM(shape_obj, 1);
+        shape.attrs = PyTuple_GET_ITEM(shape_obj, 2);
+        shape.alts = PyTuple_GET_ITEM(shape_obj, 3);
+    } else if (shape_obj != Py_None) {
         if (!PyArg_ParseTuple(shape_obj, "O!O!O!O!:entry's shape", &PyType_Type, &shape.cls, &PyTuple_Type, &shape.keys,
                               &PyTuple_Type, &shape.attrs, &PyTuple_Type, &shape.alts))
             return NULL;
@@ -172,6 +180,7 @@ PyObject *crecord_entry(PyObject *self, PyObject *args) {
                 return NULL;
             }
         }
+        if (PyTuple_CheckExact(shape_obj)) Py_XSETREF(checked_shape, Py_NewRef(shape_obj));
     }
     Py_ssize_t n = PyTuple_GET_SIZE(keys);
     if (PySequence_Fast_GET_SIZE(values) != n) Py_RETURN_NONE;

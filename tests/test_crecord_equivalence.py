@@ -15,6 +15,7 @@ import json
 import math
 from array import array
 from collections import Counter
+from types import SimpleNamespace
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -360,3 +361,49 @@ def test_a_file_without_its_line_table_counts_the_newlines_to_the_same_record(ca
         return ("".join(packed.iter_json()) if packed is not None else None, *rest)
 
     _same(comparable(*walked), comparable(*looked_up))
+
+
+@needs_crecord
+@SETTINGS
+@given(text=st.lists(st.sampled_from(["\n", "\r", "a", " ", "é", "Ā", "𐀀", "\udcff", "\n\n"])).map("".join),
+       pad=st.integers(0, 40))
+def test_a_file_s_line_count_is_the_newlines_plus_one(text, pad):
+    """`_crecord.line_count` (a file's `lines_total` where its line table was never made) is
+    `LineIndex.line_count`, on texts of each string width and of lengths about the sixteen
+    characters it compares at once (and past the 255 blocks after which it sums its lanes)."""
+    for t in (text, "x" * pad + text, text * 300 + "\n" * pad, "\n" * (4096 + pad)):
+        assert NATIVE.line_count(t) == LineIndex(t).line_count == t.count("\n") + 1
+
+
+@needs_crecord
+@pytest.mark.parametrize("text", ["", "a", "\n", "a\r\nb\r\n", "\n" * 16 * 255, "\n" * (16 * 255 + 17)])
+def test_fill_counts_the_lines_as_the_line_table_does(text):
+    """`_fill`'s count without a line table is the count the table gives."""
+    result, made = FileResult("a.cu", "a.mu", "k", "unchanged"), FileResult("a.cu", "a.mu", "k", "unchanged")
+
+    def context(lines: LineIndex) -> SimpleNamespace:  # what `_fill` reads of a file's context
+        found = SimpleNamespace(diagnostics=[], unconverted={}, facts={}, declared=set(), pending_unknown=[])
+        return SimpleNamespace(found=found, options=SimpleNamespace(json_lite=False), lines=lines)
+
+    table = LineIndex(text)
+    table.position(0)
+    runner._fill(result, context(LineIndex(text)), None, text, len(text), None)
+    runner._fill(made, context(table), None, text, len(text), None)
+    assert result.lines_total == made.lines_total == (text.count("\n") + 1 if text else 0)
+
+
+@needs_crecord
+def test_an_entry_s_shape_is_checked_again_when_another_is_given():
+    """The C call keeps the last shape it checked; another tuple is checked and used (and a bad
+    one refused) however often the first was given."""
+    result = FileResult("a.cu", "a.mu", "cuda-source", "migrated", diagnostics=[make("MU2030", "a.cu", 1, 1, "n")])
+    first = result.entry_json()
+    assert result.entry_json() == first == _plain_entry(result, False)
+    values = list(records._VALUES(result))
+    cls, keys, attrs, alts = records._DIAGNOSTIC
+    other = (cls, keys[:1], attrs[:1], alts[:1])
+    written = NATIVE.entry(records._KEYS, values, records._EDITS_AT, None, other)
+    assert '"diagnostics":[{"id":"MU2030"}]' in written
+    with pytest.raises(TypeError):
+        NATIVE.entry(records._KEYS, values, records._EDITS_AT, None, (cls, (1,), attrs[:1], alts[:1]))
+    assert result.entry_json() == first
