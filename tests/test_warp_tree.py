@@ -5,7 +5,9 @@ same nodes; the query's order is its own, and `_thread_variables` is checked aga
 rounds over the declarations in that order),
 `Function.calls` (calls found where the names occur) against a walk of every node, the text
 slices against `node.text` decoded, `_thread_named` against the `_THREAD_NAME` regex, and
-`_may_flag_binary` (the binary expressions skipped) against `_check_binary` run on them all.
+`_may_flag_binary` (the binary expressions skipped) against `_check_binary` run on them all, and
+the checks on the sites found where their names and numbers occur (`_found_sites`) against the
+checks on every node of the walk.
 """
 
 from __future__ import annotations
@@ -29,7 +31,13 @@ PIECES = ["int lane = threadIdx.x & 31;", "x = a < 32 ? b : c;", "if (warpSize =
           "t = x / 0x20 + y % 0x1F - 0xffffffffu;", "x = ~0 != m;", "/* __shfl_sync(0, v, 0, 32) */", "\"__ballot\";",
           "s += 10;", "int q{tid / 32};", "y = (tid) & (31);", "#if 1\n", "#endif\n", "{", "}", "(", ")", ";", "é",
           "g(h(__activemask()));", "int a = b + 1;", "int b = c;", "int c = d * 2;", "int d = e;", "int e = tid;",
-          "int f = [&] { int g = a; return g; }();", "int h = f;", "x = __shfl_down(v, 16, 32) + __shfl(v, 0, 32);"]
+          "int f = [&] { int g = a; return g; }();", "int h = f;", "x = __shfl_down(v, 16, 32) + __shfl(v, 0, 32);",
+          "unsigned full_mask = (~0u);", "if (m != (0xffffffff)) s = 1;", "int k = tid % 032;", "s = ~ /* c */ 0 == m;",
+          "x = 1.5 + 32.0f + 0x20 + 4294967295;", "for (int o = 1; o < 0x20; o <<= 1) v += __shfl_xor(v, o);",
+          "format(32); forx = 5;", "int w = n / 32;", "x = (0X1F) & lane;", "__syncwarp(~0);", "k = tid >> 05;",
+          "/* 31 32 5 0xffffffff ~0 */", "m = ~(0);", "if ((m) != (0xFFFFFFFF)) s = 2;", "k = tid % 040;",
+          "for (int o = 0x10; o; o /= 2) v += __shfl_down(v, o);", "__shfl_down_syncx(v, 16);", "a32 = b32 * 1.5 * 32.;",
+          "x = y->__shfl(v, 1);"]
 
 
 def _functions() -> list[str]:
@@ -69,6 +77,25 @@ def _same_collection(snippet: str) -> None:
         assert tree.text(node) == node.text.decode("utf-8", "surrogateescape")
         for wanted in (_NAMES.shuffle, _NAMES.mask_result, _NAMES.popcount, frozenset({"f", "g"})):
             assert tree.calls(node, wanted) == tree.calls_walked(node, wanted), (node, snippet)
+        for value in (16, 32, 0):
+            assert tree.holds_literal(node, value) == tree.holds_literal_walked(node, value), (node, value, snippet)
+    if tree.ascii:
+        values = frozenset({31, 32, 5, 16, warp_tree.FULL_MASK})
+        walked = {(tree.text(n), n.start_byte) for n in warp_tree.walk(tree.root)
+                  if n.type == "number_literal" and warp_size.int_value(tree.text(n)) in values}
+        assert {(tree.text(n), n.start_byte) for _, n in tree.literals(values)} == walked, snippet
+    _same_reports(tree)
+
+
+def _same_reports(tree: warp_tree.Function) -> None:
+    """The checks on the sites found where their names and numbers occur report what they report
+    on every node the walk gives (the reference, and the path of text beyond ASCII)."""
+    found: list = []
+    walked: list = []
+    warp_size._run_checks(tree, _NAMES, lambda node, diag, **args: found.append((node.start_byte, diag, args)))
+    warp_size._run_checks(tree, _NAMES, lambda node, diag, **args: walked.append((node.start_byte, diag, args)),
+                          walked=True)
+    assert found == walked, tree.snippet
 
 
 def test_collection_and_calls_on_the_corpora() -> None:

@@ -20,6 +20,7 @@ reads of such arrays sit behind a first-warp test, which is reported.
 from __future__ import annotations
 
 import re
+from collections.abc import Container
 from functools import lru_cache
 from operator import is_
 from typing import NamedTuple
@@ -43,7 +44,6 @@ _INTEGRAL = re.compile(r"\b(int|unsigned|long|short|size_t|uint32_t|int32_t|uint
 # integer types exactly 32 bits wide on every MUSA and CUDA target
 _INT32 = re.compile(r"^(?:const\s+)?(?:unsigned|signed|unsigned\s+int|signed\s+int|int|uint32_t|int32_t|"
                     r"std::uint32_t|std::int32_t|unsigned\s+long|long)(?:\s+const)?$")
-FULL_MASK = 0xFFFFFFFF
 # (operator, literal) pairs that take a lane or a warp number from a thread index, and what to
 # write instead, with W the name the rules tag `warp-size`
 _LANE_ARITH = {("&", 31): "% W (or & (W - 1))", ("%", 32): "% W", (">>", 5): "/ W", ("/", 32): "/ W"}
@@ -155,14 +155,32 @@ def _check_function(ctx: PassContext, fn: DeviceFunction, names: _Names, snippet
         if all(offset != at for at, _, _ in sites):
             sites.append((offset, node, args))
 
-    kinds = warp_tree.collect(tree.root)
+    _run_checks(tree, names, report)
+    for diag, sites_of in sorted(found.items(), key=lambda kv: kv[1][0][0]):
+        offset, node, args = sites_of[0]
+        where = tuple(ctx.lines.position(at) for at, _, _ in sites_of[1:])
+        level = "note" if diag == "MU2020" else severity
+        spelled = text(node)
+        ctx.warn(diag, offset, spelled, level, end=offset + len(spelled), origin="pass:warp_size",
+                 sites=where, **{**common, "count": len(sites_of), **args})
+
+
+def _run_checks(tree: warp_tree.Function, names: _Names, report, walked: bool = False) -> None:
+    """Every check on the function's sites, in document order (outer first). On ASCII text only
+    the nodes with a landmark of a report are sites (`warp_tree.candidates`); otherwise, or with
+    `walked` (the reference tests/test_warp_tree.py holds them to), every node of the walk."""
+    found = None if walked else _candidates(tree, names)
+    kinds = warp_tree.collect(tree.root) if found is None else found
     inits = [_init_of(node, tree, names) for node in kinds["init_declarator"]]
-    derived = _thread_variables(inits, kinds["parameter_declaration"], names, tree)
+    if found is None:
+        derived = _thread_variables(inits, kinds["parameter_declaration"], names, tree)
+    else:
+        derived = _Derived(tree, names)
+    text = tree.text
     masks = {i.name for i in inits if i.from_result}
     bit_used = _used_as_bits(tree.root, masks, names, text) if masks else set()
     full = {i.name for i in inits if i.full_mask}
     carried = _passed_on(tree.root, full, text) if full else set()
-    # the sites in document order (outer first), each with what its check needs
     sites = [(n, _check_call) for n in kinds["call_expression"]]
     sites += [(n, _check_binary) for n in kinds["binary_expression"] if _may_flag_binary(n, tree)]
     sites += [(i.node, i) for i in inits]
@@ -177,13 +195,46 @@ def _check_function(ctx: PassContext, fn: DeviceFunction, names: _Names, snippet
             _check_for(node, names, report, tree)
         else:
             _check_init(check, names, bit_used, carried, report, text)
-    for diag, sites_of in sorted(found.items(), key=lambda kv: kv[1][0][0]):
-        offset, node, args = sites_of[0]
-        where = tuple(ctx.lines.position(at) for at, _, _ in sites_of[1:])
-        level = "note" if diag == "MU2020" else severity
-        spelled = text(node)
-        ctx.warn(diag, offset, spelled, level, end=offset + len(spelled), origin="pass:warp_size",
-                 sites=where, **{**common, "count": len(sites_of), **args})
+
+
+def _candidates(tree: warp_tree.Function, names: _Names) -> dict[str, list] | None:
+    """`warp_tree.candidates`, or None where the text is not ASCII or a tagged name is no plain
+    identifier (`warp_tree.call_pattern`). The declarations are then read in full (`_Derived`)
+    only when a lane test has no thread index or tid-like name of its own."""
+    if not tree.ascii:
+        return None
+    pattern = warp_tree.call_pattern(_called_names(names))
+    return None if pattern is None else warp_tree.candidates(tree, pattern, names)
+
+
+class _Derived:
+    """`_thread_variables` of a function, worked out when first asked (most lane tests name a
+    thread index themselves)."""
+
+    __slots__ = ("made", "names", "tree")
+
+    def __init__(self, tree: warp_tree.Function, names: _Names) -> None:
+        self.tree, self.names, self.made = tree, names, None
+
+    def __contains__(self, name: str) -> bool:
+        if self.made is None:
+            tree, names = self.tree, self.names
+            kinds = warp_tree.collect(tree.root)
+            inits = [_init_of(node, tree, names) for node in kinds["init_declarator"]]
+            self.made = _thread_variables(inits, kinds["parameter_declaration"], names, tree)
+        return name in self.made
+
+
+_CALLED: tuple = (None, frozenset())  # the last `_Names` `_called_names` was given, and its answer
+
+
+def _called_names(names: _Names) -> frozenset[str]:
+    """Every name a site's call can be of: the checked calls' and the lane-mask results'."""
+    global _CALLED
+    made = _CALLED
+    if made[0] is not names:
+        made = _CALLED = (names, names.mask_arg | names.popcount | names.shuffle | names.mask_result)
+    return made[1]
 
 
 class _Init(NamedTuple):
@@ -209,7 +260,7 @@ def _init_of(node, tree: warp_tree.Function, names: _Names) -> _Init:
                      type_text, False, False)
     name_text = text(name)
     return _Init(node, name_text, value, text(value), type_text, tree.calls(value, names.mask_result),
-                 "mask" in name_text.lower() and _is_full_mask(value, text))
+                 "mask" in name_text.lower() and warp_tree.is_full_mask(value, text))
 
 
 def _check_init(init: _Init, names: _Names, bit_used: set[str], carried: set[str], report, text) -> None:
@@ -236,7 +287,7 @@ def _check_call(node, names: _Names, masks: set[str], report, tree: warp_tree.Fu
     if name not in names.mask_arg and name not in names.popcount and name not in names.shuffle:
         return  # every check below asks for one of these
     values = [c for c in args.named_children if c.type != "comment"]
-    if name in names.mask_arg and values and _is_full_mask(values[0], text):
+    if name in names.mask_arg and values and warp_tree.is_full_mask(values[0], text):
         report(values[0], "MU2020", expr=text(values[0]), call=f"{name}()")
     if name in names.popcount and values and (tree.calls(values[0], names.mask_result) or text(values[0]) in masks):
         report(node, "MU2041", expr=" ".join(text(node).split()), how=f"counted with {name}()")
@@ -265,7 +316,7 @@ def _may_flag_binary(node, tree: warp_tree.Function) -> bool:
     return op is not None and tree.text(op) in _CHECKED_OPS
 
 
-def _check_binary(node, names: _Names, derived: set[str], masks: set[str], report,
+def _check_binary(node, names: _Names, derived: Container[str], masks: set[str], report,
                   tree: warp_tree.Function) -> None:
     text = tree.text
     op_text = text(node.child_by_field_name("operator"))
@@ -276,7 +327,7 @@ def _check_binary(node, names: _Names, derived: set[str], masks: set[str], repor
     lval, rval = int_value(left_text), int_value(right_text)
     if op_text in ("==", "!="):
         for mask_side, other in ((left, right), (right, left)):
-            if _is_full_mask(other, text) and (text(mask_side) in masks or tree.calls(mask_side, names.mask_result)):
+            if warp_tree.is_full_mask(other, text) and (text(mask_side) in masks or tree.calls(mask_side, names.mask_result)):
                 report(node, "MU2041", expr=_expr(node, text), how="compared with the full 32-bit mask")
                 return
     if (left_text in names.warp_size or right_text in names.warp_size) and 32 in (lval, rval) \
@@ -315,11 +366,8 @@ def _is_warp_offset_loop(node, names: _Names, tree: warp_tree.Function) -> bool:
     body = node.child_by_field_name("body")
     if init is None or cond is None or body is None:
         return False
-    text = tree.text
-    init_values = {int_value(text(n)) for n in warp_tree.walk(init) if n.type == "number_literal"}
-    cond_values = {int_value(text(n)) for n in warp_tree.walk(cond) if n.type == "number_literal"}
     # the body, the largest part, is searched last
-    return (16 in init_values or 32 in cond_values) and tree.calls(body, names.shuffle)
+    return (tree.holds_literal(init, 16) or tree.holds_literal(cond, 32)) and tree.calls(body, names.shuffle)
 
 
 _WRAPPERS = frozenset({"parenthesized_expression", "cast_expression"})
@@ -448,21 +496,11 @@ def _word(name: str) -> re.Pattern[str]:
     return re.compile(rf"\b{re.escape(name)}\b")
 
 
-def _is_thread_expr(node, derived: set[str], names: _Names, text) -> bool:
-    for n in warp_tree.walk(node):
-        if n.type == "identifier":
-            t = text(n)
-            if t in names.thread_index or t in derived or _THREAD_NAME.fullmatch(t):
-                return True
-    return False
-
-
-def _is_full_mask(node, text) -> bool:
-    if node.type == "number_literal":
-        return int_value(text(node)) == FULL_MASK
-    if node.type == "unary_expression":
-        op, arg = node.child_by_field_name("operator"), node.child_by_field_name("argument")
-        return op is not None and arg is not None and text(op) == "~" and int_value(text(arg)) == 0
-    if node.type == "parenthesized_expression" and node.named_child_count == 1:
-        return _is_full_mask(node.named_children[0], text)
-    return False
+def _is_thread_expr(node, derived: Container[str], names: _Names, text) -> bool:
+    """An identifier under `node` is a thread index, tid-like, or one of `derived` (asked last:
+    it may be worked out only then, `_Derived`)."""
+    found = [text(n) for n in warp_tree.walk(node) if n.type == "identifier"]
+    for t in found:
+        if t in names.thread_index or _THREAD_NAME.fullmatch(t):
+            return True
+    return any(t in derived for t in found)
