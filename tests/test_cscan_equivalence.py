@@ -278,3 +278,50 @@ def test_every_one_byte_character_around_names() -> None:
         text = f"cu{c}x {c}cudaX cudaX{c} x{c}cuY {c}{c}cuZ{c}é"
         for prefixes in (VENDOR_PREFIXES, ("cu",)):
             assert _compiled(text, prefixes) == _fields(scan_python(text, prefixes)), repr(c)
+
+
+@pytest.fixture(params=[2, 1, 0], ids=["avx2", "ssse3", "sse2"])
+def simd_path(request):
+    """Each of the paths the compiled scanner takes over ASCII text (`label_ascii`), as far as this
+    CPU runs it (a level it lacks runs the best it has): a path the CPU picks must not be the only
+    one tested."""
+    if _cscan is None:
+        pytest.skip("the compiled scanner is not built")
+    was = _cscan._simd(request.param)
+    yield request.param
+    _cscan._simd(was)
+
+
+ASCII_FRAGMENTS = [f for f in FRAGMENTS if f.isascii()]
+ascii_texts = st.lists(st.one_of(st.sampled_from(ASCII_FRAGMENTS), st.sampled_from(ASCII_FRAGMENTS),
+                                 st.text(alphabet=[chr(c) for c in range(128)], max_size=20)),
+                       max_size=60).map("".join)
+# prefixes sharing their first two characters (one list to compare), a one-character one, digits
+PREFIX_SETS_ASCII = [*PREFIX_SETS, ("cud", "cub", "cuda", "cu_", "c1", "__nv", "__n", "__c", "9x", "Q")]
+
+
+@needs_cscan
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
+@given(ascii_texts, st.sampled_from(PREFIX_SETS_ASCII), st.integers(0, 40))
+@example("cudaX", VENDOR_PREFIXES, 0)
+def test_ascii_texts_on_every_vector_path(simd_path, text: str, prefixes: tuple[str, ...], pad: int) -> None:
+    """All-ASCII text, where the compiled scanner finds candidates 16 or 32 bytes at a time: the
+    padding moves each piece across the blocks' boundaries."""
+    text = "x" * pad + " " + text
+    assert _compiled(text, prefixes) == _fields(scan_python(text, prefixes))
+
+
+@needs_cscan
+def test_names_across_blocks_and_windows(simd_path) -> None:
+    """Names that start or end at each offset around a 16-byte block's edge and around the 4096
+    bytes whose blocks the compiled scanner reads at a time (`WINDOW`), one longer than a window,
+    a name at the text's very end, words running into candidates (not candidates)."""
+    long_name = "cuda" + "X" * 5000
+    for edge in (16, 32, 4096, 8192):
+        for pad in range(edge - 20, edge + 4):
+            for piece in ("cudaMalloc(", "xcudaY cuZ", "_cu", "cu", long_name, "__nv_x9 9cuda a_cuB"):
+                for text in ("a" * pad + " " + piece, "a" * pad + piece):
+                    for prefixes in (VENDOR_PREFIXES, ("cu", "c", "__nv")):
+                        assert _compiled(text, prefixes) == _fields(scan_python(text, prefixes)), (edge, pad, piece)
+                text = "/" * pad + piece + " // cuC\n#define cuD cuE\n"
+                assert _compiled(text, VENDOR_PREFIXES) == _fields(scan_python(text, VENDOR_PREFIXES)), (edge, pad, piece)

@@ -58,6 +58,11 @@ static ALWAYS_INLINE Py_ssize_t next_stop(const Text *t, Py_ssize_t pos) {
 typedef struct { Py_ssize_t start, end; } Span;
 typedef struct { Py_ssize_t start, end, name_start; int kw; int has_name; } Dir;
 
+/* a name of `Out`'s table: where it first stands in the text, its hash and its index (len 0: an
+ * empty slot, as no name is empty) */
+struct NameSlot { uint64_t hash; Py_ssize_t start, len, index; };
+enum { SMALL_SLOTS = 64 };
+
 typedef struct {
     PyObject *includes, *directives, *spans, *problems;
     Span *sp; Py_ssize_t nsp, capsp;
@@ -66,9 +71,12 @@ typedef struct {
     PyObject *names; /* the distinct names in order */
     /* name -> its index, by the name's place in the text (its first use): a name met again is
      * found without making a string and hashing it (most of a file's candidates repeat) */
-    struct NameSlot { uint64_t hash; Py_ssize_t start, len, index; } *slots;
+    struct NameSlot *slots;
     Py_ssize_t nslots, used; /* nslots: a power of two (0 before the first name); used: filled */
     unsigned contexts; /* bit c set when some row's context is c (`IdentList.holds_context`) */
+    /* the first table, zeroed with the rest of `Out` (empty): most files need no bigger one, and
+     * allocating and clearing it cost as much as finding a small file's names */
+    struct NameSlot small[SMALL_SLOTS];
 } Out;
 
 static int grow(void **buf, Py_ssize_t *cap, Py_ssize_t need, size_t item) {
@@ -195,6 +203,34 @@ static ALWAYS_INLINE int keyword_is(const Text *t, Py_ssize_t s, Py_ssize_t e, c
     return e - s == (Py_ssize_t)strlen(w) && starts_with_ascii(t, s, w);
 }
 
+/* The common directive keywords, made once when the module is (`make_keywords`): a directive's
+ * keyword is one of these shared strings rather than a new one (a third of the strings a scan
+ * made were these few words); any other keyword is cut from the text. */
+static const char *const KEYWORDS[] = {"include", "define", "if", "ifdef", "ifndef", "endif", "else", "elif",
+                                       "pragma", "undef", "error", "warning", "line", "import", "include_next"};
+#define NKEYWORDS (sizeof KEYWORDS / sizeof KEYWORDS[0])
+static PyObject *KEYWORD_STR[NKEYWORDS];
+static Py_ssize_t KEYWORD_LEN[NKEYWORDS];
+
+static int make_keywords(void) {
+    for (size_t k = 0; k < NKEYWORDS; k++) {
+        KEYWORD_LEN[k] = (Py_ssize_t)strlen(KEYWORDS[k]);
+        if (!(KEYWORD_STR[k] = PyUnicode_InternFromString(KEYWORDS[k]))) return -1;
+    }
+    return 0;
+}
+
+/* text[s:e], the keyword of a directive, as a new reference */
+static ALWAYS_INLINE PyObject *keyword_str(const Text *t, Py_ssize_t s, Py_ssize_t e) {
+    for (size_t k = 0; k < NKEYWORDS; k++) {
+        if (e - s != KEYWORD_LEN[k] || CH(t, s) != (Py_UCS4)KEYWORDS[k][0]) continue;
+        Py_ssize_t i = 1;
+        while (i < e - s && CH(t, s + i) == (Py_UCS4)KEYWORDS[k][i]) i++;
+        if (i == e - s) return Py_NewRef(KEYWORD_STR[k]);
+    }
+    return PyUnicode_Substring(t->text, s, e);
+}
+
 /* `_directive`: records the directive at `start`; returns where lexing goes on (or -1 on error) */
 static ALWAYS_INLINE Py_ssize_t directive(const Text *t, Py_ssize_t start, Out *o, Py_ssize_t *dir_end) {
     Py_ssize_t i = skip_blanks(t, start + 1), ks = i, ke = i;
@@ -245,7 +281,7 @@ static ALWAYS_INLINE Py_ssize_t directive(const Text *t, Py_ssize_t start, Out *
     d->has_name = has_name;
     d->name_start = name_s;
     PyObject *items[4] = {PyLong_FromSsize_t(start), PyLong_FromSsize_t(end),
-                          PyUnicode_Substring(t->text, ks, ke),
+                          keyword_str(t, ks, ke),
                           has_name ? PyUnicode_Substring(t->text, name_s, name_e) : Py_NewRef(S_EMPTY)};
     if (append_steal(o->directives, make_tuple(DirectiveType, items, 4)) < 0) return -1;
     *dir_end = end;
