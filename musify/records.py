@@ -143,7 +143,10 @@ class FileResult:
             raw = edits.text()  # the list's JSON as rendered (or read back from the spool)
             if raw is None:
                 return None
-        values = list(_VALUES(self))
+        try:  # the fields as stored (every result holds them all), one look-up each in C
+            values = list(_STORED(self.__dict__))
+        except (KeyError, AttributeError):  # a subclass's own storage: read as attributes
+            values = list(_VALUES(self))
         values[_SECONDS_AT] = 0.0 if deterministic else round(self.seconds, 6)
         return _NATIVE.entry(_KEYS, values, _EDITS_AT, raw, _DIAGNOSTIC)  # each Diagnostic read as it is
 
@@ -159,6 +162,7 @@ _SERIALISED = tuple(f.name for f in fields(FileResult) if f.name not in _TRANSIE
 # an entry rendered in one call (_crecord.c): its keys, and its values read in one call
 _KEYS = tuple(f'"{name}":' for name in _SERIALISED)
 _VALUES = attrgetter(*_SERIALISED)
+_STORED = itemgetter(*_SERIALISED)  # the same values, of the instance dictionary: no attribute look-ups
 _EDITS_AT, _SECONDS_AT = map(_SERIALISED.index, ("edits", "seconds"))
 # a diagnostic's JSON as `Diagnostic.to_json` makes it, written by the C call straight from the
 # object: key, attribute, and the attribute taken when the first is falsy (`end_line or line`)

@@ -72,3 +72,36 @@ def test_comment_continued_at_end_of_file_terminates():
     for text in ("// a \\", "// a \\\n", "// a \\\nb \\", "x; // \\\r\n\\"):
         spans = scan(text).spans
         assert spans[0][2] == Ctx.COMMENT and spans[0][1] <= len(text)
+
+
+def test_the_scan_init_is_the_generated_one():
+    """`Scan`'s hand-written `__init__` takes the fields in order with the fields' defaults (a fresh
+    container for each default factory, never one shared between scans) and stores what the
+    dataclass's generated `__init__` would, given or defaulted; the compiled scanner's result
+    is the one the Python scanner makes."""
+    import dataclasses
+    import inspect
+
+    from musify.frontend import scanner
+
+    fields = dataclasses.fields(scanner.Scan)
+    params = list(inspect.signature(scanner.Scan.__init__).parameters.values())[1:]
+    assert [p.name for p in params] == [f.name for f in fields]
+    for p, f in zip(params, fields):
+        if f.default is not dataclasses.MISSING:
+            assert p.default == f.default, f.name
+    reference = dataclasses.make_dataclass("Reference", [(f.name, f.type, f) for f in fields])
+    names = [f.name for f in fields]
+    one, two, ref = scanner.Scan(), scanner.Scan(), reference()
+    assert [getattr(one, n) for n in names] == [getattr(ref, n) for n in names]
+    for n in names:
+        if isinstance(getattr(one, n), (list, scanner.IdentList)):
+            assert getattr(one, n) is not getattr(two, n), n
+    values = (scanner.IdentList(), [1], [2], [3], [4], "tree", None, ("cu",))
+    assert [getattr(scanner.Scan(*values), n) for n in names] == list(values)
+    assert [getattr(scanner.Scan(**dict(zip(names, values))), n) for n in names] == list(values)
+    assert dataclasses.replace(one, tree=1).tree == 1 and dataclasses.replace(one, tree=1).idents == one.idents
+    text = "#include <cuda.h>\n/* c */ cudaMalloc(&p, 4); // x\n"
+    native = scanner.scan(text, scanner.VENDOR_PREFIXES)
+    assert native == scanner.scan_python(text, scanner.VENDOR_PREFIXES)
+    assert native.prefixes == scanner.VENDOR_PREFIXES

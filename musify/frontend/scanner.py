@@ -20,6 +20,7 @@ import re
 from array import array
 from dataclasses import field
 from functools import lru_cache
+from typing import Any
 
 from musify.classes import dataclass, named_tuple
 from musify.frontend import compiled
@@ -46,6 +47,9 @@ class Directive:
     name: str = ""  # for define/undef/ifdef/ifndef: the macro name
 
 
+_FRESH: Any = object()  # a container argument not given: `Scan` makes a new one
+
+
 @dataclass(frozen=True, slots=True)
 class Problem:
     """A lexical problem: unterminated comment or literal."""
@@ -54,7 +58,7 @@ class Problem:
     what: str  # "comment", "string literal", "character literal", "raw string literal"
 
 
-@dataclass
+@dataclass(init=False)  # __init__ below: the generated one is slow
 class Scan:
     idents: IdentList = field(default_factory=IdentList)
     includes: list[Include] = field(default_factory=list)
@@ -68,6 +72,22 @@ class Scan:
     _codemap: CodeMap | None = field(default=None, repr=False, compare=False)
     # the candidate prefixes the C-family scanner stopped at (empty: no such promise, see `may_hold`)
     prefixes: tuple[str, ...] = field(default=(), repr=False, compare=False)
+
+    def __init__(self, idents: IdentList = _FRESH, includes: list[Include] = _FRESH,
+                 directives: list[Directive] = _FRESH, spans: list[tuple[int, int, Ctx]] = _FRESH,
+                 problems: list[Problem] = _FRESH, tree: object = None, _codemap: CodeMap | None = None,
+                 prefixes: tuple[str, ...] = ()) -> None:
+        """What the dataclass would generate (a fresh container for each not given), without its
+        default-factory tests: the compiled scanner's result makes one for every file, all given.
+        `tests/test_scanner.py` compares it with the fields' defaults."""
+        self.idents = IdentList() if idents is _FRESH else idents
+        self.includes = [] if includes is _FRESH else includes
+        self.directives = [] if directives is _FRESH else directives
+        self.spans = [] if spans is _FRESH else spans
+        self.problems = [] if problems is _FRESH else problems
+        self.tree = tree
+        self._codemap = _codemap
+        self.prefixes = prefixes
 
     def code_map(self) -> CodeMap:
         """The code map of these spans, made once (several passes ask for it)."""
@@ -199,9 +219,8 @@ def scan(text: str, prefixes: tuple[str, ...] = VENDOR_PREFIXES) -> Scan:
     if _NATIVE is not None:
         found = _NATIVE.scan(text, prefixes)
         if found is not None:
-            out = Scan(native_idents(found[0], found[1], found[2], found[7]), *found[3:7])
-            out.prefixes = prefixes
-            return out
+            return Scan(native_idents(found[0], found[1], found[2], found[7]), found[3], found[4], found[5], found[6],
+                        None, None, prefixes)
     return scan_python(text, prefixes)
 
 
