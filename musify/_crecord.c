@@ -240,7 +240,11 @@ static int summed_dicts(PyObject *const *infos, const Py_ssize_t *count, Py_ssiz
                 done = 0;
                 break;
             }
-            pairs[k * nfields + n[k]++] = (KeyCount){key, count[i]};
+            KeyCount *part = pairs + k * nfields;
+            Py_ssize_t j = 0;  /* the same key object met before (a library's, a kind's name): its count */
+            while (j < n[k] && part[j].key != key) j++;
+            if (j < n[k]) part[j].count += count[i];
+            else part[n[k]++] = (KeyCount){key, count[i]};
         }
     }
     for (int k = 0; k < 3 && done; k++)
@@ -328,15 +332,58 @@ static Py_ssize_t newlines(int kind, const void *data, Py_ssize_t from, Py_ssize
     return count;
 }
 
+/* memo[key], borrowed. A tuple's hash is made again at each look-up (six fields hashed, a third
+ * of the look-ups' cost, which were a tenth of record()); most of a run's field tuples are the
+ * same objects file after file (the identifier pass's table of plain renames), so the answers
+ * are remembered by the tuple's address (the tuple held, so the address stays its own), for as
+ * long as the memo is the same dict unchanged: any change to it (its version tag, which a new
+ * dict never shares with an old one) forgets them all. */
+#if PY_VERSION_HEX < 0x030C0000
+#define MEMO_CACHE 512
+static struct {
+    PyObject *key, *info;
+} memo_cache[MEMO_CACHE];
+static PyObject *memo_of;  /* the memo the answers are from (its address only) */
+static uint64_t memo_version;
+
+static PyObject *memo_get(PyObject *memo, PyObject *key) {
+    uint64_t version = ((PyDictObject *)memo)->ma_version_tag;
+    if (memo != memo_of || version != memo_version) {
+        for (int i = 0; i < MEMO_CACHE; i++) {
+            Py_CLEAR(memo_cache[i].key);
+            Py_CLEAR(memo_cache[i].info);
+        }
+        memo_of = memo;
+        memo_version = version;
+    }
+    size_t h = ((uintptr_t)key >> 4) % MEMO_CACHE;
+    if (memo_cache[h].key == key) return memo_cache[h].info;
+    PyObject *info = PyDict_GetItemWithError(memo, key);
+    if (info) {
+        Py_XSETREF(memo_cache[h].key, Py_NewRef(key));
+        Py_XSETREF(memo_cache[h].info, Py_NewRef(info));
+    }
+    return info;
+}
+#else
+static PyObject *memo_get(PyObject *memo, PyObject *key) { return PyDict_GetItemWithError(memo, key); }
+#endif
+
 /* record(text, rows, starts, ...): `starts` is the file's line table (a list or an array), or
  * None: then each edit's line is found by counting the newlines since the one before (the edits
  * are in order; the table costs an int object a line, for a file that needs it for nothing else) */
 static PyObject *record(PyObject *self, PyObject *args) {
     PyObject *text, *rows_obj, *starts_obj, *fields, *memo;
     int render, ascii;
-    if (!PyArg_ParseTuple(args, "UOOO!O!pp:record", &text, &rows_obj, &starts_obj, &PyList_Type, &fields, &PyDict_Type,
-                          &memo, &render, &ascii))
+    PyObject *const *a = ((PyTupleObject *)args)->ob_item;
+    if (PyTuple_GET_SIZE(args) == 7 && PyUnicode_CheckExact(a[0]) && PyList_CheckExact(a[3]) && PyDict_CheckExact(a[4])
+        && PyBool_Check(a[5]) && PyBool_Check(a[6])) {  /* as the runner passes them: read without the format */
+        text = a[0], rows_obj = a[1], starts_obj = a[2], fields = a[3], memo = a[4];
+        render = a[5] == Py_True, ascii = a[6] == Py_True;
+    } else if (!PyArg_ParseTuple(args, "UOOO!O!pp:record", &text, &rows_obj, &starts_obj, &PyList_Type, &fields,
+                                 &PyDict_Type, &memo, &render, &ascii)) {
         return NULL;
+    }
     Ints rows, starts = {0};
     if (!ints_open(rows_obj, &rows) || rows.list) {
         ints_close(&rows);
@@ -370,7 +417,7 @@ static PyObject *record(PyObject *self, PyObject *args) {
         long long f = ints_get(&rows, 3 * k + 2, &bad);
         if (s < prev_start || s < 0 || e < s || e > len || f < 0 || f >= nfields) goto fallback;
         if (!count[f]++) {  /* the first edit with these fields: what they add, from the memo */
-            PyObject *info = PyDict_GetItemWithError(memo, PyList_GET_ITEM(fields, (Py_ssize_t)f));
+            PyObject *info = memo_get(memo, PyList_GET_ITEM(fields, (Py_ssize_t)f));
             if (!info) goto fallback;  /* not counted yet (or an error): the caller's path */
             if (!PyTuple_CheckExact(info) || PyTuple_GET_SIZE(info) != 6) goto fallback;
             PyObject *tail = PyTuple_GET_ITEM(info, 5);

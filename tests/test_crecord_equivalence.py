@@ -407,3 +407,23 @@ def test_an_entry_s_shape_is_checked_again_when_another_is_given():
     with pytest.raises(TypeError):
         NATIVE.entry(records._KEYS, values, records._EDITS_AT, None, (cls, (1,), attrs[:1], alts[:1]))
     assert result.entry_json() == first
+
+
+@needs_crecord
+def test_record_reads_its_arguments_alike_by_any_route():
+    """The runner's arguments (exact types, bool flags) are read from the tuple as they are; any
+    others (ints for the flags) by the format: the same answer either way, twice over (the field
+    tuples' answers remembered from the first call)."""
+    text = "cudaMalloc(p);\ncudaFree(p);\n"
+    fields = [("musaMalloc", "cudaMalloc", "runtime", "function", False, "reference"),
+              ("musaFree", "cudaFree", "runtime", "function", False, "reference")]
+    a = array("i", [0, 10, 0, 15, 23, 1])
+    _figures(text, EditList(a, fields), True)  # (the field tuples counted into the run's memo)
+    memo = runner._COUNTED[1]
+    starts = LineIndex(text)._starts
+    got = NATIVE.record(text, a, starts, fields, memo, True, True)
+    assert got is not None
+    assert NATIVE.record(text, a, starts, fields, memo, 1, 1) == got
+    assert NATIVE.record(text, a, starts, fields, memo, True, True) == got
+    with pytest.raises(TypeError):
+        NATIVE.record(text, a, starts, tuple(fields), memo, True, True)

@@ -170,6 +170,20 @@ def test_totals_agree_with_their_reference(seed):
     assert compute_totals([]) == _reference_totals([])
 
 
+@pytest.mark.parametrize("odd", [True, 2**62, 2**63, -(2**64), 1.5])
+def test_totals_of_odd_counts_agree_with_their_reference(odd):
+    """The sums kept in C as 64-bit integers: a bool, a count near or past their range, a float
+    (the Python path) give the reference's totals."""
+    rng = random.Random(5)
+    files = [_result(rng, i, partial=False) for i in range(40)]
+    files[2].renamed = {"cudaMalloc": odd, **files[2].renamed}
+    files[9].renamed = {"cudaMalloc": odd}
+    files[5].facts = {"kernels": odd}
+    files[6].bytes_total = odd
+    got, ref = compute_totals(files), _reference_totals(files)
+    assert json.dumps(got) == json.dumps(ref)
+
+
 def test_totals_raise_what_the_reference_raises():
     f = _result(random.Random(0), 0)
     f.references = {"converted": 1}  # no "unconverted": a KeyError either way
