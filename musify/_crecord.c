@@ -174,7 +174,7 @@ typedef struct {
 
 /* PyUnicode_Compare of two exact str (the order of their code points), with memcmp for two
  * one-byte strings (whose bytes are their code points) */
-static int str_order(PyObject *a, PyObject *b) {
+static inline int str_order(PyObject *a, PyObject *b) {
     if (a == b) return 0;
     if (PyUnicode_KIND(a) == PyUnicode_1BYTE_KIND && PyUnicode_KIND(b) == PyUnicode_1BYTE_KIND) {
         Py_ssize_t la = PyUnicode_GET_LENGTH(a), lb = PyUnicode_GET_LENGTH(b);
@@ -188,13 +188,11 @@ static int key_order(const void *a, const void *b) {
     return str_order(((const KeyCount *)a)->key, ((const KeyCount *)b)->key);
 }
 
-/* dict(sorted(sums.items())) of the pairs, `sums` adding the counts of equal keys, every key an
- * exact str (compared by code points, as `sorted` compares them): the pairs sorted, each run of
- * equal keys summed and set once. A dict per count, bumped tuple by tuple and then sorted into a
- * second dict, was half of `record` on a small file. */
+/* dict(sorted(sums.items())) of the pairs, every key an exact str and no two equal (summed_dicts
+ * adds equal keys' counts together as it meets them), compared by code points as `sorted`
+ * compares them. A dict per count, bumped tuple by tuple and then sorted into a second dict, was
+ * half of `record` on a small file. */
 static PyObject *summed_dict(KeyCount *pairs, Py_ssize_t n) {
-    PyObject *out = PyDict_New();
-    if (!out) return NULL;
     if (n > 16) {
         qsort(pairs, (size_t)n, sizeof *pairs, key_order);
     } else {  /* a few keys (most files): an insertion sort, without qsort's set-up */
@@ -206,19 +204,27 @@ static PyObject *summed_dict(KeyCount *pairs, Py_ssize_t n) {
             pairs[j] = x;
         }
     }
-    for (Py_ssize_t i = 0; i < n;) {
-        Py_ssize_t sum = pairs[i].count, j = i + 1;
-        while (j < n && str_order(pairs[j].key, pairs[i].key) == 0) sum += pairs[j++].count;
-        PyObject *v = PyLong_FromSsize_t(sum);
+    PyObject *out = n > 5 ? _PyDict_NewPresized(n) : PyDict_New();  /* (room for them all at once) */
+    if (!out) return NULL;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *v = PyLong_FromSsize_t(pairs[i].count);
         int r = v ? PyDict_SetItem(out, pairs[i].key, v) : -1;
         Py_XDECREF(v);
         if (r < 0) {
             Py_DECREF(out);
             return NULL;
         }
-        i = j;
     }
     return out;
+}
+
+/* two exact str equal: the same object, or the same length, width and characters */
+static inline int same_str(PyObject *a, PyObject *b) {
+    if (a == b) return 1;
+    Py_ssize_t n = PyUnicode_GET_LENGTH(a);
+    int kind = PyUnicode_KIND(a);
+    return n == PyUnicode_GET_LENGTH(b) && kind == PyUnicode_KIND(b)
+           && memcmp(PyUnicode_DATA(a), PyUnicode_DATA(b), (size_t)n * (size_t)kind) == 0;
 }
 
 /* the three counts as summed_dict makes them: 1 done, 0 when a key is not an exact str (the
@@ -241,8 +247,8 @@ static int summed_dicts(PyObject *const *infos, const Py_ssize_t *count, Py_ssiz
                 break;
             }
             KeyCount *part = pairs + k * nfields;
-            Py_ssize_t j = 0;  /* the same key object met before (a library's, a kind's name): its count */
-            while (j < n[k] && part[j].key != key) j++;
+            Py_ssize_t j = 0;  /* an equal key met before (most files name a library or two): its count */
+            while (j < n[k] && !same_str(part[j].key, key)) j++;
             if (j < n[k]) part[j].count += count[i];
             else part[n[k]++] = (KeyCount){key, count[i]};
         }

@@ -152,33 +152,87 @@ static PyObject *acc_dict_made(const Acc *acc) {
     return out;
 }
 
+/* getattr(f, name), from `attrs` (f's __dict__, or NULL) where it holds the name: what getattr
+ * finds first there, the type having no data descriptor of that name (plain_type) */
+static PyObject *attr_of(PyObject *f, PyObject *attrs, PyObject *name) {
+    if (attrs) {
+        PyObject *v = PyDict_GetItemWithError(attrs, name);
+        if (v) return Py_NewRef(v);
+        if (PyErr_Occurred()) return NULL;
+    }
+    return PyObject_GetAttr(f, name);  /* a class attribute (a field's default), or its error */
+}
+
+/* Whether the attributes sums() reads of an object of `type` are read as getattr reads them
+ * from the object's __dict__ first: the generic getattr, a __dict__, and no data descriptor (a
+ * property, a slot) of any of those names. Remembered in plain[0] (yes) or plain[1] (no), for
+ * the run's one class of results: a getattr each was a fifth of sums(). */
+static int plain_type(PyTypeObject *type, PyObject *int_names, PyObject *dict_names, PyObject **names,
+                      PyTypeObject **plain) {
+    int ok = type->tp_getattro == PyObject_GenericGetAttr && type->tp_dictoffset != 0;
+    for (int g = 0; g < 3 && ok; g++) {
+        PyObject *group = g == 0 ? int_names : g == 1 ? dict_names : NULL;
+        Py_ssize_t n = group ? PyTuple_GET_SIZE(group) : 3;
+        for (Py_ssize_t k = 0; k < n && ok; k++) {
+            PyObject *name = group ? PyTuple_GET_ITEM(group, k) : names[k];
+            if (!PyUnicode_CheckExact(name)) {
+                ok = 0;
+                break;
+            }
+            PyObject *descr = _PyType_Lookup(type, name);  /* borrowed */
+            if (descr && Py_TYPE(descr)->tp_descr_set) ok = 0;
+        }
+    }
+    plain[ok ? 0 : 1] = type;
+    return ok;
+}
+
+static int sum_attrs(PyObject *f, PyObject *attrs, PyObject *int_names, PyObject *dict_names, PyObject *status,
+                     long long *ints, Acc *dicts, PyObject **refs, PyObject *severities, PyObject *ids,
+                     PyObject **names, Py_ssize_t ni, Py_ssize_t nd);
+
 /* one file's part of sums(); 0, 1 (a dict attribute that is not an exact dict, a count that is
  * not an int) or -1 (an error) */
 static int sum_file(PyObject *f, PyObject *int_names, PyObject *dict_names, PyObject *status,
                     long long *ints, Acc *dicts, PyObject **refs, PyObject *severities, PyObject *ids,
-                    PyObject **names) {
+                    PyObject **names, PyTypeObject **plain) {
     Py_ssize_t ni = PyTuple_GET_SIZE(int_names), nd = PyTuple_GET_SIZE(dict_names);
-    if (count_attr(status, f, names[0]) < 0) return -1;
+    PyObject *attrs = NULL;  /* f's __dict__, where every name reads from it */
+    if (Py_TYPE(f) == plain[0] || (Py_TYPE(f) != plain[1] && plain_type(Py_TYPE(f), int_names, dict_names, names, plain)))
+        if (!(attrs = PyObject_GenericGetDict(f, NULL))) return -1;
+    int r = sum_attrs(f, attrs, int_names, dict_names, status, ints, dicts, refs, severities, ids, names, ni, nd);
+    Py_XDECREF(attrs);
+    return r;
+}
+
+static int sum_attrs(PyObject *f, PyObject *attrs, PyObject *int_names, PyObject *dict_names, PyObject *status,
+                     long long *ints, Acc *dicts, PyObject **refs, PyObject *severities, PyObject *ids,
+                     PyObject **names, Py_ssize_t ni, Py_ssize_t nd) {
+    PyObject *state = attr_of(f, attrs, names[0]);
+    if (!state) return -1;
+    int counted = count_one(status, state);
+    Py_DECREF(state);
+    if (counted < 0) return -1;
     for (Py_ssize_t k = 0; k < ni; k++) {
-        PyObject *v = PyObject_GetAttr(f, PyTuple_GET_ITEM(int_names, k));
+        PyObject *v = attr_of(f, attrs, PyTuple_GET_ITEM(int_names, k));
         if (!v) return -1;
         int r = add_int(&ints[k], v);
         Py_DECREF(v);
         if (r) return r;
     }
     for (Py_ssize_t k = 0; k < nd; k++) {
-        PyObject *d = PyObject_GetAttr(f, PyTuple_GET_ITEM(dict_names, k));
+        PyObject *d = attr_of(f, attrs, PyTuple_GET_ITEM(dict_names, k));
         if (!d) return -1;
         int r = PyDict_CheckExact(d) ? acc_dict(&dicts[k], d) : 1;
         Py_DECREF(d);
         if (r) return r;
     }
-    PyObject *references = PyObject_GetAttr(f, names[1]);
+    PyObject *references = attr_of(f, attrs, names[1]);
     if (!references) return -1;
     int r = add_item(&refs[0], references, names[3]) < 0 || add_item(&refs[1], references, names[4]) < 0 ? -1 : 0;
     Py_DECREF(references);
     if (r < 0) return -1;
-    PyObject *diagnostics = PyObject_GetAttr(f, names[2]);
+    PyObject *diagnostics = attr_of(f, attrs, names[2]);
     if (!diagnostics) return -1;
     PyObject *it = PyObject_GetIter(diagnostics), *d;
     Py_DECREF(diagnostics);
@@ -205,6 +259,7 @@ PyObject *crecord_sums(PyObject *self, PyObject *args) {
     PyObject *names[7] = {NULL};
     long long sums[SUMS_MAX] = {0};
     Acc accs[SUMS_MAX] = {{0}};
+    PyTypeObject *plain[2] = {NULL, NULL};  /* a class whose objects' attributes are read from __dict__, one not */
     PyObject *zero = PyLong_FromLong(0), *status = PyDict_New(), *severities = PyDict_New(), *ids = PyDict_New();
     PyObject *ints = PyList_New(ni), *dicts = PyList_New(nd), *refs[2] = {NULL, NULL}, *result = NULL;
     if (!zero || !status || !severities || !ids || !ints || !dicts) goto done;
@@ -216,7 +271,7 @@ PyObject *crecord_sums(PyObject *self, PyObject *args) {
     refs[1] = Py_NewRef(zero);
     for (Py_ssize_t i = 0; i < PyList_GET_SIZE(files); i++) {
         PyObject *f = Py_NewRef(PyList_GET_ITEM(files, i));
-        int r = sum_file(f, int_names, dict_names, status, sums, accs, refs, severities, ids, names);
+        int r = sum_file(f, int_names, dict_names, status, sums, accs, refs, severities, ids, names, plain);
         Py_DECREF(f);
         if (r < 0) goto done;
         if (r > 0) {  /* not what this was written for: the caller's Python path counts */
