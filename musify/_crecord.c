@@ -174,7 +174,7 @@ typedef struct {
 
 /* PyUnicode_Compare of two exact str (the order of their code points), with memcmp for two
  * one-byte strings (whose bytes are their code points) */
-static int str_order(PyObject *a, PyObject *b) {
+static inline int str_order(PyObject *a, PyObject *b) {
     if (a == b) return 0;
     if (PyUnicode_KIND(a) == PyUnicode_1BYTE_KIND && PyUnicode_KIND(b) == PyUnicode_1BYTE_KIND) {
         Py_ssize_t la = PyUnicode_GET_LENGTH(a), lb = PyUnicode_GET_LENGTH(b);
@@ -188,13 +188,11 @@ static int key_order(const void *a, const void *b) {
     return str_order(((const KeyCount *)a)->key, ((const KeyCount *)b)->key);
 }
 
-/* dict(sorted(sums.items())) of the pairs, `sums` adding the counts of equal keys, every key an
- * exact str (compared by code points, as `sorted` compares them): the pairs sorted, each run of
- * equal keys summed and set once. A dict per count, bumped tuple by tuple and then sorted into a
- * second dict, was half of `record` on a small file. */
+/* dict(sorted(sums.items())) of the pairs, every key an exact str and no two equal (summed_dicts
+ * adds equal keys' counts together as it meets them), compared by code points as `sorted`
+ * compares them. A dict per count, bumped tuple by tuple and then sorted into a second dict, was
+ * half of `record` on a small file. */
 static PyObject *summed_dict(KeyCount *pairs, Py_ssize_t n) {
-    PyObject *out = PyDict_New();
-    if (!out) return NULL;
     if (n > 16) {
         qsort(pairs, (size_t)n, sizeof *pairs, key_order);
     } else {  /* a few keys (most files): an insertion sort, without qsort's set-up */
@@ -206,19 +204,27 @@ static PyObject *summed_dict(KeyCount *pairs, Py_ssize_t n) {
             pairs[j] = x;
         }
     }
-    for (Py_ssize_t i = 0; i < n;) {
-        Py_ssize_t sum = pairs[i].count, j = i + 1;
-        while (j < n && str_order(pairs[j].key, pairs[i].key) == 0) sum += pairs[j++].count;
-        PyObject *v = PyLong_FromSsize_t(sum);
+    PyObject *out = n > 5 ? _PyDict_NewPresized(n) : PyDict_New();  /* (room for them all at once) */
+    if (!out) return NULL;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *v = PyLong_FromSsize_t(pairs[i].count);
         int r = v ? PyDict_SetItem(out, pairs[i].key, v) : -1;
         Py_XDECREF(v);
         if (r < 0) {
             Py_DECREF(out);
             return NULL;
         }
-        i = j;
     }
     return out;
+}
+
+/* two exact str equal: the same object, or the same length, width and characters */
+static inline int same_str(PyObject *a, PyObject *b) {
+    if (a == b) return 1;
+    Py_ssize_t n = PyUnicode_GET_LENGTH(a);
+    int kind = PyUnicode_KIND(a);
+    return n == PyUnicode_GET_LENGTH(b) && kind == PyUnicode_KIND(b)
+           && memcmp(PyUnicode_DATA(a), PyUnicode_DATA(b), (size_t)n * (size_t)kind) == 0;
 }
 
 /* the three counts as summed_dict makes them: 1 done, 0 when a key is not an exact str (the
@@ -240,7 +246,11 @@ static int summed_dicts(PyObject *const *infos, const Py_ssize_t *count, Py_ssiz
                 done = 0;
                 break;
             }
-            pairs[k * nfields + n[k]++] = (KeyCount){key, count[i]};
+            KeyCount *part = pairs + k * nfields;
+            Py_ssize_t j = 0;  /* an equal key met before (most files name a library or two): its count */
+            while (j < n[k] && !same_str(part[j].key, key)) j++;
+            if (j < n[k]) part[j].count += count[i];
+            else part[n[k]++] = (KeyCount){key, count[i]};
         }
     }
     for (int k = 0; k < 3 && done; k++)
@@ -328,15 +338,58 @@ static Py_ssize_t newlines(int kind, const void *data, Py_ssize_t from, Py_ssize
     return count;
 }
 
+/* memo[key], borrowed. A tuple's hash is made again at each look-up (six fields hashed, a third
+ * of the look-ups' cost, which were a tenth of record()); most of a run's field tuples are the
+ * same objects file after file (the identifier pass's table of plain renames), so the answers
+ * are remembered by the tuple's address (the tuple held, so the address stays its own), for as
+ * long as the memo is the same dict unchanged: any change to it (its version tag, which a new
+ * dict never shares with an old one) forgets them all. */
+#if PY_VERSION_HEX < 0x030C0000
+#define MEMO_CACHE 512
+static struct {
+    PyObject *key, *info;
+} memo_cache[MEMO_CACHE];
+static PyObject *memo_of;  /* the memo the answers are from (its address only) */
+static uint64_t memo_version;
+
+static PyObject *memo_get(PyObject *memo, PyObject *key) {
+    uint64_t version = ((PyDictObject *)memo)->ma_version_tag;
+    if (memo != memo_of || version != memo_version) {
+        for (int i = 0; i < MEMO_CACHE; i++) {
+            Py_CLEAR(memo_cache[i].key);
+            Py_CLEAR(memo_cache[i].info);
+        }
+        memo_of = memo;
+        memo_version = version;
+    }
+    size_t h = ((uintptr_t)key >> 4) % MEMO_CACHE;
+    if (memo_cache[h].key == key) return memo_cache[h].info;
+    PyObject *info = PyDict_GetItemWithError(memo, key);
+    if (info) {
+        Py_XSETREF(memo_cache[h].key, Py_NewRef(key));
+        Py_XSETREF(memo_cache[h].info, Py_NewRef(info));
+    }
+    return info;
+}
+#else
+static PyObject *memo_get(PyObject *memo, PyObject *key) { return PyDict_GetItemWithError(memo, key); }
+#endif
+
 /* record(text, rows, starts, ...): `starts` is the file's line table (a list or an array), or
  * None: then each edit's line is found by counting the newlines since the one before (the edits
  * are in order; the table costs an int object a line, for a file that needs it for nothing else) */
 static PyObject *record(PyObject *self, PyObject *args) {
     PyObject *text, *rows_obj, *starts_obj, *fields, *memo;
     int render, ascii;
-    if (!PyArg_ParseTuple(args, "UOOO!O!pp:record", &text, &rows_obj, &starts_obj, &PyList_Type, &fields, &PyDict_Type,
-                          &memo, &render, &ascii))
+    PyObject *const *a = ((PyTupleObject *)args)->ob_item;
+    if (PyTuple_GET_SIZE(args) == 7 && PyUnicode_CheckExact(a[0]) && PyList_CheckExact(a[3]) && PyDict_CheckExact(a[4])
+        && PyBool_Check(a[5]) && PyBool_Check(a[6])) {  /* as the runner passes them: read without the format */
+        text = a[0], rows_obj = a[1], starts_obj = a[2], fields = a[3], memo = a[4];
+        render = a[5] == Py_True, ascii = a[6] == Py_True;
+    } else if (!PyArg_ParseTuple(args, "UOOO!O!pp:record", &text, &rows_obj, &starts_obj, &PyList_Type, &fields,
+                                 &PyDict_Type, &memo, &render, &ascii)) {
         return NULL;
+    }
     Ints rows, starts = {0};
     if (!ints_open(rows_obj, &rows) || rows.list) {
         ints_close(&rows);
@@ -370,7 +423,7 @@ static PyObject *record(PyObject *self, PyObject *args) {
         long long f = ints_get(&rows, 3 * k + 2, &bad);
         if (s < prev_start || s < 0 || e < s || e > len || f < 0 || f >= nfields) goto fallback;
         if (!count[f]++) {  /* the first edit with these fields: what they add, from the memo */
-            PyObject *info = PyDict_GetItemWithError(memo, PyList_GET_ITEM(fields, (Py_ssize_t)f));
+            PyObject *info = memo_get(memo, PyList_GET_ITEM(fields, (Py_ssize_t)f));
             if (!info) goto fallback;  /* not counted yet (or an error): the caller's path */
             if (!PyTuple_CheckExact(info) || PyTuple_GET_SIZE(info) != 6) goto fallback;
             PyObject *tail = PyTuple_GET_ITEM(info, 5);

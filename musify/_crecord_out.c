@@ -17,20 +17,6 @@ int out_realloc(Out *o, Py_ssize_t more) {
     return 0;
 }
 
-int out_int(Out *o, long long v) {
-    char tmp[24];
-    int n = 0;
-    unsigned long long u = v < 0 ? 0ULL - (unsigned long long)v : (unsigned long long)v;
-    do {
-        tmp[n++] = (char)('0' + u % 10);
-        u /= 10;
-    } while (u);
-    if (v < 0) tmp[n++] = '-';
-    if (out_grow(o, n) < 0) return -1;
-    while (n) o->buf[o->len++] = tmp[--n];
-    return 0;
-}
-
 PyObject *out_str(Out *o) {
     PyObject *s = PyUnicode_New(o->len, 127);
     if (s) memcpy(PyUnicode_DATA(s), o->buf, (size_t)o->len);
@@ -48,6 +34,36 @@ static int out_u16(Out *o, Py_UCS4 c) {
     return out_write(o, u, 6);
 }
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
+/* the end of the run of plain characters at b[i:hi] (one-byte text of `n` characters): sixteen
+ * bytes looked at once where SSE2 is there (every x86-64), while they lie in the text (a short
+ * name's run ends within its first sixteen: the bytes after `hi` are read, not used): a byte
+ * below ' ' as a signed char (a control character or one of 0x80-0xff), DEL, a backslash or a
+ * quote ends the run */
+static inline Py_ssize_t plain_run(const Py_UCS1 *b, Py_ssize_t i, Py_ssize_t hi, Py_ssize_t n) {
+    Py_ssize_t j = i;
+#if defined(__SSE2__)
+    const __m128i space = _mm_set1_epi8(' '), del = _mm_set1_epi8(0x7f), bs = _mm_set1_epi8('\\'),
+                  quote = _mm_set1_epi8('"');
+    while (j < hi && n - j >= 16) {
+        __m128i x = _mm_loadu_si128((const __m128i *)(b + j));
+        __m128i bad = _mm_or_si128(_mm_or_si128(_mm_cmplt_epi8(x, space), _mm_cmpeq_epi8(x, del)),
+                                   _mm_or_si128(_mm_cmpeq_epi8(x, bs), _mm_cmpeq_epi8(x, quote)));
+        unsigned mask = (unsigned)_mm_movemask_epi8(bad);
+        if (hi - j < 16) mask |= 1u << (hi - j);  /* the run ends at `hi` at the latest */
+        if (mask) return j + __builtin_ctz(mask);
+        j += 16;
+    }
+#else
+    (void)n;
+#endif
+    while (j < hi && plain_char(b[j])) j++;
+    return j;
+}
+
 /* text[lo:hi] quoted */
 int out_quoted(Out *o, PyObject *text, Py_ssize_t lo, Py_ssize_t hi) {
     int kind = PyUnicode_KIND(text);
@@ -57,8 +73,7 @@ int out_quoted(Out *o, PyObject *text, Py_ssize_t lo, Py_ssize_t hi) {
     for (Py_ssize_t i = lo; i < hi; i++) {
         if (kind == PyUnicode_1BYTE_KIND) {  /* a run of plain characters copied at once */
             const Py_UCS1 *b = (const Py_UCS1 *)data;
-            Py_ssize_t j = i;
-            while (j < hi && plain_char(b[j])) j++;
+            Py_ssize_t j = plain_run(b, i, hi, PyUnicode_GET_LENGTH(text));
             if (j > i) {
                 if (out_write(o, (const char *)b + i, j - i) < 0) return -1;
                 if (j == hi) break;

@@ -78,33 +78,161 @@ static int add_item(PyObject **sum, PyObject *mapping, PyObject *key) {
     return 0;
 }
 
-/* one file's part of sums(); 0, 1 (a dict attribute that is not an exact dict) or -1 (an error) */
+/* A sum of counts kept in C, key by key: `index` maps each key to its place in `keys` and
+ * `values` (first seen first, as the dict the sums become keeps its keys). total.get(k, 0) + v
+ * per item, each a lookup, an int made and a dict item replaced, was half of sums(). */
+typedef struct {
+    PyObject *index, *keys;
+    long long *values;
+    Py_ssize_t cap;
+} Acc;
+
+/* *sum += v for an exact int or a bool v: 0, or 1 (another type, or beyond a long long: the
+ * caller's Python path sums it) */
+static int add_int(long long *sum, PyObject *v) {
+    if (!PyLong_CheckExact(v) && !PyBool_Check(v)) return 1;
+    int overflow = 0;
+    long long x = PyLong_AsLongLongAndOverflow(v, &overflow);
+    if (overflow || (x == -1 && PyErr_Occurred())) {
+        PyErr_Clear();
+        return 1;
+    }
+    return __builtin_add_overflow(*sum, x, sum) ? 1 : 0;
+}
+
+/* acc[k] += v for each item of the exact dict d: 0, 1 (a value add_int leaves to Python) or -1 */
+static int acc_dict(Acc *acc, PyObject *d) {
+    PyObject *key, *value;
+    Py_ssize_t pos = 0;
+    int r = 0;
+    Py_INCREF(d);
+    while (r == 0 && PyDict_Next(d, &pos, &key, &value)) {
+        Py_INCREF(key);
+        Py_INCREF(value);
+        PyObject *at = PyDict_GetItemWithError(acc->index, key);
+        Py_ssize_t i;
+        if (at) {
+            i = PyLong_AsSsize_t(at);
+        } else if (PyErr_Occurred()) {
+            r = -1;
+        } else {  /* a new key: its place, at the end */
+            i = PyList_GET_SIZE(acc->keys);
+            if (i == acc->cap) {
+                Py_ssize_t cap = acc->cap ? 2 * acc->cap : 64;
+                long long *values = PyMem_Realloc(acc->values, (size_t)cap * sizeof(long long));
+                if (!values) {
+                    PyErr_NoMemory();
+                    r = -1;
+                } else {
+                    acc->values = values;
+                    acc->cap = cap;
+                }
+            }
+            PyObject *place = r ? NULL : PyLong_FromSsize_t(i);
+            if (!place || PyDict_SetItem(acc->index, key, place) < 0 || PyList_Append(acc->keys, key) < 0) r = -1;
+            else acc->values[i] = 0;
+            Py_XDECREF(place);
+        }
+        if (r == 0) r = add_int(&acc->values[i], value);
+        Py_DECREF(key);
+        Py_DECREF(value);
+    }
+    Py_DECREF(d);
+    return r;
+}
+
+/* the dict of the sums, keys in the order first seen */
+static PyObject *acc_dict_made(const Acc *acc) {
+    PyObject *out = PyDict_New();
+    for (Py_ssize_t i = 0; out && i < PyList_GET_SIZE(acc->keys); i++) {
+        PyObject *v = PyLong_FromLongLong(acc->values[i]);
+        if (!v || PyDict_SetItem(out, PyList_GET_ITEM(acc->keys, i), v) < 0) Py_CLEAR(out);
+        Py_XDECREF(v);
+    }
+    return out;
+}
+
+/* getattr(f, name), from `attrs` (f's __dict__, or NULL) where it holds the name: what getattr
+ * finds first there, the type having no data descriptor of that name (plain_type) */
+static PyObject *attr_of(PyObject *f, PyObject *attrs, PyObject *name) {
+    if (attrs) {
+        PyObject *v = PyDict_GetItemWithError(attrs, name);
+        if (v) return Py_NewRef(v);
+        if (PyErr_Occurred()) return NULL;
+    }
+    return PyObject_GetAttr(f, name);  /* a class attribute (a field's default), or its error */
+}
+
+/* Whether the attributes sums() reads of an object of `type` are read as getattr reads them
+ * from the object's __dict__ first: the generic getattr, a __dict__, and no data descriptor (a
+ * property, a slot) of any of those names. Remembered in plain[0] (yes) or plain[1] (no), for
+ * the run's one class of results: a getattr each was a fifth of sums(). */
+static int plain_type(PyTypeObject *type, PyObject *int_names, PyObject *dict_names, PyObject **names,
+                      PyTypeObject **plain) {
+    int ok = type->tp_getattro == PyObject_GenericGetAttr && type->tp_dictoffset != 0;
+    for (int g = 0; g < 3 && ok; g++) {
+        PyObject *group = g == 0 ? int_names : g == 1 ? dict_names : NULL;
+        Py_ssize_t n = group ? PyTuple_GET_SIZE(group) : 3;
+        for (Py_ssize_t k = 0; k < n && ok; k++) {
+            PyObject *name = group ? PyTuple_GET_ITEM(group, k) : names[k];
+            if (!PyUnicode_CheckExact(name)) {
+                ok = 0;
+                break;
+            }
+            PyObject *descr = _PyType_Lookup(type, name);  /* borrowed */
+            if (descr && Py_TYPE(descr)->tp_descr_set) ok = 0;
+        }
+    }
+    plain[ok ? 0 : 1] = type;
+    return ok;
+}
+
+static int sum_attrs(PyObject *f, PyObject *attrs, PyObject *int_names, PyObject *dict_names, PyObject *status,
+                     long long *ints, Acc *dicts, PyObject **refs, PyObject *severities, PyObject *ids,
+                     PyObject **names, Py_ssize_t ni, Py_ssize_t nd);
+
+/* one file's part of sums(); 0, 1 (a dict attribute that is not an exact dict, a count that is
+ * not an int) or -1 (an error) */
 static int sum_file(PyObject *f, PyObject *int_names, PyObject *dict_names, PyObject *status,
-                    PyObject *ints, PyObject *dicts, PyObject **refs, PyObject *severities, PyObject *ids,
-                    PyObject *zero, PyObject **names) {
+                    long long *ints, Acc *dicts, PyObject **refs, PyObject *severities, PyObject *ids,
+                    PyObject **names, PyTypeObject **plain) {
     Py_ssize_t ni = PyTuple_GET_SIZE(int_names), nd = PyTuple_GET_SIZE(dict_names);
-    if (count_attr(status, f, names[0]) < 0) return -1;
+    PyObject *attrs = NULL;  /* f's __dict__, where every name reads from it */
+    if (Py_TYPE(f) == plain[0] || (Py_TYPE(f) != plain[1] && plain_type(Py_TYPE(f), int_names, dict_names, names, plain)))
+        if (!(attrs = PyObject_GenericGetDict(f, NULL))) return -1;
+    int r = sum_attrs(f, attrs, int_names, dict_names, status, ints, dicts, refs, severities, ids, names, ni, nd);
+    Py_XDECREF(attrs);
+    return r;
+}
+
+static int sum_attrs(PyObject *f, PyObject *attrs, PyObject *int_names, PyObject *dict_names, PyObject *status,
+                     long long *ints, Acc *dicts, PyObject **refs, PyObject *severities, PyObject *ids,
+                     PyObject **names, Py_ssize_t ni, Py_ssize_t nd) {
+    PyObject *state = attr_of(f, attrs, names[0]);
+    if (!state) return -1;
+    int counted = count_one(status, state);
+    Py_DECREF(state);
+    if (counted < 0) return -1;
     for (Py_ssize_t k = 0; k < ni; k++) {
-        PyObject *v = PyObject_GetAttr(f, PyTuple_GET_ITEM(int_names, k));
+        PyObject *v = attr_of(f, attrs, PyTuple_GET_ITEM(int_names, k));
         if (!v) return -1;
-        PyObject *s = PyNumber_Add(PyList_GET_ITEM(ints, k), v);
+        int r = add_int(&ints[k], v);
         Py_DECREF(v);
-        if (!s) return -1;
-        PyList_SetItem(ints, k, s);  /* steals s, drops the old sum */
+        if (r) return r;
     }
     for (Py_ssize_t k = 0; k < nd; k++) {
-        PyObject *d = PyObject_GetAttr(f, PyTuple_GET_ITEM(dict_names, k));
+        PyObject *d = attr_of(f, attrs, PyTuple_GET_ITEM(dict_names, k));
         if (!d) return -1;
-        int r = PyDict_CheckExact(d) ? add_dict(PyList_GET_ITEM(dicts, k), d, zero) : 1;
+        int r = PyDict_CheckExact(d) ? acc_dict(&dicts[k], d) : 1;
         Py_DECREF(d);
         if (r) return r;
     }
-    PyObject *references = PyObject_GetAttr(f, names[1]);
+    PyObject *references = attr_of(f, attrs, names[1]);
     if (!references) return -1;
     int r = add_item(&refs[0], references, names[3]) < 0 || add_item(&refs[1], references, names[4]) < 0 ? -1 : 0;
     Py_DECREF(references);
     if (r < 0) return -1;
-    PyObject *diagnostics = PyObject_GetAttr(f, names[2]);
+    PyObject *diagnostics = attr_of(f, attrs, names[2]);
     if (!diagnostics) return -1;
     PyObject *it = PyObject_GetIter(diagnostics), *d;
     Py_DECREF(diagnostics);
@@ -118,27 +246,32 @@ static int sum_file(PyObject *f, PyObject *int_names, PyObject *dict_names, PyOb
     return r < 0 || PyErr_Occurred() ? -1 : 0;
 }
 
+#define SUMS_MAX 16  /* int and dict names each (the record has 8 and 5) */
+
 PyObject *crecord_sums(PyObject *self, PyObject *args) {
     PyObject *files, *int_names, *dict_names;
     if (!PyArg_ParseTuple(args, "O!O!O!:sums", &PyList_Type, &files, &PyTuple_Type, &int_names,
                           &PyTuple_Type, &dict_names)) return NULL;
+    Py_ssize_t ni = PyTuple_GET_SIZE(int_names), nd = PyTuple_GET_SIZE(dict_names);
+    if (ni > SUMS_MAX || nd > SUMS_MAX) Py_RETURN_NONE;
     static const char *attrs[] = {"status", "references", "diagnostics", "converted", "unconverted",
                                   "severity", "id"};
     PyObject *names[7] = {NULL};
+    long long sums[SUMS_MAX] = {0};
+    Acc accs[SUMS_MAX] = {{0}};
+    PyTypeObject *plain[2] = {NULL, NULL};  /* a class whose objects' attributes are read from __dict__, one not */
     PyObject *zero = PyLong_FromLong(0), *status = PyDict_New(), *severities = PyDict_New(), *ids = PyDict_New();
-    Py_ssize_t ni = PyTuple_GET_SIZE(int_names), nd = PyTuple_GET_SIZE(dict_names);
     PyObject *ints = PyList_New(ni), *dicts = PyList_New(nd), *refs[2] = {NULL, NULL}, *result = NULL;
     if (!zero || !status || !severities || !ids || !ints || !dicts) goto done;
     for (int k = 0; k < 7; k++)
         if (!(names[k] = PyUnicode_InternFromString(attrs[k]))) goto done;
-    for (Py_ssize_t k = 0; k < ni; k++) PyList_SET_ITEM(ints, k, Py_NewRef(zero));
     for (Py_ssize_t k = 0; k < nd; k++)
-        if (!(PyList_SET_ITEM(dicts, k, PyDict_New()), PyList_GET_ITEM(dicts, k))) goto done;
+        if (!(accs[k].index = PyDict_New()) || !(accs[k].keys = PyList_New(0))) goto done;
     refs[0] = Py_NewRef(zero);
     refs[1] = Py_NewRef(zero);
     for (Py_ssize_t i = 0; i < PyList_GET_SIZE(files); i++) {
         PyObject *f = Py_NewRef(PyList_GET_ITEM(files, i));
-        int r = sum_file(f, int_names, dict_names, status, ints, dicts, refs, severities, ids, zero, names);
+        int r = sum_file(f, int_names, dict_names, status, sums, accs, refs, severities, ids, names, plain);
         Py_DECREF(f);
         if (r < 0) goto done;
         if (r > 0) {  /* not what this was written for: the caller's Python path counts */
@@ -146,9 +279,18 @@ PyObject *crecord_sums(PyObject *self, PyObject *args) {
             goto done;
         }
     }
+    for (Py_ssize_t k = 0; k < ni; k++)
+        if (!(PyList_SET_ITEM(ints, k, PyLong_FromLongLong(sums[k])), PyList_GET_ITEM(ints, k))) goto done;
+    for (Py_ssize_t k = 0; k < nd; k++)
+        if (!(PyList_SET_ITEM(dicts, k, acc_dict_made(&accs[k])), PyList_GET_ITEM(dicts, k))) goto done;
     result = Py_BuildValue("(OOOOOOO)", status, ints, dicts, refs[0], refs[1], severities, ids);
 done:
     for (int k = 0; k < 7; k++) Py_XDECREF(names[k]);
+    for (Py_ssize_t k = 0; k < nd; k++) {
+        Py_XDECREF(accs[k].index);
+        Py_XDECREF(accs[k].keys);
+        PyMem_Free(accs[k].values);
+    }
     Py_XDECREF(zero);
     Py_XDECREF(status);
     Py_XDECREF(severities);

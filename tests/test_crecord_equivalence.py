@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from array import array
 from collections import Counter
 from types import SimpleNamespace
@@ -407,3 +408,45 @@ def test_an_entry_s_shape_is_checked_again_when_another_is_given():
     with pytest.raises(TypeError):
         NATIVE.entry(records._KEYS, values, records._EDITS_AT, None, (cls, (1,), attrs[:1], alts[:1]))
     assert result.entry_json() == first
+
+
+@needs_crecord
+def test_record_reads_its_arguments_alike_by_any_route():
+    """The runner's arguments (exact types, bool flags) are read from the tuple as they are; any
+    others (ints for the flags) by the format: the same answer either way, twice over (the field
+    tuples' answers remembered from the first call)."""
+    text = "cudaMalloc(p);\ncudaFree(p);\n"
+    fields = [("musaMalloc", "cudaMalloc", "runtime", "function", False, "reference"),
+              ("musaFree", "cudaFree", "runtime", "function", False, "reference")]
+    a = array("i", [0, 10, 0, 15, 23, 1])
+    _figures(text, EditList(a, fields), True)  # (the field tuples counted into the run's memo)
+    memo = runner._COUNTED[1]
+    starts = LineIndex(text)._starts
+    got = NATIVE.record(text, a, starts, fields, memo, True, True)
+    assert got is not None
+    assert NATIVE.record(text, a, starts, fields, memo, 1, 1) == got
+    assert NATIVE.record(text, a, starts, fields, memo, True, True) == got
+    with pytest.raises(TypeError):
+        NATIVE.record(text, a, starts, tuple(fields), memo, True, True)
+
+
+@needs_crecord
+@pytest.mark.parametrize("tail", ["", "x" * 15, "y" * 16, "z" * 40])
+@pytest.mark.parametrize("made", [False, True])
+def test_sixteen_at_a_time_reads_alike(tail, made):
+    """The record's newline counts and quoted text, sixteen bytes compared at once: spans whose
+    plain run ends at, before and after a sixteen-byte boundary, near the end of the text, with
+    characters to escape (quotes, a backslash, a tab, DEL, Latin-1) and lines of every length,
+    with the line table made or not."""
+    lines = ["a" * k + ' "q" \\ \t\x7f\xe9 cudaFree(x);' for k in range(40)]
+    text = "\n".join(lines) + "\n" + tail + "cudaFree" + tail[:3]
+    a = array("i")
+    for m in re.finditer(r'cudaFree|"q" \\|\xe9 cuda|a{17,33}', text):
+        a.extend((m.start(), m.end(), 0))
+    edits = EditList(a, [("musaFree", "cudaFree", "runtime", "function", False, "reference")])
+    lines_index = LineIndex(text)
+    if made:
+        lines_index._starts  # noqa: B018 -- (the table made)
+    native, plain, _ = _figures(text, edits, True, lines_index)
+    _same(native, plain)
+    assert NATIVE.record(text, a, lines_index.made, edits._fields.values, runner._COUNTED[1], True, False) is not None

@@ -170,6 +170,47 @@ def test_totals_agree_with_their_reference(seed):
     assert compute_totals([]) == _reference_totals([])
 
 
+@pytest.mark.parametrize("odd", [True, 2**62, 2**63, -(2**64), 1.5])
+def test_totals_of_odd_counts_agree_with_their_reference(odd):
+    """The sums kept in C as 64-bit integers: a bool, a count near or past their range, a float
+    (the Python path) give the reference's totals."""
+    rng = random.Random(5)
+    files = [_result(rng, i, partial=False) for i in range(40)]
+    files[2].renamed = {"cudaMalloc": odd, **files[2].renamed}
+    files[9].renamed = {"cudaMalloc": odd}
+    files[5].facts = {"kernels": odd}
+    files[6].bytes_total = odd
+    got, ref = compute_totals(files), _reference_totals(files)
+    assert json.dumps(got) == json.dumps(ref)
+
+
+class _Doubled(FileResult):
+    """A result whose `edit_count` is a property (a data descriptor: read before its __dict__)."""
+
+    @property
+    def edit_count(self):
+        return 2 * self.__dict__.get("edit_count", 0)
+
+    @edit_count.setter
+    def edit_count(self, value):
+        self.__dict__["edit_count"] = value
+
+
+def test_totals_read_attributes_as_getattr_does():
+    """The totals read a result's attributes from its __dict__ only where getattr would: a
+    subclass's property, a field left to its class default, mixed classes in one list."""
+    rng = random.Random(7)
+    files = [_result(rng, i, partial=False) for i in range(30)]
+    for k in (3, 4, 20):
+        doubled = _Doubled(files[k].path, files[k].output_path, files[k].kind, files[k].status)
+        doubled.edit_count = 5
+        files[k] = doubled
+    del files[8].__dict__["lines_changed"]  # (the class's default, 0)
+    got, ref = compute_totals(files), _reference_totals(files)
+    assert json.dumps(got) == json.dumps(ref)
+    assert got["edits"] == sum(f.edit_count for f in files)
+
+
 def test_totals_raise_what_the_reference_raises():
     f = _result(random.Random(0), 0)
     f.references = {"converted": 1}  # no "unconverted": a KeyError either way

@@ -62,3 +62,30 @@ def test_select_is_the_plain_filter(rows, asked, shape, contexts) -> None:
     names = {"set": set, "frozenset": frozenset, "dict": dict.fromkeys, "list": list}[shape](asked)
     expected = [i for i in idents if i.name in names and (contexts is None or i.ctx in contexts)]
     assert idents.select(names, contexts) == expected
+
+
+def test_renames_reads_its_arguments_alike_by_any_route():
+    """`_cscan.renames` reads the pass's arguments (exact types) straight from the tuple, and
+    others (a set subclass, say) by its format: the same edits, rest and uses either way."""
+    from musify.frontend.scanner import native, scan
+    from musify.passes.identifiers import _DECIDED_MASK, _DECLARING_MASK, _MIGRATED_MASK
+
+    compiled = native()
+    if compiled is None:
+        return
+    text = "#define cudaX 1\ncudaMalloc(&p, n); cuFoo(p); s.cuBar = 1; cudaFree(p);\n"
+    idents = scan(text).idents
+    fast = {"cudaMalloc": ("musaMalloc", "cudaMalloc", "runtime", "function", False, "reference")}
+    first = {"cudaFree": ("musaFree", "cudaFree", "runtime", "function", False, "reference")}
+
+    class Names(set):
+        pass
+
+    answers = []
+    for kind in (set, Names):
+        declared = kind()
+        got = compiled.renames(idents._a, idents._names.values, fast, kind({"p"}), _MIGRATED_MASK, text,
+                               kind({"cuFoo", "cuBar", "cudaX"}), _DECIDED_MASK, declared, _DECLARING_MASK, first)
+        answers.append((bytes(got[0]), got[1:], sorted(declared)))
+    assert answers[0] == answers[1]
+    assert answers[0][2] == ["cudaX"]

@@ -141,6 +141,33 @@ static int opens_a_list_item(const Text *t, Py_ssize_t start, Py_ssize_t end) {
     return j < t->n && CH(t, j) != '=' && CH(t, j) != ',' && CH(t, j) != '}';
 }
 
+/* renames()' arguments as the pass passes them (5, 10 or 11 of exactly the types its format
+ * names, the masks small ints), read straight from the tuple: 1 when they were, else 0 and
+ * PyArg_ParseTuple reads them (and says what is wrong). The format's parsing was an eighth of
+ * the call on a file's few identifiers. */
+static int renames_args(PyObject *args, PyObject **rows, PyObject **names, PyObject **fast, PyObject **skip,
+                        long *mask, PyObject **text, PyObject **unknown, long *decided, PyObject **declared,
+                        long *declaring, PyObject **first) {
+    Py_ssize_t n = PyTuple_GET_SIZE(args);
+    if (n != 5 && n != 10 && n != 11) return 0;
+    PyObject *const *a = ((PyTupleObject *)args)->ob_item;
+    if (!PyList_CheckExact(a[1]) || !PyDict_CheckExact(a[2]) || !PySet_CheckExact(a[3]) || !PyLong_CheckExact(a[4]))
+        return 0;
+    if (n >= 10 && (!PyUnicode_CheckExact(a[5]) || !PySet_CheckExact(a[6]) || !PyLong_CheckExact(a[7])
+                    || !PySet_CheckExact(a[8]) || !PyLong_CheckExact(a[9])))
+        return 0;
+    if (n == 11 && !PyDict_CheckExact(a[10])) return 0;
+    long m = PyLong_AsLong(a[4]), dc = n >= 10 ? PyLong_AsLong(a[7]) : 0, dg = n >= 10 ? PyLong_AsLong(a[9]) : 0;
+    if ((m == -1 || dc == -1 || dg == -1) && PyErr_Occurred()) {
+        PyErr_Clear();
+        return 0;
+    }
+    *rows = a[0], *names = a[1], *fast = a[2], *skip = a[3], *mask = m;
+    if (n >= 10) *text = a[5], *unknown = a[6], *decided = dc, *declared = a[8], *declaring = dg;
+    if (n == 11) *first = a[10];
+    return 1;
+}
+
 /* renames(ident rows, names, fast, skip, migrated_mask[, text, unknown, decided_mask, declared,
  * declaring_mask]) -> (edit rows, item size, fields, rest, uses): the identifier pass's hot loop
  * over an `IdentList` (its array and its names). For each identifier whose context bit is in
@@ -159,9 +186,11 @@ static int opens_a_list_item(const Text *t, Py_ssize_t start, Py_ssize_t end) {
 PyObject *musify_cscan_renames(PyObject *Py_UNUSED(self), PyObject *args) {
     PyObject *rows, *names, *fast, *skip, *text = NULL, *unknown = NULL, *declared = NULL, *first = NULL;
     long mask, decided = 0, declaring = 0;
-    if (!PyArg_ParseTuple(args, "OO!O!O!l|UO!lO!lO!:renames", &rows, &PyList_Type, &names, &PyDict_Type, &fast,
-                          &PySet_Type, &skip, &mask, &text, &PySet_Type, &unknown, &decided, &PySet_Type, &declared,
-                          &declaring, &PyDict_Type, &first))
+    if (!renames_args(args, &rows, &names, &fast, &skip, &mask, &text, &unknown, &decided, &declared, &declaring,
+                      &first)
+        && !PyArg_ParseTuple(args, "OO!O!O!l|UO!lO!lO!:renames", &rows, &PyList_Type, &names, &PyDict_Type, &fast,
+                             &PySet_Type, &skip, &mask, &text, &PySet_Type, &unknown, &decided, &PySet_Type, &declared,
+                             &declaring, &PyDict_Type, &first))
         return NULL;
     if (unknown && (!text || !declared)) {
         PyErr_SetString(PyExc_TypeError, "renames: `unknown` needs the text and the declared set");
@@ -248,7 +277,10 @@ PyObject *musify_cscan_renames(PyObject *Py_UNUSED(self), PyObject *args) {
         }
     }
     PyObject *data = rows_bytes(&out);
-    if (data) result = Py_BuildValue("(NnOOO)", data, (Py_ssize_t)out.itemsize, fields, rest, uses);
+    PyObject *itemsize = data ? PyLong_FromSsize_t((Py_ssize_t)out.itemsize) : NULL;
+    if (itemsize) result = PyTuple_Pack(5, data, itemsize, fields, rest, uses);
+    Py_XDECREF(data);
+    Py_XDECREF(itemsize);
 done:
     PyBuffer_Release(&view);
     PyMem_Free(decision);

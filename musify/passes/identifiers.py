@@ -72,11 +72,18 @@ def run_all(ctx: PassContext) -> EditList:
     ruleset = ctx.ruleset
     text = ctx.text
     idents = ctx.scan.idents
-    fast, skip = fast_renames(ruleset, idents._names.values)  # (`IdentList.names`, without the property's call)
+    names = idents._names.values  # (`IdentList.names`, without the property's call)
+    fast, skip = fast_renames(ruleset, names)
     found = ctx.found
     unknown, first = _unknown_names(ruleset), _inferred_renames(ruleset)
     # most uses of a name already known to be unrecognised are decided with the renames (`uses`)
-    edits, rest, uses = renames(idents, fast, skip, _COMPILED, text, unknown, found.declared, first)
+    if _COMPILED is not None:  # `renames` with every argument, its loop called directly
+        data, itemsize, fields, rest, uses = _COMPILED.renames(idents._a, names, fast, skip, _MIGRATED_MASK, text,
+                                                               unknown, _DECIDED_MASK, found.declared,
+                                                               _DECLARING_MASK, first)
+        edits = EditList(array(_TYPECODE[itemsize], data), fields)
+    else:
+        edits, rest, uses = renames_python(idents, fast, skip, text, unknown, found.declared, first)
     pending = found.pending_unknown
     before = len(pending)
     if rest:
@@ -252,7 +259,10 @@ def renames(idents: IdentList, fast: dict, skip: set[str], compiled=None, text: 
         data, itemsize, fields, rest, uses = compiled.renames(rows, names, fast, skip, _MIGRATED_MASK,
                                                               text, unknown, _DECIDED_MASK, declared,
                                                               _DECLARING_MASK, first)
-    return EditList(array("i" if itemsize == 4 else "q", data), fields), rest, uses
+    return EditList(array(_TYPECODE[itemsize], data), fields), rest, uses
+
+
+_TYPECODE = {4: "i", 8: "q"}  # the compiled loop's rows: the array type of their item size
 
 
 def renames_python(idents: IdentList, fast: dict, skip: set[str], text: str = "", unknown: set[str] | None = None,

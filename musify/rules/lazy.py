@@ -167,6 +167,8 @@ class PartialTable:
         if names is None:
             return self.whole()
         asked, index, parts = self._asked, self._index, self.parts
+        if type(names) is list and asked.issuperset(names):
+            return False  # each asked before (a tree's files share their names): nothing to add, as before
         for name in names:
             if name in asked:
                 continue
