@@ -335,13 +335,7 @@ def _fill(result: FileResult, ctx: PassContext, edits: EditList | None, text: st
     if unconverted or converted:
         result.references = {"converted": converted, "unconverted": sum(unconverted.values())}
         result.unconverted = _sorted(unconverted)
-    lines = ctx.lines
-    if not text:
-        result.lines_total = 0
-    elif lines.made is None and _NATIVE is not None:  # no line starts: the newlines counted in C
-        result.lines_total = _NATIVE.line_count(text)
-    else:
-        result.lines_total = lines.line_count  # (the reference)
+    result.lines_total = ctx.lines.line_count if text else 0
     if found.facts:
         result.facts = _sorted(found.facts)
     if found.diagnostics:

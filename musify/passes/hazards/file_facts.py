@@ -35,8 +35,7 @@ def may_have_device_functions(ctx: PassContext) -> bool:
     found = ctx.scratch.get(_FUNCTIONS)
     if found is not None:
         return bool(found)
-    tagged = ctx.ruleset.tagged
-    return holds_any(ctx, qualifier_words(tagged("kernel-qualifier"), tagged("device-qualifier")))
+    return holds_any(ctx, qualifier_triggers(ctx.ruleset))
 
 
 def qualifier_triggers(ruleset) -> tuple[str, ...]:
