@@ -185,7 +185,9 @@ def device_functions(text: str, codemap: CodeMap, kernel_words: frozenset[str],
         m.span() for m in qualifier.finditer(text)
         if not (m.start() and (text[m.start() - 1].isalnum() or text[m.start() - 1] == "_"))]
     rows = _NATIVE.definitions(text, codemap.spans(), candidates, kernel)
-    if rows and directives:
+    # a row is looked at again only with a '#' between its qualifier and its body: none from
+    # the first qualifier to the last body (most files), no call
+    if rows and directives and text.find("#", rows[0] + 1, rows[-5]) >= 0:
         rows = _outside_directives(text, codemap, qualifier, directives, candidates, kernel, rows)
     if rows:
         try:
