@@ -114,6 +114,38 @@ def test_warp_bodies_match_the_loop_over_the_functions(text: str, data) -> None:
     assert warp_precheck.bodies(text, functions, shuffles, results) == want, (text, spans, shuffles, results)
 
 
+_LITERAL_PIECES = ["0x1f", "0X1F", "0x20", "0xffffffff", "0XFFFFFFFFu", "0x", "0xg", "00x5", "31", "032", "0032u",
+                   "32", "32.", "32.0", "32f", "x32", "_5", "5", "05", "5UL", "16", "160", "1", "0", "00", "0x0", "4294967295",
+                   "99999999999999999999", "0x7fffffffffffffff", "0x8000000000000000", "9223372036854775807", " ", "\n",
+                   "(", ";", "~", "a", ".", "<", "é", "٣2"]
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.lists(st.sampled_from(_LITERAL_PIECES), max_size=16).map("".join), st.data())
+@example("int l = tid & 0x1F; x = 032u >> 5;", None)
+def test_warp_literals_match_the_finds(text: str, data) -> None:
+    """`warp_tree.literal_tokens` (one compiled pass where `_claunch` was built, on ASCII text)
+    finds the literals `literal_tokens_python` finds: any range (around, inside or past literals),
+    any of the value sets the pass asks for, huge and zero values, hex and decimal spellings."""
+    n = len(text)
+    low, high = (data.draw(st.integers(-2, n + 2)), data.draw(st.integers(-2, n + 2))) if data else (0, n)
+    values = data.draw(st.sampled_from([warp_tree._VALUES, frozenset((16,)), frozenset((32,)), frozenset((0, 5)),
+                                        frozenset((2**63 - 1, 1)), frozenset((2**64, 31))])) if data else warp_tree._VALUES
+    low, high = max(low, 0), max(high, 0)  # `str.find` reads a negative bound from the end: node offsets never are
+    want = warp_tree.literal_tokens_python(text, low, high, values)
+    assert warp_tree.literal_tokens(text, low, high, values) == want, (text, low, high, values)
+
+
+def test_warp_literals_are_compiled_where_claunch_was_built() -> None:
+    """`literal_tokens` runs the compiled pass wherever `_claunch` loads, and hands other text back."""
+    from musify.frontend import compiled
+
+    assert (warp_tree._NATIVE is None) == (compiled.load("_claunch") is None)
+    if warp_tree._NATIVE is not None:
+        assert warp_tree._NATIVE.warp_literals("a & 0x1F;", 0, 9, ("31", "0x", "0X"), (31,)) == [(4, 8, 31)]
+        assert warp_tree._NATIVE.warp_literals("é & 31", 0, 6, ("31",), (31,)) is None
+
+
 LABEL_PIECES = ["case", "case ", "xcase", "_case", "écase", "CUDA", "kCUDA", "c10::", "DeviceType", " :: ", ":", "::",
                 " ", "\n", "\t", "cas", "e", "x", "9", "/*", "*/"]
 

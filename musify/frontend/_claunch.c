@@ -114,6 +114,9 @@ static PyMethodDef methods[] = {
     {"warp_bodies", musify_claunch_warp_bodies, METH_VARARGS,
      "warp_bodies(text, rows, shuffles, results) -> [k]: the device functions (rows: their array, six integers a\n"
      "function) whose body the warp-size pass looks at; warp_precheck.bodies_python in C"},
+    {"warp_literals", musify_claunch_warp_literals, METH_VARARGS,
+     "warp_literals(text, low, high, spellings, values) -> [(start, end, value)] | None: the integer literals\n"
+     "warp_tree.literal_tokens_python finds, on ASCII text (None: other text); in order"},
     {"kernel_start", claunch_kernel_start, METH_VARARGS,
      "kernel_start(text, lt) -> int: launches._kernel_start in C"},
     {NULL, NULL, 0, NULL},

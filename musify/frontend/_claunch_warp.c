@@ -165,3 +165,127 @@ done:
     PyBuffer_Release(&view);
     return out;
 }
+
+/* warp_literals(text, low, high, spellings, values) -> [(start, end, value)] or None:
+ * warp_tree.literal_tokens_python in C, on ASCII text only (None otherwise: the caller asks the
+ * reference). Each occurrence of one of `spellings` (ASCII strs) wholly in text[low:high] is
+ * walked back over '0's to the literal's start, kept where no ASCII letter, digit or '_' comes
+ * just before, and read from there as `warp_tree._number()` matches (`0[xX]` hex digits or
+ * decimal digits, `[uUlL]*`, then no word character or '.'); a literal whose value is one of
+ * `values` (ints 0 <= v < 2**63) is returned, each start once, in order. The finds, the set of
+ * starts and a regex match and an `int` a start were a fifth of the pass's checks. */
+static inline int ascii_word(Py_UCS1 c) {
+    return c == '_' || (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
+}
+
+static inline int hex_digit(Py_UCS1 c, unsigned *v) {
+    if (c >= '0' && c <= '9') *v = c - '0';
+    else if (c >= 'a' && c <= 'f') *v = c - 'a' + 10;
+    else if (c >= 'A' && c <= 'F') *v = c - 'A' + 10;
+    else return 0;
+    return 1;
+}
+
+/* the literal at `s` as `_number().match` reads it: its end, and its value in *value (*big when it
+ * is past 2**63 - 1); -1 where it does not match */
+static Py_ssize_t literal_at(const Py_UCS1 *t, Py_ssize_t n, Py_ssize_t s, unsigned long long *value, int *big) {
+    Py_ssize_t i = s;
+    unsigned long long v = 0;
+    unsigned d;
+    *big = 0;
+    if (i + 2 < n && t[i] == '0' && (t[i + 1] == 'x' || t[i + 1] == 'X') && hex_digit(t[i + 2], &d)) {
+        for (i += 2; i < n && hex_digit(t[i], &d); i++) {
+            if (*big || v > (0x7fffffffffffffffULL - d) / 16) *big = 1;
+            else v = v * 16 + d;
+        }
+    } else if (i < n && t[i] >= '0' && t[i] <= '9') {
+        for (; i < n && t[i] >= '0' && t[i] <= '9'; i++) {
+            d = t[i] - '0';
+            if (*big || v > (0x7fffffffffffffffULL - d) / 10) *big = 1;
+            else v = v * 10 + d;
+        }
+    } else {
+        return -1;
+    }
+    while (i < n && (t[i] == 'u' || t[i] == 'U' || t[i] == 'l' || t[i] == 'L')) i++;
+    if (i < n && (t[i] == '.' || ascii_word(t[i]))) return -1;
+    *value = v;
+    return i;
+}
+
+static int cmp_ssize(const void *a, const void *b) {
+    Py_ssize_t x = *(const Py_ssize_t *)a, y = *(const Py_ssize_t *)b;
+    return (x > y) - (x < y);
+}
+
+PyObject *musify_claunch_warp_literals(PyObject *Py_UNUSED(self), PyObject *args) {
+    PyObject *text, *spellings, *values, *out = NULL;
+    Py_ssize_t low, high;
+    if (!PyArg_ParseTuple(args, "UnnO!O!:warp_literals", &text, &low, &high, &PyTuple_Type, &spellings,
+                          &PyTuple_Type, &values))
+        return NULL;
+    if (!PyUnicode_IS_ASCII(text)) Py_RETURN_NONE;
+    const Py_UCS1 *t = PyUnicode_1BYTE_DATA(text);
+    Py_ssize_t n = PyUnicode_GET_LENGTH(text), nvalues = PyTuple_GET_SIZE(values);
+    unsigned long long wanted[16];
+    if (nvalues > 16) Py_RETURN_NONE;
+    for (Py_ssize_t k = 0; k < nvalues; k++) {
+        unsigned long long v = PyLong_AsUnsignedLongLong(PyTuple_GET_ITEM(values, k));
+        if (PyErr_Occurred() || v > 0x7fffffffffffffffULL) {
+            PyErr_Clear();
+            Py_RETURN_NONE;
+        }
+        wanted[k] = v;
+    }
+    if (low < 0) low = 0;  /* as `str.find` clamps them */
+    if (high > n) high = n;
+    Py_ssize_t cap = 16, count = 0, *starts = PyMem_Malloc(cap * sizeof(Py_ssize_t));
+    if (!starts) return PyErr_NoMemory();
+    for (Py_ssize_t k = 0; k < PyTuple_GET_SIZE(spellings); k++) {
+        PyObject *word = PyTuple_GET_ITEM(spellings, k);
+        if (!PyUnicode_Check(word) || !PyUnicode_IS_ASCII(word) || PyUnicode_GET_LENGTH(word) == 0) {
+            PyMem_Free(starts);
+            Py_RETURN_NONE;
+        }
+        const Py_UCS1 *w = PyUnicode_1BYTE_DATA(word);
+        Py_ssize_t m = PyUnicode_GET_LENGTH(word);
+        for (Py_ssize_t at = low; at + m <= high; at++) {
+            if (t[at] != w[0] || memcmp(t + at, w, m)) continue;
+            Py_ssize_t s = at;
+            while (s && t[s - 1] == '0') s--;
+            if (s && ascii_word(t[s - 1])) continue;  /* a name's digits */
+            if (count == cap) {
+                Py_ssize_t *more = PyMem_Realloc(starts, 2 * cap * sizeof(Py_ssize_t));
+                if (!more) {
+                    PyMem_Free(starts);
+                    return PyErr_NoMemory();
+                }
+                starts = more;
+                cap *= 2;
+            }
+            starts[count++] = s;
+        }
+    }
+    qsort(starts, count, sizeof(Py_ssize_t), cmp_ssize);
+    if (!(out = PyList_New(0))) goto done;
+    for (Py_ssize_t k = 0; k < count; k++) {
+        if (k && starts[k] == starts[k - 1]) continue;
+        unsigned long long v;
+        int big;
+        Py_ssize_t end = literal_at(t, n, starts[k], &v, &big);
+        if (end < 0 || big) continue;
+        int hit = 0;
+        for (Py_ssize_t j = 0; j < nvalues && !hit; j++) hit = wanted[j] == v;
+        if (!hit) continue;
+        PyObject *row = Py_BuildValue("(nnK)", starts[k], end, v);
+        if (!row || PyList_Append(out, row) < 0) {
+            Py_XDECREF(row);
+            Py_CLEAR(out);
+            goto done;
+        }
+        Py_DECREF(row);
+    }
+done:
+    PyMem_Free(starts);
+    return out;
+}

@@ -18,12 +18,13 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-from musify.frontend import syntax
+from musify.frontend import compiled, syntax
 from musify.passes.hazards.common import int_value
 
 # the node kinds the checks start from (tests/test_warp_tree.py: what a query for them captures)
 KINDS = ("call_expression", "binary_expression", "init_declarator", "for_statement", "parameter_declaration")
 _WANTED = frozenset(KINDS)
+_NATIVE = compiled.load("_claunch")  # `literal_tokens` in one compiled pass (_claunch_warp.c), or None
 
 
 class Function:
@@ -107,37 +108,59 @@ class Function:
     def literals(self, values: frozenset[int], within=None) -> list[tuple[int, object]]:
         """The integer literals in the function (ASCII text), or under the node `within`, whose
         value (`int_value` of their text) is one of `values` (0 is not looked for: its digit is
-        everywhere), with it, in no set order. A literal is looked for where a value's decimal
-        digits or a hex prefix occur, read from its start (past leading zeros) by `_number`, and
-        kept if it is a whole `number_literal` node (not a comment's, a string's, a name's or a
-        longer literal's digits). `str.find` for each spelling: a regular expression for any
-        number tried every character, and cost more than the walk it replaced."""
+        everywhere), with it, in document order. A literal is looked for where a value's decimal
+        digits or a hex prefix occur, read from its start (past leading zeros) by `_number`
+        (`literal_tokens`), and kept if it is a whole `number_literal` node (not a comment's, a
+        string's, a name's or a longer literal's digits): a regular expression for any number
+        tried every character, and cost more than the walk it replaced."""
         snippet, root, out = self.snippet, self.root, []
         low, high = (0, len(snippet)) if within is None else (within.start_byte, within.end_byte)
-        starts = set()
-        for digits in _spellings(values):
-            at = snippet.find(digits, low, high)
-            while at >= 0:
-                start = at
-                while start and snippet[start - 1] == "0":
-                    start -= 1
-                if not start or snippet[start - 1] not in WORD_CHARS:  # not a name's digits
-                    starts.add(start)
-                at = snippet.find(digits, at + 1, high)
         number = _kind_ids("number_literal")
-        match = _number().match
-        for start in starts:
-            m = match(snippet, start)
-            if m is None:
-                continue
-            hexa, decimal = m.groups()
-            value = int(hexa, 16) if hexa is not None else int(decimal)
-            if value in values:
-                end = m.end()
-                node = root.descendant_for_byte_range(start, end)
-                if node.kind_id in number and node.start_byte == start and node.end_byte == end:
-                    out.append((value, node))
+        for start, end, value in literal_tokens(snippet, low, high, values):
+            node = root.descendant_for_byte_range(start, end)
+            if node.kind_id in number and node.start_byte == start and node.end_byte == end:
+                out.append((value, node))
         return out
+
+
+def literal_tokens(snippet: str, low: int, high: int, values: frozenset[int]) -> list[tuple[int, int, int]]:
+    """(start, end, value) of each integer literal `Function.literals` looks at in snippet[low:high]
+    (a spelling of a value wholly in it), with one of `values`, in order: `_claunch.warp_literals`
+    where it was built and the snippet is ASCII (one pass in C: the finds, the set of starts, a
+    match and an `int` a start were a fifth of the checks), else `literal_tokens_python`; the
+    same answers, tests/test_prefilters.py."""
+    if _NATIVE is not None:
+        found = _NATIVE.warp_literals(snippet, low, high, _spellings(values), _value_tuple(values))
+        if found is not None:
+            return found
+    return literal_tokens_python(snippet, low, high, values)
+
+
+def literal_tokens_python(snippet: str, low: int, high: int, values: frozenset[int]) -> list[tuple[int, int, int]]:
+    """`literal_tokens` in Python, the reference: every spelling found (`str.find`) in
+    snippet[low:high], walked back over leading zeros to where the literal starts, kept if no
+    name's character comes just before, and read from there by `_number`."""
+    starts = set()
+    for digits in _spellings(values):
+        at = snippet.find(digits, low, high)
+        while at >= 0:
+            start = at
+            while start and snippet[start - 1] == "0":
+                start -= 1
+            if not start or snippet[start - 1] not in WORD_CHARS:  # not a name's digits
+                starts.add(start)
+            at = snippet.find(digits, at + 1, high)
+    match = _number().match
+    out = []
+    for start in sorted(starts):
+        m = match(snippet, start)
+        if m is None:
+            continue
+        hexa, decimal = m.groups()
+        value = int(hexa, 16) if hexa is not None else int(decimal)
+        if value in values:
+            out.append((start, m.end(), value))
+    return out
 
 
 WORD_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_")
@@ -155,6 +178,12 @@ def _number() -> re.Pattern[str]:
 def _spellings(values: frozenset[int]) -> tuple[str, ...]:
     """What every spelling of one of `values` (but 0) holds: its decimal digits, or a hex prefix."""
     return (*(str(value) for value in values if value), "0x", "0X")
+
+
+@lru_cache(maxsize=4)
+def _value_tuple(values: frozenset[int]) -> tuple[int, ...]:
+    """`values` as the compiled `warp_literals` takes them."""
+    return tuple(values)
 
 
 @lru_cache(maxsize=16)
@@ -338,13 +367,15 @@ def candidates(tree: Function, pattern: re.Pattern[str], names) -> dict[str, lis
         if up is not None and up.type in ("binary_expression", "init_declarator"):
             found[up.type][up.start_byte, up.end_byte] = up
     loops = []
-    at = snippet.find("for")
+    # a `for` before some shuffle: one starting before the last (none without a shuffle)
+    last = max(shuffles, default=0)
+    at = snippet.find("for", 0, last + 2)
     while at >= 0:
-        if snippet[at + 3:at + 4] not in WORD_CHARS and any(at < call for call in shuffles):
+        if snippet[at + 3:at + 4] not in WORD_CHARS:
             up = root.descendant_for_byte_range(at, at + 3).parent
             if up is not None and up.start_byte == at and up.type == "for_statement":
                 loops.append(up)
-        at = snippet.find("for", at + 1)
+        at = snippet.find("for", at + 1, last + 2)
     return {**{kind: list(nodes.values()) for kind, nodes in found.items()}, "for_statement": loops}
 
 
