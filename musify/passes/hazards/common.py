@@ -255,7 +255,7 @@ def _qualifiers(kernel_words: frozenset[str], device_words: frozenset[str]) -> t
     entry = _QUALIFIERS.get((id(kernel_words), id(device_words)))
     if entry is None or entry[0] is not kernel_words or entry[1] is not device_words:
         words = kernel_words | device_words
-        register(*words)  # asked of every file (`file_facts.may_have_device_functions`): in its one pass
+        register(*words)  # the runner's gate of the passes that need them (`file_facts.qualifier_triggers`)
         if len(_QUALIFIERS) >= 8:
             _QUALIFIERS.clear()
         entry = _QUALIFIERS[(id(kernel_words), id(device_words))] = (

@@ -7,7 +7,6 @@ import bisect
 from musify.frontend.scanner import Ctx, Directive
 from musify.passes._base import PassContext
 from musify.passes.hazards.common import FunctionList, device_functions, qualifier_words
-from musify.passes.literals import holds_any
 
 _FUNCTIONS = "hazards.device_functions"
 _DIRECTIVE_STARTS = "hazards.directive_starts"
@@ -29,20 +28,11 @@ def device_functions_found(ctx: PassContext) -> bool:
     return _FUNCTIONS in ctx.scratch
 
 
-def may_have_device_functions(ctx: PassContext) -> bool:
-    """False only where `device_functions_of` is empty, answered without looking for them when
-    they were not looked for yet: no qualifier word in the text at all."""
-    found = ctx.scratch.get(_FUNCTIONS)
-    if found is not None:
-        return bool(found)
-    return holds_any(ctx, qualifier_triggers(ctx.ruleset))
-
-
 def qualifier_triggers(ruleset) -> tuple[str, ...]:
     """The qualifier words, one of which a file's text holds wherever `device_functions_of` finds
-    a function (`may_have_device_functions` asks the same): the `triggers` of each pass whose
-    every finding is in a device function (warp_size, features), so the runner does not call
-    them on a file without one (`literals.file_bits`; half the files of a tree are host code)."""
+    a function: the `triggers` of each pass whose every finding is in a device function
+    (warp_size, features), so the runner does not call them on a file without one
+    (`literals.file_bits`; half the files of a tree are host code), and they need not ask."""
     tagged = ruleset.tagged
     return qualifier_words(tagged("kernel-qualifier"), tagged("device-qualifier"))
 
