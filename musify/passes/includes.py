@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 
 from musify.engine.edits import Edit
 from musify.passes._base import PassContext, ProjectInfo
+from musify.passes.suffix_index import SuffixIndex
 
 if TYPE_CHECKING:
     from musify.rules.model import Rule
@@ -120,10 +121,10 @@ def _fixed(project: ProjectInfo, headers: dict, written: str) -> tuple:
     file can be the include's target: no project files, or a plain path that no project file's
     path ends with (`_target` then finds neither the file beside the includer, whose path would
     end with it, nor a suffix match: `build_project_info` indexes every file's every suffix, the
-    whole path included, which the index's size vouches for); and the header rule's answer
-    raises no diagnostic."""
+    whole path included, which a `SuffixIndex` does by construction and a table's size vouches
+    for); and the header rule's answer raises no diagnostic."""
     if project.files and not (_is_plain(written) and written not in project.suffix_index
-                              and len(project.suffix_index) >= len(project.files)):
+                              and _indexes_every_file(project)):
         return _ASK
     ruled = _memo_for(_RULE_MEMOS, headers, len(headers))
     rule = ruled.get(written, _UNKNOWN)
@@ -137,6 +138,12 @@ def _fixed(project: ProjectInfo, headers: dict, written: str) -> tuple:
         return _NOTHING
     replacement = rule.replacement + written[len(rule.cuda):] if rule.cuda.endswith("/") else rule.replacement
     return replacement, "include:" + rule.cuda, rule.library, "header", rule.inferred, "include"
+
+
+def _indexes_every_file(project: ProjectInfo) -> bool:
+    """Whether `project.suffix_index` has every suffix of every file (a hand-made one may not)."""
+    index = project.suffix_index
+    return type(index) is SuffixIndex or len(index) >= len(project.files)
 
 
 def _memo_for(memos: dict, owner: object, size: int = 0) -> dict:
@@ -246,24 +253,6 @@ def _is_plain(path: str) -> bool:
 
 
 def build_project_info(relpaths: list[str], renames: dict[str, str]) -> ProjectInfo:
-    """Index project files by every path suffix, so `<lib/x.cuh>` finds `include/lib/x.cuh`."""
-    index: dict[str, list[str]] = {}
-    for rel in sorted(relpaths):
-        # each suffix after a "/" (what joining the split parts from each one gives), cut from
-        # the path itself: the run's serial part makes these for every file
-        at = 0
-        while True:
-            suffix = rel[at:]
-            got = index.get(suffix)
-            if got is None:
-                index[suffix] = [rel]
-            else:
-                got.append(rel)
-            at = rel.find("/", at) + 1
-            if not at:
-                break
-    return ProjectInfo(
-        header_renames=dict(renames),
-        files=frozenset(relpaths),
-        suffix_index={k: tuple(v) for k, v in index.items()},
-    )
+    """Index project files by every path suffix, so `<lib/x.cuh>` finds `include/lib/x.cuh`
+    (a `SuffixIndex`: each suffix answered when asked, in the run's parallel part)."""
+    return ProjectInfo(header_renames=dict(renames), files=frozenset(relpaths), suffix_index=SuffixIndex(relpaths))
