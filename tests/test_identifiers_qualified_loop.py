@@ -118,9 +118,9 @@ def _without_table(monkeypatch) -> None:
     made = identifiers._tables
 
     def tables(ruleset):
-        *rest, _ = made(ruleset)
+        *rest, _, filled = made(ruleset)
         ruleset._ident_tables = None
-        return (*rest, {})
+        return (*rest, {}, filled)
 
     monkeypatch.setattr(RULES, "_ident_tables", None, raising=False)
     monkeypatch.setattr(identifiers, "_tables", tables)

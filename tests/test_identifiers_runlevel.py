@@ -52,9 +52,9 @@ def _forget(monkeypatch) -> None:
     made = identifiers._tables
 
     def tables(ruleset):
-        fast, skip, unknown, _, qualified_renames = made(ruleset)
+        fast, skip, unknown, _, qualified_renames, filled = made(ruleset)
         ruleset._ident_tables = None
-        return fast, skip, unknown, {}, qualified_renames
+        return fast, skip, unknown, {}, qualified_renames, filled
 
     monkeypatch.setattr(RULES, "_ident_tables", None, raising=False)
     monkeypatch.setattr(identifiers, "_tables", tables)

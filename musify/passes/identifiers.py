@@ -33,7 +33,7 @@ from musify.passes.unknown_names import (  # noqa: F401 -- the rest re-exported 
     unknown_use,
     unknown_use_python,
 )
-from musify.rules.derived import fill
+from musify.rules.derived import fill, filled_for
 from musify.rules.model import Rule, RuleSet
 
 _MIGRATED = frozenset({Ctx.CODE, Ctx.DIRECTIVE, Ctx.MACRO, Ctx.MACRO_NAME})
@@ -73,8 +73,9 @@ def run_all(ctx: PassContext) -> EditList:
     text = ctx.text
     idents = ctx.scan.idents
     names = idents._names.values  # (`IdentList.names`, without the property's call)
-    fill(ruleset, "_fast_renames", names)  # (`fast_renames`, its tables from `_tables`)
-    fast, skip, unknown, first, qualified = getattr(ruleset, "_ident_tables", None) or _tables(ruleset)
+    fast, skip, unknown, first, qualified, filled = getattr(ruleset, "_ident_tables", None) or _tables(ruleset)
+    if filled is not None and not filled.issuperset(names):  # (`fast_renames`, its tables from `_tables`)
+        fill(ruleset, "_fast_renames", names)
     found = ctx.found
     # most uses of a name already known to be unrecognised are decided with the renames (`uses`)
     if _COMPILED is not None:  # `renames` with every argument, its loop called directly
@@ -143,10 +144,12 @@ def _tables(ruleset: RuleSet) -> tuple:
     """The tables `run_all` hands the rename loop, cached on the RuleSet as one tuple (one look-up
     a file, not a call each): `fast_renames`' two (filled in place while partial), the run's
     unrecognised names and inferred renames (`_unknown_names`, `_inferred_renames`) and the
-    qualified renames (`qualified.qualified_renames`)."""
+    qualified renames (`qualified.qualified_renames`); and the names the first two have been
+    filled for while partial (`derived.filled_for`: `fill` is called for a file with others)."""
     tables = ruleset._ident_tables = (*_fast_tables(ruleset), _unknown_names(ruleset),  # type: ignore[attr-defined]
                                       _inferred_renames(ruleset),
-                                      qualified_renames(ruleset, vendor_name(ruleset.vendor_pattern)))
+                                      qualified_renames(ruleset, vendor_name(ruleset.vendor_pattern)),
+                                      filled_for(ruleset, "_fast_renames"))
     return tables
 
 
