@@ -112,12 +112,13 @@ PyObject *musify_cscan_unknown_use(PyObject *Py_UNUSED(self), PyObject *args) {
 static int namespace_near(const Text *t, Py_ssize_t start, Py_ssize_t window) {
     static const char word[] = "namespace";
     const Py_ssize_t len = (Py_ssize_t)sizeof word - 1;
-    if (t->kind == PyUnicode_1BYTE_KIND) {  /* its 'n's found by memchr: the loop below read the whole window */
+    if (t->kind == PyUnicode_1BYTE_KIND) {  /* found by memchr: the loop below read the whole window */
         Py_ssize_t lo = start - window > 0 ? start - window : 0, hi = start - len + 1;  /* where it may start */
         if (hi <= lo) return 0;
-        const unsigned char *p = (const unsigned char *)t->data + lo, *end = (const unsigned char *)t->data + hi;
-        while (p < end && (p = memchr(p, 'n', (size_t)(end - p))) != NULL) {
-            if (memcmp(p, word, (size_t)len) == 0) return 1;
+        /* its 'p' (word[5]) looked for, not its 'n': a rarer letter in code, fewer calls and compares */
+        const unsigned char *p = (const unsigned char *)t->data + lo + 5, *end = (const unsigned char *)t->data + hi + 5;
+        while (p < end && (p = memchr(p, 'p', (size_t)(end - p))) != NULL) {
+            if (memcmp(p - 5, word, (size_t)len) == 0) return 1;
             p++;
         }
         return 0;
