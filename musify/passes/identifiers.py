@@ -273,8 +273,8 @@ def renames(idents: IdentList, fast: dict, skip: set[str], compiled=None, text: 
     rows, names = idents._a, idents._names.values  # (`IdentList.data` and `names`, without the properties' calls)
     if unknown is None:
         data, itemsize, fields, rest, uses = compiled.renames(rows, names, fast, skip, _MIGRATED_MASK)
-    else:  # the optional tables given up to the last one there is
-        tables = (first, qualified) if qualified is not None else (first,) if first is not None else ()
+    else:  # the optional tables given up to the last one there is (no `first`: an empty one)
+        tables = (first or {}, qualified) if qualified is not None else (first,) if first is not None else ()
         data, itemsize, fields, rest, uses = compiled.renames(rows, names, fast, skip, _MIGRATED_MASK,
                                                               text, unknown, _DECIDED_MASK, declared,
                                                               _DECLARING_MASK, *tables)
