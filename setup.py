@@ -23,7 +23,8 @@ DATA_SKIP = ("coverage",)  # docs/coverage: generated tables for maintainers, no
 # Compiled extensions, each optional with a pure-Python fallback: without a C compiler (or
 # Python's headers) the build only warns; `musify.frontend.scanner.SCANNER` says which one runs.
 EXT_MODULES = [
-    Extension("musify.frontend._cscan", ["musify/frontend/_cscan.c", "musify/frontend/_cscan_ident.c"],
+    Extension("musify.frontend._cscan", ["musify/frontend/_cscan.c", "musify/frontend/_cscan_ident.c",
+                                         "musify/frontend/_cscan_lines.c"],
               depends=["musify/frontend/_cscan.h", "musify/frontend/_cscan_lex.h", "musify/frontend/_cscan_label.h"],
               optional=True, extra_compile_args=["-O2"]),
     Extension("musify.frontend._claunch", ["musify/frontend/_claunch.c", "musify/frontend/_claunch_structure.c",

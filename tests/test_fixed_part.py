@@ -11,6 +11,7 @@ from __future__ import annotations
 import gc
 import json
 import os
+import pickle
 import random
 from collections import Counter
 
@@ -20,6 +21,7 @@ from musify import api, collector, discover, finalise, records
 from musify.diagnostics import make
 from musify.options import Options
 from musify.passes.includes import build_project_info
+from musify.passes.suffix_index import SuffixIndex
 from musify.records import FileResult, compute_totals
 
 NAME_CHARS = "ab./\\_-" + "cuhCUHpxinlmk"
@@ -101,6 +103,24 @@ def test_suffix_index_agrees_with_its_reference(seed):
     info = build_project_info(relpaths, {})
     assert info.suffix_index == _reference_project(relpaths, {})
     assert list(info.suffix_index) == list(_reference_project(relpaths, {}))
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_suffix_index_answers_each_suffix_as_the_whole_table_has_it(seed):
+    """Asked before the table is made whole, one suffix at a time (files listed twice, paths with
+    empty components, suffixes no file has): what the reference's table holds."""
+    rng = random.Random(seed)
+    parts = ["a", "b", "include", "x.cuh", "y.h", "lib", ""]
+    relpaths = list({"/".join(rng.choice(parts) for _ in range(rng.randrange(1, 5))) for _ in range(500)})
+    relpaths += relpaths[:7]
+    want = _reference_project(relpaths, {})
+    index = SuffixIndex(relpaths)
+    asked = [*want, *("/".join(rng.choice(parts) for _ in range(rng.randrange(0, 5))) for _ in range(300)), 3, None]
+    for suffix in rng.sample(asked, len(asked)) * 2:  # (twice: the remembered answers)
+        assert index.get(suffix) == want.get(suffix), suffix
+        assert (suffix in index) == (suffix in want)
+    assert index._whole is None  # nothing so far made the whole table
+    assert pickle.loads(pickle.dumps(index)) == want == index and len(index) == len(want)
 
 
 def _result(rng: random.Random, i: int, partial: bool = True) -> FileResult:

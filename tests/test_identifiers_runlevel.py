@@ -47,8 +47,17 @@ def _run(texts: list[str]) -> list[tuple]:
 
 def _forget(monkeypatch) -> None:
     """The pass without its run-level inferred table: every use of an inferred name goes through
-    `_use_rule`, as before the table."""
-    monkeypatch.setattr(identifiers, "_inferred_renames", lambda ruleset: {})
+    `_use_rule`, as before the table (the pass's tables made again for each file, with an empty
+    one: none cached on the RuleSet while patched)."""
+    made = identifiers._tables
+
+    def tables(ruleset):
+        fast, skip, unknown, _, qualified_renames, filled = made(ruleset)
+        ruleset._ident_tables = None
+        return fast, skip, unknown, {}, qualified_renames, filled
+
+    monkeypatch.setattr(RULES, "_ident_tables", None, raising=False)
+    monkeypatch.setattr(identifiers, "_tables", tables)
 
 
 @settings(max_examples=150, deadline=None)

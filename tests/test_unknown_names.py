@@ -97,3 +97,24 @@ def test_an_empty_scan_context_is_accepted() -> None:
     ctx = PassContext("a.cu", "cudaZ", Scan(), None, Options(), ProjectInfo(), LineIndex("cudaZ"))
     identifiers._unknown(ctx, 0, "cudaZ", Ctx.CODE, ctx.lines.position)
     assert ctx.pending_unknown == [("cudaZ", 1, 1)]
+
+
+WORDISH = ["enum", "enum ", "xenum", "enumx", " class E", "{", "}", ";", "(", "namespace", "namespace ", "xnamespace",
+           "inline ", "a", "::", " ", "\n", "\\\n", "é", "cudaZ", "1", "_", " " * 200]
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(st.sampled_from(WORDISH), max_size=24).map("".join), st.integers(0, 300))
+@example("enum {xenum E {} enum class F {", 0)
+@example("namespace a::namespace b::inline c::", 0)
+def test_the_word_first_searches_find_what_the_regex_searches_found(text: str, at: int) -> None:
+    """`_next_enum_open` and `_in_nested_namespace_head` try their regex only where its word
+    stands: what searching the regex from each character found."""
+    from musify.passes import unknown_names as un
+
+    pos = min(at, len(text))
+    got, want = un._next_enum_open(text, pos), un._ENUM_OPEN.search(text, pos)
+    assert (got and got.span()) == (want and want.span())
+    for start in range(len(text) + 1):
+        assert un._in_nested_namespace_head(text, start) == \
+            (un._NESTED_NAMESPACE.search(text, max(0, start - 256), start) is not None), (text, start)

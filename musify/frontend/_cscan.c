@@ -146,9 +146,10 @@ static PyObject *cscan_bind(PyObject *Py_UNUSED(self), PyObject *args) {
 static PyMethodDef methods[] = {
     {"scan", (PyCFunction)(void (*)(void))cscan_scan, METH_FASTCALL, "scan(text, prefixes) -> (idents, includes, directives, spans, problems, contexts)"},
     {"renames", musify_cscan_renames, METH_VARARGS,
-     "renames(ident rows, names, fast, skip, migrated_mask[, text, unknown, decided_mask, declared, declaring_mask, "
-     "first]) -> (edit rows, item size, "
-     "fields, rest, uses)"},
+     "renames(ident rows, names, fast, skip, migrated_mask[, text, unknown, decided_mask, declared, declaring_mask"
+     "[, first[, qualified]]]) -> (edit rows, item size, fields, rest, uses): the identifier pass's loop; "
+     "`qualified` (name -> (unrecognised, ((qualifiers, fields)...))) decides each use of its names by the "
+     "qualifiers before it"},
     {"previous_token", musify_cscan_previous_token, METH_VARARGS, "previous_token(text, start) -> (token, start)"},
     {"line_starts", musify_cscan_line_starts, METH_O, "line_starts(text) -> offsets where lines start"},
     {"named_positions", musify_cscan_named_positions, METH_VARARGS,

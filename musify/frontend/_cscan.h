@@ -1,7 +1,8 @@
 /* What the two halves of the `_cscan` extension share: the text view, the character classes of
  * the Python scanner's regular expressions, and the helpers that build result objects.
  * `_cscan.c` is the scanner (its two passes in `_cscan_lex.h` and `_cscan_label.h`, parts of its
- * translation unit) and the module; `_cscan_ident.c` the identifier pass's helpers. */
+ * translation unit) and the module; `_cscan_ident.c` the identifier pass's helpers; `_cscan_lines.c`
+ * the line table. */
 #ifndef MUSIFY_CSCAN_H
 #define MUSIFY_CSCAN_H
 #define PY_SSIZE_T_CLEAN
@@ -96,7 +97,7 @@ static inline PyObject *rows_bytes(const Rows *r) {
 
 static inline void rows_free(Rows *r) { PyMem_Free(r->buf); r->buf = NULL; r->n = r->cap = 0; }
 
-/* the identifier pass's helpers (`_cscan_ident.c`) */
+/* the identifier pass's helpers (`_cscan_ident.c`; the line table's, `_cscan_lines.c`) */
 PyObject *musify_cscan_renames(PyObject *self, PyObject *args);
 /* the bound `Ident` type and `Ctx` members (`_cscan.c`), borrowed */
 PyObject *musify_cscan_ident_type(void);

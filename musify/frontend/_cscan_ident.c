@@ -1,6 +1,7 @@
 /* The identifier pass's helpers in C (musify/passes/identifiers.py has each one in Python too):
- * the plain-rename loop, the "previous token" look-back of the unknown-name checks, and the line
- * table of `LineIndex`. Part of the `_cscan` extension (`_cscan.c` defines the module). */
+ * the plain-rename loop, the "previous token" look-back of the unknown-name checks and the
+ * qualifier look-back of qualified names (musify/passes/qualified.py); the line table of
+ * `LineIndex` is `_cscan_lines.c`. Part of the `_cscan` extension (`_cscan.c` defines the module). */
 #include "_cscan.h"
 
 /* the token ending before `start` (identifiers.previous_token): its span [*ts, *te), none when
@@ -111,12 +112,13 @@ PyObject *musify_cscan_unknown_use(PyObject *Py_UNUSED(self), PyObject *args) {
 static int namespace_near(const Text *t, Py_ssize_t start, Py_ssize_t window) {
     static const char word[] = "namespace";
     const Py_ssize_t len = (Py_ssize_t)sizeof word - 1;
-    if (t->kind == PyUnicode_1BYTE_KIND) {  /* its 'n's found by memchr: the loop below read the whole window */
+    if (t->kind == PyUnicode_1BYTE_KIND) {  /* found by memchr: the loop below read the whole window */
         Py_ssize_t lo = start - window > 0 ? start - window : 0, hi = start - len + 1;  /* where it may start */
         if (hi <= lo) return 0;
-        const unsigned char *p = (const unsigned char *)t->data + lo, *end = (const unsigned char *)t->data + hi;
-        while (p < end && (p = memchr(p, 'n', (size_t)(end - p))) != NULL) {
-            if (memcmp(p, word, (size_t)len) == 0) return 1;
+        /* its 'p' (word[5]) looked for, not its 'n': a rarer letter in code, fewer calls and compares */
+        const unsigned char *p = (const unsigned char *)t->data + lo + 5, *end = (const unsigned char *)t->data + hi + 5;
+        while (p < end && (p = memchr(p, 'p', (size_t)(end - p))) != NULL) {
+            if (memcmp(p - 5, word, (size_t)len) == 0) return 1;
             p++;
         }
         return 0;
@@ -141,22 +143,89 @@ static int opens_a_list_item(const Text *t, Py_ssize_t start, Py_ssize_t end) {
     return j < t->n && CH(t, j) != '=' && CH(t, j) != ',' && CH(t, j) != '}';
 }
 
-/* renames()' arguments as the pass passes them (5, 10 or 11 of exactly the types its format
+/* whether text[from:to) spells the str `s` */
+static int spells(const Text *t, Py_ssize_t from, Py_ssize_t to, PyObject *s) {
+    if (PyUnicode_GET_LENGTH(s) != to - from) return 0;
+    int kind = PyUnicode_KIND(s);
+    const void *data = PyUnicode_DATA(s);
+    for (Py_ssize_t k = 0; k < to - from; k++)
+        if (CH(t, from + k) != PyUnicode_READ(kind, data, k)) return 0;
+    return 1;
+}
+
+/* the name of `name ::` just before `pos`, within the 200 characters before it
+ * (qualified.qualifier_before, the reference: `str.isspace` is Py_UNICODE_ISSPACE, `str.isalnum`
+ * Py_UNICODE_ISALNUM): 1 with its span in [*from, *to), else 0 */
+static int qualifier_before(const Text *t, Py_ssize_t pos, Py_ssize_t *from, Py_ssize_t *to) {
+    Py_ssize_t low = pos > 200 ? pos - 200 : 0, j = pos;
+    while (j > low && Py_UNICODE_ISSPACE(CH(t, j - 1))) j--;
+    if (j - 2 < low || CH(t, j - 2) != ':' || CH(t, j - 1) != ':') return 0;
+    j -= 2;
+    while (j > low && Py_UNICODE_ISSPACE(CH(t, j - 1))) j--;
+    Py_ssize_t k = j;
+    while (k > low && re_word(CH(t, k - 1))) k--;
+    while (k < j && !ident_start(CH(t, k))) k++;  /* the name starts at its first ASCII letter or '_' */
+    *from = k, *to = j;
+    return k < j;
+}
+
+/* what a use at `start` of a name of the qualified-renames table makes, its entry being
+ * (unrecognised, ((qualifiers, fields)...)) with the longest qualifiers first
+ * (qualified.qualified_use is the reference): the fields of the first entry whose qualifiers
+ * precede the name (borrowed), else Py_True for a vendor-looking name (unrecognised), Py_None
+ * for any other; NULL with an error raised for an entry of another shape */
+static PyObject *qualified_use(const Text *t, Py_ssize_t start, PyObject *entry) {
+    if (!PyTuple_CheckExact(entry) || PyTuple_GET_SIZE(entry) != 2 || !PyTuple_CheckExact(PyTuple_GET_ITEM(entry, 1)))
+        goto bad;
+    PyObject *entries = PyTuple_GET_ITEM(entry, 1);
+    Py_ssize_t ks, ke;
+    int found = qualifier_before(t, start, &ks, &ke);
+    for (Py_ssize_t i = 0; found && i < PyTuple_GET_SIZE(entries); i++) {
+        PyObject *e = PyTuple_GET_ITEM(entries, i), *quals;
+        if (!PyTuple_CheckExact(e) || PyTuple_GET_SIZE(e) != 2 || !PyTuple_CheckExact(quals = PyTuple_GET_ITEM(e, 0))
+            || PyTuple_GET_SIZE(quals) < 1 || !PyTuple_Check(PyTuple_GET_ITEM(e, 1)))
+            goto bad;
+        Py_ssize_t nq = PyTuple_GET_SIZE(quals), pos = ks, a = ks, b = ke;
+        int ok = 1;
+        for (Py_ssize_t q = nq - 1; ok && q >= 0; q--) {  /* each qualifier read back from the one after it */
+            PyObject *want = PyTuple_GET_ITEM(quals, q);
+            if (!PyUnicode_Check(want)) goto bad;
+            if (q < nq - 1 && !qualifier_before(t, pos, &a, &b)) ok = 0;
+            else if (!spells(t, a, b, want)) ok = 0;
+            else pos = a;
+        }
+        if (ok) return PyTuple_GET_ITEM(e, 1);
+    }
+    return PyTuple_GET_ITEM(entry, 0) == Py_True ? Py_True : Py_None;
+bad:
+    PyErr_SetString(PyExc_TypeError, "renames: a qualified entry must be (flag, ((qualifiers, fields)...))");
+    return NULL;
+}
+
+/* the index of `f` in the list `fields` (by identity), appended when not there; -1 on error */
+static Py_ssize_t field_index(PyObject *fields, PyObject *f) {
+    Py_ssize_t n = PyList_GET_SIZE(fields);
+    for (Py_ssize_t k = 0; k < n; k++)
+        if (PyList_GET_ITEM(fields, k) == f) return k;
+    return PyList_Append(fields, f) < 0 ? -1 : n;
+}
+
+/* renames()' arguments as the pass passes them (5, 10, 11 or 12 of exactly the types its format
  * names, the masks small ints), read straight from the tuple: 1 when they were, else 0 and
  * PyArg_ParseTuple reads them (and says what is wrong). The format's parsing was an eighth of
  * the call on a file's few identifiers. */
 static int renames_args(PyObject *args, PyObject **rows, PyObject **names, PyObject **fast, PyObject **skip,
                         long *mask, PyObject **text, PyObject **unknown, long *decided, PyObject **declared,
-                        long *declaring, PyObject **first) {
+                        long *declaring, PyObject **first, PyObject **qualified) {
     Py_ssize_t n = PyTuple_GET_SIZE(args);
-    if (n != 5 && n != 10 && n != 11) return 0;
+    if (n != 5 && n != 10 && n != 11 && n != 12) return 0;
     PyObject *const *a = ((PyTupleObject *)args)->ob_item;
     if (!PyList_CheckExact(a[1]) || !PyDict_CheckExact(a[2]) || !PySet_CheckExact(a[3]) || !PyLong_CheckExact(a[4]))
         return 0;
     if (n >= 10 && (!PyUnicode_CheckExact(a[5]) || !PySet_CheckExact(a[6]) || !PyLong_CheckExact(a[7])
                     || !PySet_CheckExact(a[8]) || !PyLong_CheckExact(a[9])))
         return 0;
-    if (n == 11 && !PyDict_CheckExact(a[10])) return 0;
+    if (n >= 11 && (!PyDict_CheckExact(a[10]) || (n == 12 && !PyDict_CheckExact(a[11])))) return 0;
     long m = PyLong_AsLong(a[4]), dc = n >= 10 ? PyLong_AsLong(a[7]) : 0, dg = n >= 10 ? PyLong_AsLong(a[9]) : 0;
     if ((m == -1 || dc == -1 || dg == -1) && PyErr_Occurred()) {
         PyErr_Clear();
@@ -164,12 +233,13 @@ static int renames_args(PyObject *args, PyObject **rows, PyObject **names, PyObj
     }
     *rows = a[0], *names = a[1], *fast = a[2], *skip = a[3], *mask = m;
     if (n >= 10) *text = a[5], *unknown = a[6], *decided = dc, *declared = a[8], *declaring = dg;
-    if (n == 11) *first = a[10];
+    if (n >= 11) *first = a[10];
+    if (n == 12) *qualified = a[11];
     return 1;
 }
 
 /* renames(ident rows, names, fast, skip, migrated_mask[, text, unknown, decided_mask, declared,
- * declaring_mask]) -> (edit rows, item size, fields, rest, uses): the identifier pass's hot loop
+ * declaring_mask[, first[, qualified]]]) -> (edit rows, item size, fields, rest, uses): the identifier pass's hot loop
  * over an `IdentList` (its array and its names). For each identifier whose context bit is in
  * `migrated_mask`: when `fast` (name -> the Edit's fields after its span) has its name, an edit
  * row (start, end, index into `fields`); when `skip` (a set) has it, nothing (the pass would do
@@ -182,17 +252,22 @@ static int renames_args(PyObject *args, PyObject **rows, PyObject **names, PyObj
  * template arguments, enumerators). When `first` (a dict, like `fast`: the inferred renames,
  * whose first use in a file also raises a diagnostic) has the name, its first identifier goes to
  * `rest` and every later one is an edit row with those fields. Each distinct name is looked up
- * once. Identifiers in other contexts are dropped. */
+ * once. When `qualified` (a dict: the qualified-renames table, `qualified.qualified_renames`)
+ * has the name (which `fast`, `first` and `skip` never have), each use is decided by the
+ * qualifiers before it: an edit row with the fields of the entry they match; else nothing, or
+ * for a vendor-looking name what is done for a name in `unknown`. Identifiers in other contexts
+ * are dropped. */
 PyObject *musify_cscan_renames(PyObject *Py_UNUSED(self), PyObject *args) {
-    PyObject *rows, *names, *fast, *skip, *text = NULL, *unknown = NULL, *declared = NULL, *first = NULL;
+    PyObject *rows, *names, *fast, *skip, *text = NULL, *unknown = NULL, *declared = NULL, *first = NULL,
+             *qualified = NULL;
     long mask, decided = 0, declaring = 0;
     if (!renames_args(args, &rows, &names, &fast, &skip, &mask, &text, &unknown, &decided, &declared, &declaring,
-                      &first)
-        && !PyArg_ParseTuple(args, "OO!O!O!l|UO!lO!lO!:renames", &rows, &PyList_Type, &names, &PyDict_Type, &fast,
+                      &first, &qualified)
+        && !PyArg_ParseTuple(args, "OO!O!O!l|UO!lO!lO!O!:renames", &rows, &PyList_Type, &names, &PyDict_Type, &fast,
                              &PySet_Type, &skip, &mask, &text, &PySet_Type, &unknown, &decided, &PySet_Type, &declared,
-                             &declaring, &PyDict_Type, &first))
+                             &declaring, &PyDict_Type, &first, &PyDict_Type, &qualified))
         return NULL;
-    if (unknown && (!text || !declared)) {
+    if ((unknown || qualified) && (!text || !declared || !unknown)) {
         PyErr_SetString(PyExc_TypeError, "renames: `unknown` needs the text and the declared set");
         return NULL;
     }
@@ -210,7 +285,7 @@ PyObject *musify_cscan_renames(PyObject *Py_UNUSED(self), PyObject *args) {
         PyErr_SetString(PyExc_TypeError, "renames: rows must hold 4- or 8-byte integers");
         goto done;
     }
-    enum { UNKNOWN = -1, SKIP = -2, REST = -3, UNRECOGNISED = -4 };
+    enum { UNKNOWN = -1, SKIP = -2, REST = -3, UNRECOGNISED = -4, QUALIFIED = -5 };
     for (Py_ssize_t k = 0; k < nnames; k++) decision[k] = UNKNOWN;
     Py_ssize_t n = view.len / view.itemsize / 4;
     for (Py_ssize_t i = 0; i < n; i++) {
@@ -234,6 +309,8 @@ PyObject *musify_cscan_renames(PyObject *Py_UNUSED(self), PyObject *args) {
                 decision[name] = PyList_GET_SIZE(fields);
                 if (PyList_Append(fields, f) < 0) goto done;
             } else if (PyErr_Occurred()) goto done;
+            else if (qualified && PyDict_GetItemWithError(qualified, key)) decision[name] = QUALIFIED;
+            else if (PyErr_Occurred()) goto done;
             else {
                 int skipped = PySet_Contains(skip, key), unrecognised = 0;
                 if (skipped < 0) goto done;
@@ -242,6 +319,17 @@ PyObject *musify_cscan_renames(PyObject *Py_UNUSED(self), PyObject *args) {
             }
         }
         Py_ssize_t d = first_use ? REST : decision[name];
+        if (d == QUALIFIED) {  /* decided at each use, by the qualifiers before it */
+            Py_ssize_t start = rows_get(view.buf, out.itemsize, 4 * i);
+            if (start < 0 || start > t.n) {
+                PyErr_SetString(PyExc_IndexError, "renames: an identifier starts past the end of the text");
+                goto done;
+            }
+            PyObject *f = qualified_use(&t, start, PyDict_GetItem(qualified, PyList_GET_ITEM(names, name)));
+            if (!f || (f != Py_True && f != Py_None && (d = field_index(fields, f)) < 0)) goto done;
+            if (f == Py_None) continue;
+            if (f == Py_True) d = UNRECOGNISED;
+        }
         if (d == UNRECOGNISED && (declaring & (1L << ctx))) {
             if (PySet_Add(declared, PyList_GET_ITEM(names, name)) < 0) goto done;
             continue;
@@ -289,110 +377,4 @@ done:
     Py_XDECREF(rest);
     Py_XDECREF(uses);
     return result;
-}
-
-/* line_starts(text) -> [0, offset after each newline...]: LineIndex's table */
-PyObject *musify_cscan_line_starts(PyObject *Py_UNUSED(self), PyObject *arg) {
-    if (!PyUnicode_Check(arg)) {
-        PyErr_SetString(PyExc_TypeError, "line_starts: expected str");
-        return NULL;
-    }
-    int kind = PyUnicode_KIND(arg);
-    const void *data = PyUnicode_DATA(arg);
-    Py_ssize_t n = PyUnicode_GET_LENGTH(arg), count = 1;
-    if (kind == PyUnicode_1BYTE_KIND) {
-        const char *c = data, *end = c + n;
-        while ((c = memchr(c, '\n', (size_t)(end - c))) != NULL) { count++; c++; }
-    } else {
-        for (Py_ssize_t i = 0; i < n; i++) count += PyUnicode_READ(kind, data, i) == '\n';
-    }
-    PyObject *out = PyList_New(count);
-    if (!out) return NULL;
-    Py_ssize_t k = 0;
-    PyObject *zero = PyLong_FromLong(0);
-    if (!zero) { Py_DECREF(out); return NULL; }
-    PyList_SET_ITEM(out, k++, zero);
-    if (kind == PyUnicode_1BYTE_KIND) {
-        const char *start = data, *c = start, *end = c + n;
-        while (k < count && (c = memchr(c, '\n', (size_t)(end - c))) != NULL) {
-            PyObject *v = PyLong_FromSsize_t(++c - start);
-            if (!v) { Py_DECREF(out); return NULL; }
-            PyList_SET_ITEM(out, k++, v);
-        }
-        return out;
-    }
-    for (Py_ssize_t i = 0; i < n && k < count; i++) {
-        if (PyUnicode_READ(kind, data, i) != '\n') continue;
-        PyObject *v = PyLong_FromSsize_t(i + 1);
-        if (!v) { Py_DECREF(out); return NULL; }
-        PyList_SET_ITEM(out, k++, v);
-    }
-    return out;
-}
-
-
-/* the newlines in [from, to) of the text */
-static Py_ssize_t newlines(const Text *t, Py_ssize_t from, Py_ssize_t to, Py_ssize_t *last) {
-    Py_ssize_t count = 0;
-    if (t->kind == PyUnicode_1BYTE_KIND) {
-        const char *base = t->data, *c = base + from, *end = base + to;
-        while (c < end && (c = memchr(c, '\n', (size_t)(end - c))) != NULL) {
-            count++;
-            *last = c - base;
-            c++;
-        }
-        return count;
-    }
-    for (Py_ssize_t i = from; i < to; i++)
-        if (CH(t, i) == '\n') {
-            count++;
-            *last = i;
-        }
-    return count;
-}
-
-/* named_positions(text, named) -> [(name, line, column)...] for each (offset, name) of `named`, a
- * list (LineIndex.named_positions, whose bisection over the line starts is the reference): the
- * newlines counted from one offset to the next, so the file's line table is not needed (offsets
- * in order, as the identifier pass hands them; one before the last starts the count again from
- * the top). None, for the caller's Python, for anything else than a 2-tuple of a non-negative int
- * and any object. */
-PyObject *musify_cscan_named_positions(PyObject *Py_UNUSED(self), PyObject *args) {
-    PyObject *text, *named;
-    if (!PyArg_ParseTuple(args, "UO!:named_positions", &text, &PyList_Type, &named)) return NULL;
-    Text t = {PyUnicode_KIND(text), PyUnicode_DATA(text), PyUnicode_GET_LENGTH(text), text};
-    Py_ssize_t n = PyList_GET_SIZE(named);
-    PyObject *out = PyList_New(n);
-    if (!out) return NULL;
-    Py_ssize_t at = 0, line = 1, nl = -1;  /* the text before `at` read: `line` lines, the last newline at `nl` */
-    for (Py_ssize_t k = 0; k < n; k++) {
-        PyObject *item = PyList_GET_ITEM(named, k);
-        if (!PyTuple_CheckExact(item) || PyTuple_GET_SIZE(item) != 2 || !PyLong_CheckExact(PyTuple_GET_ITEM(item, 0))) {
-            Py_DECREF(out);
-            Py_RETURN_NONE;
-        }
-        Py_ssize_t offset = PyLong_AsSsize_t(PyTuple_GET_ITEM(item, 0));
-        if (offset < 0) {
-            Py_DECREF(out);
-            if (PyErr_Occurred()) PyErr_Clear();  /* too big for a Py_ssize_t: Python's answer */
-            Py_RETURN_NONE;
-        }
-        Py_ssize_t to = offset < t.n ? offset : t.n;
-        if (to < at) {
-            at = 0;
-            line = 1;
-            nl = -1;
-        }
-        line += newlines(&t, at, to, &nl);
-        at = to;
-        PyObject *items[3] = {Py_NewRef(PyTuple_GET_ITEM(item, 1)), PyLong_FromSsize_t(line),
-                              PyLong_FromSsize_t(offset - nl)};
-        PyObject *row = make_tuple(NULL, items, 3);
-        if (!row) {
-            Py_DECREF(out);
-            return NULL;
-        }
-        PyList_SET_ITEM(out, k, row);
-    }
-    return out;
 }

@@ -8,6 +8,7 @@ failed-file result with its traceback, so one broken pass cannot lose the other 
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Mapping
 from dataclasses import field
 from typing import TYPE_CHECKING
 
@@ -27,7 +28,7 @@ class ProjectInfo:
 
     header_renames: dict[str, str] = field(default_factory=dict)  # old relpath -> new relpath
     files: frozenset[str] = frozenset()  # every project source/header relpath
-    suffix_index: dict[str, tuple[str, ...]] = field(default_factory=dict)  # path suffix -> relpaths
+    suffix_index: Mapping[str, tuple[str, ...]] = field(default_factory=dict)  # path suffix -> relpaths (suffix_index.py)
 
     @property
     def renames(self) -> dict[str, str]:

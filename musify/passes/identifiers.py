@@ -15,7 +15,7 @@ from operator import itemgetter
 from musify.engine.edits import Edit, EditList
 from musify.frontend.scanner import Ctx, Ident, IdentList, identifiers_in, native
 from musify.passes._base import PassContext
-from musify.passes.qualified import qualified_rule
+from musify.passes.qualified import qualified_renames, qualified_rule, qualified_use
 from musify.passes.unknown_names import (  # noqa: F401 -- the rest re-exported (moved to unknown_names.py)
     DECLARED,
     MEMBER,
@@ -33,7 +33,7 @@ from musify.passes.unknown_names import (  # noqa: F401 -- the rest re-exported 
     unknown_use,
     unknown_use_python,
 )
-from musify.rules.derived import fill
+from musify.rules.derived import fill, filled_for
 from musify.rules.model import Rule, RuleSet
 
 _MIGRATED = frozenset({Ctx.CODE, Ctx.DIRECTIVE, Ctx.MACRO, Ctx.MACRO_NAME})
@@ -73,17 +73,18 @@ def run_all(ctx: PassContext) -> EditList:
     text = ctx.text
     idents = ctx.scan.idents
     names = idents._names.values  # (`IdentList.names`, without the property's call)
-    fast, skip = fast_renames(ruleset, names)
+    fast, skip, unknown, first, qualified, filled = getattr(ruleset, "_ident_tables", None) or _tables(ruleset)
+    if filled is not None and not filled.issuperset(names):  # (`fast_renames`, its tables from `_tables`)
+        fill(ruleset, "_fast_renames", names)
     found = ctx.found
-    unknown, first = _unknown_names(ruleset), _inferred_renames(ruleset)
     # most uses of a name already known to be unrecognised are decided with the renames (`uses`)
     if _COMPILED is not None:  # `renames` with every argument, its loop called directly
         data, itemsize, fields, rest, uses = _COMPILED.renames(idents._a, names, fast, skip, _MIGRATED_MASK, text,
                                                                unknown, _DECIDED_MASK, found.declared,
-                                                               _DECLARING_MASK, first)
+                                                               _DECLARING_MASK, first, qualified)
         edits = EditList(array(_TYPECODE[itemsize], data), fields)
     else:
-        edits, rest, uses = renames_python(idents, fast, skip, text, unknown, found.declared, first)
+        edits, rest, uses = renames_python(idents, fast, skip, text, unknown, found.declared, first, qualified)
     pending = found.pending_unknown
     before = len(pending)
     if rest:
@@ -139,6 +140,19 @@ def _decide(ctx: PassContext, rest: list[Ident], edits: EditList, skip: set[str]
 _PLACE = itemgetter(1, 2)  # a pending entry's (line, column)
 
 
+def _tables(ruleset: RuleSet) -> tuple:
+    """The tables `run_all` hands the rename loop, cached on the RuleSet as one tuple (one look-up
+    a file, not a call each): `fast_renames`' two (filled in place while partial), the run's
+    unrecognised names and inferred renames (`_unknown_names`, `_inferred_renames`) and the
+    qualified renames (`qualified.qualified_renames`); and the names the first two have been
+    filled for while partial (`derived.filled_for`: `fill` is called for a file with others)."""
+    tables = ruleset._ident_tables = (*_fast_tables(ruleset), _unknown_names(ruleset),  # type: ignore[attr-defined]
+                                      _inferred_renames(ruleset),
+                                      qualified_renames(ruleset, vendor_name(ruleset.vendor_pattern)),
+                                      filled_for(ruleset, "_fast_renames"))
+    return tables
+
+
 def fast_renames(ruleset: RuleSet, names: list[str] | None = None) -> tuple[dict[str, tuple], set[str]]:
     """What the hot loop decides without Python: names whose every use is the same plain edit (no
     qualifier to check, no template-only tag, no diagnostic, not inferred), as name -> the Edit's
@@ -148,6 +162,11 @@ def fast_renames(ruleset: RuleSet, names: list[str] | None = None) -> tuple[dict
     the compiled rules is complete for `names` (a file's identifiers; None: every name) at least
     (`musify.rules.derived.fill`)."""
     fill(ruleset, "_fast_renames", names)
+    return _fast_tables(ruleset)
+
+
+def _fast_tables(ruleset: RuleSet) -> tuple[dict[str, tuple], set[str]]:
+    """`fast_renames`' tables as they are (made whole here when the rules were not compiled)."""
     cached = getattr(ruleset, "_fast_renames", None)
     if cached is None:
         cached = ruleset._fast_renames = _fast_renames(ruleset)  # type: ignore[attr-defined]
@@ -238,42 +257,43 @@ def _remember_inferred(first: dict[str, tuple], name: str, rule: Rule) -> None:
 
 def renames(idents: IdentList, fast: dict, skip: set[str], compiled=None, text: str = "",
             unknown: set[str] | None = None, declared: set[str] | None = None,
-            first: dict[str, tuple] | None = None) -> tuple[EditList, list[Ident], list[tuple[int, str]]]:
+            first: dict[str, tuple] | None = None,
+            qualified: dict[str, tuple] | None = None) -> tuple[EditList, list[Ident], list[tuple[int, str]]]:
     """Plain renames as edits (the compiled loop when `compiled` is the `_cscan` module), nothing
     for the names in `skip`; for names in `unknown` (no rule, vendor-looking), what `_unknown`
     decides where the tokens around a use in `text` are enough (the name added to `declared`, a
     set, for a declaration; nothing for a member access; (offset, name) in the third list for a
     use to report); for names in `first` (like `fast`), the first use left to the caller and the
-    others renamed; the other migrated identifiers (in order) for the caller. A file that calls
-    its own `CUDA_CHECK` on every line made one Python call per use."""
+    others renamed; for names in `qualified` (`qualified.qualified_renames`), each use decided by
+    the qualifiers before it (`qualified.qualified_use`: an edit, nothing, or a name in `unknown`);
+    the other migrated identifiers (in order) for the caller. A file that calls its own
+    `CUDA_CHECK` on every line made one Python call per use."""
     if compiled is None:
-        return renames_python(idents, fast, skip, text, unknown, declared, first)
+        return renames_python(idents, fast, skip, text, unknown, declared, first, qualified)
     rows, names = idents._a, idents._names.values  # (`IdentList.data` and `names`, without the properties' calls)
     if unknown is None:
         data, itemsize, fields, rest, uses = compiled.renames(rows, names, fast, skip, _MIGRATED_MASK)
-    elif first is None:
+    else:  # the optional tables given up to the last one there is (no `first`: an empty one)
+        tables = (first or {}, qualified) if qualified is not None else (first,) if first is not None else ()
         data, itemsize, fields, rest, uses = compiled.renames(rows, names, fast, skip, _MIGRATED_MASK,
                                                               text, unknown, _DECIDED_MASK, declared,
-                                                              _DECLARING_MASK)
-    else:
-        data, itemsize, fields, rest, uses = compiled.renames(rows, names, fast, skip, _MIGRATED_MASK,
-                                                              text, unknown, _DECIDED_MASK, declared,
-                                                              _DECLARING_MASK, first)
+                                                              _DECLARING_MASK, *tables)
     return EditList(array(_TYPECODE[itemsize], data), fields), rest, uses
 
 
 _TYPECODE = {4: "i", 8: "q"}  # the compiled loop's rows: the array type of their item size
+_QUALIFIED = object()  # `renames_python`'s decision for a name of the qualified-renames table
 
 
 def renames_python(idents: IdentList, fast: dict, skip: set[str], text: str = "", unknown: set[str] | None = None,
-                   declared: set[str] | None = None,
-                   first: dict[str, tuple] | None = None) -> tuple[EditList, list[Ident], list[tuple[int, str]]]:
+                   declared: set[str] | None = None, first: dict[str, tuple] | None = None,
+                   qualified: dict[str, tuple] | None = None) -> tuple[EditList, list[Ident], list[tuple[int, str]]]:
     """The pure-Python `_cscan.renames`: the same edits, rest, uses and names declared."""
     edits = EditList()
     rest: list[Ident] = []
     uses: list[tuple[int, str]] = []
-    # name -> its fields, True (skip), False (unrecognised) or None (rest)
-    decision: dict[str, tuple | bool | None] = {}
+    # name -> its fields, True (skip), False (unrecognised), None (rest) or _QUALIFIED (each use)
+    decision: dict[str, object] = {}
     for ident in idents:
         if ident.ctx not in _MIGRATED:
             continue
@@ -285,8 +305,12 @@ def renames_python(idents: IdentList, fast: dict, skip: set[str], text: str = ""
                 rest.append(ident)  # its first use: the caller's (it raises a diagnostic)
                 continue
             decision[name] = fields if fields is not None else (
+                _QUALIFIED if qualified is not None and name in qualified else
                 True if name in skip else False if unknown is not None and name in unknown else None)
         fields = decision[name]
+        if fields is _QUALIFIED:  # the qualifiers before this use decide: an edit, nothing or unrecognised
+            fields = qualified_use(text, ident.start, qualified[name])
+            fields = True if fields is None else False if fields is True else fields
         if fields is False and ident.ctx is Ctx.MACRO_NAME:
             declared.add(name)
         elif fields is False:

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 
 from musify.engine.edits import Edit
 from musify.passes._base import PassContext, ProjectInfo
+from musify.passes.suffix_index import SuffixIndex
 
 if TYPE_CHECKING:
     from musify.rules.model import Rule
@@ -27,38 +28,41 @@ def run(ctx: PassContext) -> list[Edit]:
     includes = ctx.scan.includes
     if not includes:
         return []
-    return _edits(ctx, includes, _fixed_memo(ctx.project, ctx.ruleset.headers))
+    return _edits(ctx, includes, _run_memo(ctx.ruleset, ctx.project))
 
 
 def include_edits(ctx: PassContext) -> list[Edit]:
     """The pass with every include asked in full (what `run` must equal)."""
-    return _edits(ctx, ctx.scan.includes, None) if ctx.scan.includes else []
+    if not ctx.scan.includes:
+        return []
+    return _edits(ctx, ctx.scan.includes, (None, _run_memo(ctx.ruleset, ctx.project)[1]))
 
 
-def _edits(ctx: PassContext, includes: list, fixed: dict | None) -> list[Edit]:
-    """The includes' edits (and diagnostics): from `fixed` (path -> `_fixed`'s answer, filled as
-    paths are met; None: none) where it has an answer, else the project's header renames first,
-    then the header rules, their memos looked up for the first include that needs them (one
-    loop: a call per include cost the headers of a big project more than the memo saved)."""
+def _edits(ctx: PassContext, includes: list, memo: tuple[dict | None, dict]) -> list[Edit]:
+    """The includes' edits (and diagnostics): from the run's memo of `_fixed` (path -> its
+    answer, filled as paths are met; None: none) where it has an answer, else the project's
+    header renames first, then the header rules (their memo: path -> `_header_rule`), the
+    project's memos looked up for the first include that needs them (one loop: a call per
+    include cost the headers of a big project more than the memo saved)."""
     edits: list[Edit] = []
-    project, headers = ctx.project, ctx.ruleset.headers
-    memos = ruled = directory = None
+    project = ctx.project
+    fixed, ruled = memo
+    memos = directory = None
     asked = False
     for inc in includes:
         written = inc.path
         if fixed is not None:
             answer = fixed.get(written)
             if answer is None:
-                answer = fixed[written] = _fixed(project, headers, written)
+                answer = fixed[written] = _fixed(project, ruled, ctx.ruleset.headers, written)
             if answer is _NOTHING:
                 continue
             if answer is not _ASK:
                 edits.append(Edit(inc.start, inc.end, *answer))
                 continue
-        if not asked:  # the memos and the file's directory, once per file
+        if not asked:  # the project's memos and the file's directory, once per file
             asked = True
             memos = (_memo_for(_WRITTEN, project), _memo_for(_RESOLVED, project)) if project.files else None
-            ruled = _memo_for(_RULE_MEMOS, headers, len(headers))
             directory = _dirname(ctx.path)
         if memos is not None:
             target = _target(project, memos, directory, written)
@@ -71,7 +75,7 @@ def _edits(ctx: PassContext, includes: list, fixed: dict | None) -> list[Edit]:
                 continue
         rule = ruled.get(written, _UNKNOWN)  # `_header_rule`, its memo at hand
         if rule is _UNKNOWN:
-            rule = ruled[written] = _header_rule(headers, written)
+            rule = ruled[written] = _header_rule(ctx.ruleset.headers, written)
         if rule is None:
             continue
         if rule.status == "unsupported":
@@ -94,38 +98,43 @@ def _edits(ctx: PassContext, includes: list, fixed: dict | None) -> list[Edit]:
 
 _NOTHING = ()  # an include path that makes no edit and no diagnostic in any file
 _ASK = ("ask",)  # one whose answer may depend on the including file, or that raises a diagnostic
-_FIXED: dict = {}  # id(project) -> (the project, the header table, its size, path -> answer)
 
 
-def _fixed_memo(project: ProjectInfo, headers: dict) -> dict:
-    """The run's memo of `_fixed` for this project and header table (kept by identity, like
-    `_memo_for`'s: two runs in two threads never share one)."""
+def _run_memo(ruleset, project: ProjectInfo) -> tuple[dict, dict]:
+    """The run's memos, held by the RuleSet (one look-up a file, where finding them by the
+    project and the header table, and the table's size, was four calls): path -> `_fixed`'s
+    answer for this project, and path -> `_header_rule`'s for the header table. Made again for
+    another project or header table (two runs in two threads never share the first); a record
+    added to the rules drops them with the rest of what passes derived from the records
+    (`RuleSet.forget_derived`)."""
     if not project.files:
         project = _NO_FILES  # `_fixed` reads nothing else of it: every such project shares one memo
-    entry = _FIXED.get(id(project))
-    size = len(headers)
-    if entry is None or entry[0] is not project or entry[1] is not headers or entry[2] != size:
-        if len(_FIXED) >= 4:
-            _FIXED.clear()
-        entry = _FIXED[id(project)] = (project, headers, size, {})
-    return entry[3]
+    headers = ruleset.headers
+    held = getattr(ruleset, "_include_memo", None)
+    if held is None or held[0] is not project or held[1] is not headers:
+        ruled = held[3] if held is not None and held[1] is headers else {}
+        held = ruleset._include_memo = (project, headers, {}, ruled)
+    return held[2], held[3]
 
 
 _NO_FILES = ProjectInfo()  # (a file migrated alone gets a new empty project each time)
 
 
-def _fixed(project: ProjectInfo, headers: dict, written: str) -> tuple:
+def _fixed(project: ProjectInfo, ruled: dict, headers: dict, written: str) -> tuple:
     """What an include of `written` makes in any file, when that does not depend on the file:
     `_NOTHING`, or the edit's fields after its span; else `_ASK`. It does not when no project
     file can be the include's target: no project files, or a plain path that no project file's
     path ends with (`_target` then finds neither the file beside the includer, whose path would
     end with it, nor a suffix match: `build_project_info` indexes every file's every suffix, the
-    whole path included, which the index's size vouches for); and the header rule's answer
-    raises no diagnostic."""
-    if project.files and not (_is_plain(written) and written not in project.suffix_index
-                              and len(project.suffix_index) >= len(project.files)):
-        return _ASK
-    ruled = _memo_for(_RULE_MEMOS, headers, len(headers))
+    whole path included, which a `SuffixIndex` does by construction and a table's size vouches
+    for), and the header rule's answer (`ruled`: its memo) raises no diagnostic; nor when each
+    project file it may name is renamed alike (`_project_answer`)."""
+    if project.files:
+        if not (_is_plain(written) and _indexes_every_file(project)):
+            return _ASK
+        candidates = project.suffix_index.get(written)
+        if candidates is not None:
+            return _project_answer(project, written, candidates)
     rule = ruled.get(written, _UNKNOWN)
     if rule is _UNKNOWN:
         rule = ruled[written] = _header_rule(headers, written)
@@ -137,6 +146,30 @@ def _fixed(project: ProjectInfo, headers: dict, written: str) -> tuple:
         return _NOTHING
     replacement = rule.replacement + written[len(rule.cuda):] if rule.cuda.endswith("/") else rule.replacement
     return replacement, "include:" + rule.cuda, rule.library, "header", rule.inferred, "include"
+
+
+def _project_answer(project: ProjectInfo, written: str, candidates: tuple[str, ...]) -> tuple:
+    """What an include of a plain `written` makes when project files end with it: its target
+    is one of them, `candidates` (the file beside the includer, or the first), and no header
+    rule is asked. When each is renamed to the same last component, or none is renamed (a
+    tree's `cuda_check.cuh` in every directory), the answer is the same from any directory."""
+    renames = project.header_renames
+    new = renames.get(candidates[0])
+    name = None if new is None else posixpath.basename(new)
+    for other in candidates[1:]:
+        new = renames.get(other)
+        if (None if new is None else posixpath.basename(new)) != name:
+            return _ASK
+    if name is None:
+        return _NOTHING
+    return (_renamed_include(written, candidates[0], renames[candidates[0]]), "include:project", "project", "header",
+            False, "include")
+
+
+def _indexes_every_file(project: ProjectInfo) -> bool:
+    """Whether `project.suffix_index` has every suffix of every file (a hand-made one may not)."""
+    index = project.suffix_index
+    return type(index) is SuffixIndex or len(index) >= len(project.files)
 
 
 def _memo_for(memos: dict, owner: object, size: int = 0) -> dict:
@@ -178,7 +211,6 @@ def _target(project: ProjectInfo, memos: tuple[dict, dict], directory: str, writ
 
 
 _UNKNOWN = object()  # not in a memo yet
-_RULE_MEMOS: dict = {}  # id(header table) -> (the table, its size, path -> rule or None)
 
 
 def _header_rule(headers: dict[str, Rule], path: str) -> Rule | None:
@@ -246,24 +278,6 @@ def _is_plain(path: str) -> bool:
 
 
 def build_project_info(relpaths: list[str], renames: dict[str, str]) -> ProjectInfo:
-    """Index project files by every path suffix, so `<lib/x.cuh>` finds `include/lib/x.cuh`."""
-    index: dict[str, list[str]] = {}
-    for rel in sorted(relpaths):
-        # each suffix after a "/" (what joining the split parts from each one gives), cut from
-        # the path itself: the run's serial part makes these for every file
-        at = 0
-        while True:
-            suffix = rel[at:]
-            got = index.get(suffix)
-            if got is None:
-                index[suffix] = [rel]
-            else:
-                got.append(rel)
-            at = rel.find("/", at) + 1
-            if not at:
-                break
-    return ProjectInfo(
-        header_renames=dict(renames),
-        files=frozenset(relpaths),
-        suffix_index={k: tuple(v) for k, v in index.items()},
-    )
+    """Index project files by every path suffix, so `<lib/x.cuh>` finds `include/lib/x.cuh`
+    (a `SuffixIndex`: each suffix answered when asked, in the run's parallel part)."""
+    return ProjectInfo(header_renames=dict(renames), files=frozenset(relpaths), suffix_index=SuffixIndex(relpaths))

@@ -4,10 +4,11 @@
 
 from __future__ import annotations
 
+import re
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from musify.rules.model import Rule
+    from musify.rules.model import Rule, RuleSet
 
 
 def qualified_rule(text: str, start: int, entries: list) -> Rule | None:
@@ -19,19 +20,62 @@ def qualified_rule(text: str, start: int, entries: list) -> Rule | None:
     if before is None:  # only an entry without qualifiers can match (the first: they sort last, stably)
         return next((rule for quals, rule in entries if not quals), None)
     for quals, rule in entries if len(entries) == 1 else sorted(entries, key=_longest_first):
-        if not quals:
-            return rule
-        if before[0] != quals[-1]:
-            continue
-        pos = before[1]
-        for q in reversed(quals[:-1]):
-            found = qualifier_before(text, pos)
-            if found is None or found[0] != q:
-                break
-            pos = found[1]
-        else:
+        if not quals or _preceded_by(text, before, quals):
             return rule
     return None
+
+
+def _preceded_by(text: str, before: tuple[str, int], quals: tuple[str, ...]) -> bool:
+    """Whether `quals` (`thrust`, `system`) are the qualifiers of a name whose nearest one is
+    `before` (`qualifier_before`'s answer): the others read back from it, one by one."""
+    if before[0] != quals[-1]:
+        return False
+    pos = before[1]
+    for q in reversed(quals[:-1]):
+        found = qualifier_before(text, pos)
+        if found is None or found[0] != q:
+            return False
+        pos = found[1]
+    return True
+
+
+def qualified_renames(ruleset: RuleSet, vendor: re.Pattern[str] | None) -> dict[str, tuple]:
+    """The qualified names whose every use the rename loop can decide without the Python pass (at
+    first `cuda`, `CUDA`: a thousand uses on the replicated corpus each went through
+    `qualified_rule` and, with no qualifier matching, `_unknown`): name -> (whether it looks like
+    a vendor's name, ((qualifiers, the edit's fields after its span)...) the longest qualifiers
+    first). A name is in it when no plain rule has it and each of its rules is a plain rename
+    behind at least one qualifier (no diagnostic, tag or inference: what `_use_rule` makes is
+    an edit and nothing else); a use that no entry matches is then nothing, or an unrecognised
+    name when it looks like a vendor's. `qualified_use` reads a use by it."""
+    table: dict[str, tuple] = {}
+    for name, entries in ruleset.qualified.items():
+        if ruleset.names.get(name) is not None:
+            continue
+        plain = []
+        for quals, rule in sorted(entries, key=_longest_first):
+            replacement = rule.replacement
+            if not quals or replacement is None or rule.status == "unsupported" or rule.diag or rule.inferred \
+                    or "template-only" in rule.hazard:
+                break
+            last = replacement.rsplit("::", 1)[-1] if "::" in rule.cuda else replacement
+            plain.append((quals, (last, rule.cuda, rule.library, rule.kind, rule.inferred, "reference")))
+        else:
+            table[name] = (vendor is not None and vendor.match(name) is not None, tuple(plain))
+    return table
+
+
+def qualified_use(text: str, start: int, entry: tuple) -> tuple | bool | None:
+    """What the use at `start` of a name of `qualified_renames` makes (`_cscan.renames` reads it
+    the same way, in C): the edit's fields of the entry whose qualifiers precede it, else True
+    (an unrecognised vendor-looking name) or None (nothing)."""
+    unrecognised, entries = entry
+    before = qualifier_before(text, start)
+    if before is not None:
+        for quals, fields in entries:
+            if _preceded_by(text, before, quals):
+                return fields
+    return True if unrecognised else None
 
 
 def _longest_first(entry: tuple) -> int:

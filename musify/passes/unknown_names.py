@@ -57,7 +57,14 @@ def _in_nested_namespace_head(text: str, start: int) -> bool:
     """Does the name at `start` follow `namespace a::b::` (within 256 characters)? The word is
     looked for first: the regex tries every start in the window (6 us a use, most of the pass on
     code that calls an unknown `CUDA_CHECK` on every line), and without the word it cannot match."""
-    return _namespace_near(text, start) and _NESTED_NAMESPACE.search(text, max(0, start - 256), start) is not None
+    # each "namespace" in the window (`_namespace_near`'s search), the regex matched there, as
+    # `_next_enum_open` does: its `\b` keeps its own search from skipping ahead to the word
+    at = text.find("namespace", max(0, start - 256), start)
+    while at >= 0:
+        if _NESTED_NAMESPACE.match(text, at, start) is not None:
+            return True
+        at = text.find("namespace", at + 1, start)
+    return False
 
 
 def _opens_a_list_item(text: str, start: int, end: int) -> bool:
@@ -168,14 +175,27 @@ def _enum_bodies(ctx: PassContext) -> list[tuple[int, int]]:
     text = ctx.text
     codemap = ctx.scan.code_map()
     out = []
-    m = _ENUM_OPEN.search(text)
+    m = _next_enum_open(text, 0)
     while m is not None:
         if codemap.is_code(m.start()) and codemap.is_code(m.end() - 1):
             close = codemap.closing(_BRACES, text, m.end() - 1)
             out.append((m.end() - 1, close if close >= 0 else len(text)))
         # the word in a comment ("this enum lists...") must not swallow the real `enum X {` after it
-        m = _ENUM_OPEN.search(text, m.start() + 4)
+        m = _next_enum_open(text, m.start() + 4)
     return out
+
+
+def _next_enum_open(text: str, pos: int) -> re.Match[str] | None:
+    """`_ENUM_OPEN.search(text, pos)`: its match at each "enum" from `pos` (every match starts
+    there). The regex begins with `\b`, which keeps sre from skipping ahead to its literal: the
+    search tried a match at every character of the file (a tenth of the identifier pass)."""
+    at = text.find("enum", pos)
+    while at >= 0:
+        m = _ENUM_OPEN.match(text, at)
+        if m is not None:
+            return m
+        at = text.find("enum", at + 1)
+    return None
 
 
 def previous_token_python(text: str, start: int) -> tuple[str, int]:

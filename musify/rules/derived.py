@@ -67,3 +67,13 @@ def fill(ruleset, attr: str, names: Iterable[str] | None) -> None:
         table = partial.get(attr)
         if table is not None and table.fill(names):
             del partial[attr]
+
+
+def filled_for(ruleset, attr: str) -> set[str] | None:
+    """The names the derived table `attr` of `ruleset` has been filled for while it is partial
+    (None: it is whole). A caller may hold the set and skip `fill` for names it has: `fill` would
+    change nothing (the identifier pass's call for each file, most of whose names the run has
+    met). It is emptied when the table is read whole, and `fill` then returns at once."""
+    partial = getattr(ruleset, "_partial", None)
+    table = partial.get(attr) if partial is not None else None
+    return None if table is None else table._asked
