@@ -403,7 +403,7 @@ static PyObject *record(PyObject *self, PyObject *args) {
     }
     PyObject *result = NULL, *json = NULL, **infos = NULL;
     Py_ssize_t *count = NULL, nfields = PyList_GET_SIZE(fields);
-    Out o = {NULL, 0, 0};
+    Out o = {NULL, 0, 0, NULL};
     int bad = 0;
     Py_ssize_t n = rows.n / 3, len = PyUnicode_GET_LENGTH(text);
     int kind = PyUnicode_KIND(text);
@@ -513,6 +513,8 @@ static PyMethodDef methods[] = {
      "record(text, rows, starts, fields, memo, render, ascii) -> (json, lines, bytes, by_library, by_kind, "
      "renamed, includes, shims, inferred, converted) | None"},
     {"entry", crecord_entry, METH_VARARGS, "entry(keys, values, raw_at, raw, shape=None) -> str | None: a record entry's JSON"},
+    {"entries", crecord_entries, METH_VARARGS,
+     "entries(files, start, limit, deterministic, layout) -> (bytes, next): the record's entries from `start` on"},
     {"add_counts", crecord_add_counts, METH_VARARGS, "add_counts(total, counts) -> bool: the dicts of counts summed into total"},
     {"sums", crecord_sums, METH_VARARGS,
      "sums(files, int_names, dict_names) -> (status, ints, dicts, converted, unconverted, severities, ids) | None"},

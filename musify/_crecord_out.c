@@ -7,6 +7,16 @@ int out_realloc(Out *o, Py_ssize_t more) {
     if (o->len + more <= o->cap) return 0;
     Py_ssize_t cap = o->cap ? o->cap : 256;
     while (cap < o->len + more) cap *= 2;
+    if (o->bytes) {  /* the bytes object resized (it is only ours); on failure it is gone */
+        if (_PyBytes_Resize(&o->bytes, cap) < 0) {
+            o->buf = NULL;
+            o->len = o->cap = 0;
+            return -1;
+        }
+        o->buf = PyBytes_AS_STRING(o->bytes);
+        o->cap = cap;
+        return 0;
+    }
     char *b = PyMem_Realloc(o->buf, (size_t)cap);
     if (!b) {
         PyErr_NoMemory();
