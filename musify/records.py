@@ -252,40 +252,11 @@ class RunRecord:
 
     def iter_bytes(self, deterministic: bool = False, totals: dict | None = None) -> Iterator[bytes]:
         """`dumps` as UTF-8 in pieces, so a big run's record is written without ever being one
-        string. `totals`: this record's totals when the caller already has them (`Report.totals`).
-        The entries are rendered in C straight into pieces of about PIECE bytes (`_crecord.entries`:
-        no call, string, join and encoding per file); an entry it leaves goes the Python way."""
+        string. `totals`: this record's totals when the caller already has them (`Report.totals`)."""
         head = json.dumps(self._head(deterministic, totals), indent=2)
         yield (head[:-2] + ',\n  "files": [\n').encode("utf-8")
-        files, i = self.files, 0
-        native = _NATIVE is not None and type(files) is list
-        parts: list[str] = []  # entries rendered in Python, gathered into pieces of about PIECE characters
-        size = 0
-        while i < len(files):
-            if native:
-                piece, after = _NATIVE.entries(files, i, PIECE, deterministic, _LAYOUT)
-                if after > i:
-                    if parts:
-                        yield "".join(parts).encode("utf-8")
-                        parts, size = [], 0
-                    yield piece
-                    i = after
-                    continue
-            parts.append(",\n    " if i else "    ")
-            for part in files[i].iter_json(deterministic):
-                if len(part) >= PIECE:  # a big entry (or part of one) as it is, not copied into a piece
-                    yield "".join(parts).encode("utf-8")
-                    yield part.encode("utf-8")
-                    parts, size = [], 0
-                    continue
-                parts.append(part)
-                size += len(part)
-                if size >= PIECE:
-                    yield "".join(parts).encode("utf-8")
-                    parts, size = [], 0
-            i += 1
-        parts.append("\n  ]\n}\n")
-        yield "".join(parts).encode("utf-8")
+        yield from iter_entries(self.files, deterministic)
+        yield b"\n  ]\n}\n"
 
     @classmethod
     def from_json(cls, d: dict) -> RunRecord:
@@ -296,6 +267,41 @@ class RunRecord:
         keys = ("tool_version", "command", "inputs", "output", "options", "ruleset", "started",
                 "seconds", "exit_code", "fail_on", "fail_on_change", "verify", "analysis")
         return cls(files=files, **{k: d[k] for k in keys})
+
+
+def iter_entries(files: list[FileResult], deterministic: bool = False) -> Iterator[bytes]:
+    """The record's entries, each but the first after ",\\n    ", as UTF-8 in pieces of about
+    PIECE bytes: rendered in C straight into the pieces (`_crecord.entries`: no call, string,
+    join and encoding per file), each entry it leaves rendered in Python (`FileResult.iter_json`)."""
+    i = 0
+    native = _NATIVE is not None and type(files) is list
+    parts: list[str] = []  # entries rendered in Python, gathered into pieces of about PIECE characters
+    size = 0
+    while i < len(files):
+        if native:
+            piece, after = _NATIVE.entries(files, i, PIECE, deterministic, _LAYOUT)
+            if after > i:
+                if parts:
+                    yield "".join(parts).encode("utf-8")
+                    parts, size = [], 0
+                yield piece
+                i = after
+                continue
+        parts.append(",\n    " if i else "    ")
+        for part in files[i].iter_json(deterministic):
+            if len(part) >= PIECE:  # a big entry (or part of one) as it is, not copied into a piece
+                yield "".join(parts).encode("utf-8")
+                yield part.encode("utf-8")
+                parts, size = [], 0
+                continue
+            parts.append(part)
+            size += len(part)
+            if size >= PIECE:
+                yield "".join(parts).encode("utf-8")
+                parts, size = [], 0
+        i += 1
+    if parts:
+        yield "".join(parts).encode("utf-8")
 
 
 # the totals' sums: of an int attribute of each file, and of a dict of counts of each file

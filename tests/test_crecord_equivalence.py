@@ -304,11 +304,64 @@ def test_a_record_gathered_into_pieces_of_any_size_is_the_same_record(monkeypatc
     record = RunRecord("1", "musify migrate", ["."], "out", {"jobs": 1}, "d", "now", 2.0, files)
     expected = record.dumps()
     monkeypatch.setattr(records, "PIECE", piece)
-    pieces = list(record.iter_json())
-    assert "".join(pieces) == expected
+    pieces = list(record.iter_bytes())
+    assert b"".join(pieces).decode() == expected
     assert json.loads(expected)["files"] == [json.loads(_plain_entry(f, False)) for f in files]
     if piece == 1:
         assert len(pieces) > len(files)
+
+
+class Later(FileResult):
+    """A result of another class: `entries` leaves it to Python."""
+
+
+def _unstored(result: FileResult) -> FileResult:
+    """`result` with a field read from the class rather than its own storage (entry_json's
+    attribute path)."""
+    del result.__dict__["error"]
+    return result
+
+
+@needs_crecord
+@settings(SETTINGS, max_examples=100)
+@given(files=st.lists(st.one_of(results(), results().map(_unstored),
+                                st.builds(Later, strings, strings, strings, strings, seconds=st.floats(0, 9))),
+                      max_size=4),
+       deterministic=st.booleans(), piece=st.sampled_from([1, 200, records.PIECE]))
+def test_a_record_of_many_entries_renders_alike(files, deterministic, piece):
+    """The record's entries, rendered in C many to a piece (`_crecord.entries`), stepping aside
+    for each entry it leaves to Python, are the pure-Python record's bytes."""
+
+    def text() -> str:  # (the entries alone: these results' values are any JSON, not a valid record's)
+        return b"".join(records.iter_entries(files, deterministic)).decode()
+
+    saved, records.PIECE = records.PIECE, piece
+    try:
+        native = text()
+    finally:
+        records.PIECE = saved
+    assert native == _without_native(text)
+    assert native == ("    " + ",\n    ".join(_plain_entry(f, deterministic) for f in files) if files else "")
+
+
+# floats whose round(x, 6) is a tie or near one (x * 10^6 ends in .5: 1/128 = 0.0078125), on a
+# boundary of repr's forms (1e-4, 1e-5), sub-microsecond, huge, negative, not finite, not floats
+SECONDS = [0.0078125, 3 / 128, 2.5e-6, 5e-7, 4.999999e-7, 1e-4, 9.99999e-5, 1e-5, 1.5e-5, 1e-6, 1e-7, 0.1, 0.3,
+           1 / 3, 2 / 3, 123456.7890125, 999999999.9999995, 1e9, 1e15, 1e300, 5e-324, -0.0, -1e-9, -2.5,
+           float("inf"), float("-inf"), float("nan"), 0, 7, True, Count(3)]
+
+
+@needs_crecord
+@SETTINGS
+@given(seconds=st.one_of(st.floats(0, 1e9), st.floats(allow_nan=False), st.integers(0, 10 ** 15).map(lambda n: n / 1e6),
+                         st.integers(0, 10 ** 9).map(lambda n: n / 128), st.sampled_from(SECONDS)))
+def test_seconds_are_rounded_and_written_alike(seconds):
+    """An entry's `seconds` is rounded to six places and written in C where that is exact (any
+    doubt: Python's round and repr): the text is always json.dumps(round(seconds, 6))."""
+    result = FileResult("a.cu", "a.mu", "cuda-source", "migrated", seconds=seconds)
+    want = json.dumps(round(seconds, 6))
+    assert f'"seconds":{want},' in b"".join(records.iter_entries([result])).decode()
+    assert f'"seconds":{want},' in result.entry_json()  # (rounded in Python, written in C)
 
 
 @needs_crecord
