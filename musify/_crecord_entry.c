@@ -317,7 +317,13 @@ static int out_file(Out *o, PyObject *f, const char *sep, Py_ssize_t sep_len, in
     if (!attrs) return -1;
     PyObject *values[64], *raw = NULL, *seconds = NULL;
     int r = 1;
-    for (Py_ssize_t i = 0; i < n && r > 0; i++) {
+    /* the fields in the order __init__ stores them, read in that order while the stored names are
+     * the very names asked for (a lookup each cost more than writing most values); any other, looked up */
+    PyObject *name, *value;
+    Py_ssize_t pos = 0, got = 0;
+    while (got < n && PyDict_Next(attrs, &pos, &name, &value) && name == PyTuple_GET_ITEM(lay->names, got))
+        values[got++] = value;
+    for (Py_ssize_t i = got; i < n && r > 0; i++) {
         values[i] = PyDict_GetItemWithError(attrs, PyTuple_GET_ITEM(lay->names, i));
         if (!values[i]) r = PyErr_Occurred() ? -1 : 0;  /* (a field not stored: entry_json's attribute path) */
     }
