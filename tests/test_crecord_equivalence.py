@@ -270,6 +270,34 @@ def test_totals_sum_alike(counts):
     assert records._NATIVE.add_counts({}, [*counts, Counter()]) is False  # a subclass: Python's loop
 
 
+def _fresh(key: str) -> str:
+    """An object equal to `key` but not it (the sums find a key met before by its address first)."""
+    return "".join(list(key))
+
+
+count_keys = st.sampled_from(["a", "b", "é", "cudaMalloc"]).flatmap(
+    lambda k: st.sampled_from([k, _fresh(k), Text(k)]))
+counts = st.dictionaries(count_keys, st.one_of(st.integers(-5, 99), st.booleans(), st.just(2 ** 70)), max_size=4)
+
+
+@needs_crecord
+@SETTINGS
+@given(files=st.lists(st.builds(FileResult, st.just("a.cu"), st.just("a.mu"), st.just("cuda-source"),
+                                st.sampled_from(["migrated", "unchanged", _fresh("migrated")]),
+                                edits_by_library=counts, edits_by_kind=counts, renamed=counts, unconverted=counts,
+                                facts=counts, edit_count=st.one_of(st.integers(0, 99), st.just(2 ** 64)),
+                                references=st.fixed_dictionaries({"converted": st.integers(0, 9),
+                                                                  "unconverted": st.integers(0, 9)})),
+                      max_size=8))
+def test_the_run_s_totals_sum_alike(files):
+    """compute_totals in C (one pass, each key found by its address where met before) and in Python."""
+    native = compute_totals(files)
+    plain = _without_native(lambda: compute_totals(files))
+    assert native == plain
+    assert [list(v) if isinstance(v, dict) else v for v in native.values()] == \
+        [list(v) if isinstance(v, dict) else v for v in plain.values()]
+
+
 @needs_crecord
 def test_a_real_run_writes_the_same_record_with_and_without_c():
     """A run over the corpora, its record and totals rendered by both paths."""
