@@ -29,6 +29,13 @@
  *   attribute that is an object slot of the class, read from the slot itself: 11,650 diagnostics
  *   on the CUDA toolkit's headers, 13 attributes each). None for a
  *   value of any type but exact str, int, float, bool, None, list, tuple or dict with str keys.
+ * entries(files, start, limit, deterministic, layout) -> (bytes, next): the record's entries of
+ *   files[start:next] as records.iter_entries writes them (each after ",\n    ", the first file's
+ *   after "    "), rendered as FileResult.entry_json would render each, until `limit` bytes are
+ *   written; `next` is the first file it leaves to Python (another class, a field not stored, a
+ *   value entry() leaves, edits whose text is not ASCII JSON at hand). `layout` = (FileResult,
+ *   PackedEdits, field names, key texts, the edits' place, the seconds' place, the diagnostics'
+ *   shape, round, "text"): the seconds rounded to six places in C where that is exact.
  * add_counts(total, counts) -> bool: total[k] = total.get(k, 0) + v for each item of each dict
  *   of the list `counts` in turn, for the record's totals; False, and nothing done, unless every
  *   one is an exact dict.
