@@ -35,7 +35,7 @@
  *   written; `next` is the first file it leaves to Python (another class, a field not stored, a
  *   value entry() leaves, edits whose text is not ASCII JSON at hand). `layout` = (FileResult,
  *   PackedEdits, field names, key texts, the edits' place, the seconds' place, the diagnostics'
- *   shape, round, "text"): the seconds rounded to six places in C where that is exact.
+ *   shape, round, "text", "_json"): the seconds rounded to six places in C where that is exact.
  * add_counts(total, counts) -> bool: total[k] = total.get(k, 0) + v for each item of each dict
  *   of the list `counts` in turn, for the record's totals; False, and nothing done, unless every
  *   one is an exact dict.

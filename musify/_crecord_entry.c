@@ -301,9 +301,10 @@ static PyObject *rounded(PyObject *v, PyObject *round_fn) {
 }
 
 /* what `entries` reads of a run: FileResult, PackedEdits, the serialised names and their key
- * texts, where the edits and the seconds are among them, the diagnostics' shape, round */
+ * texts, where the edits and the seconds are among them, the diagnostics' shape, round, and the
+ * names "text" and "_json" (what PackedEdits.text returns) */
 typedef struct {
-    PyObject *cls, *packed, *names, *keys, *shape_obj, *round_fn, *text_name;
+    PyObject *cls, *packed, *names, *keys, *shape_obj, *round_fn, *text_name, *json_name;
     Py_ssize_t edits_at, seconds_at;
 } Layout;
 
@@ -328,9 +329,11 @@ static int out_file(Out *o, PyObject *f, const char *sep, Py_ssize_t sep_len, in
         if (!values[i]) r = PyErr_Occurred() ? -1 : 0;  /* (a field not stored: entry_json's attribute path) */
     }
     if (r > 0) {  /* packed edits: their JSON as rendered, or read back from the spool (none: Python's pieces) */
-        r = PyObject_IsInstance(values[lay->edits_at], lay->packed);
-        if (r > 0) {
-            raw = PyObject_CallMethodNoArgs(values[lay->edits_at], lay->text_name);
+        PyObject *edits = values[lay->edits_at];
+        r = Py_IS_TYPE(edits, (PyTypeObject *)lay->packed) ? 1 : PyObject_IsInstance(edits, lay->packed);
+        if (r > 0) {  /* text(): of exactly PackedEdits, its `_json` slot (read, not called) */
+            raw = Py_IS_TYPE(edits, (PyTypeObject *)lay->packed) ? PyObject_GetAttr(edits, lay->json_name)
+                                                                 : PyObject_CallMethodNoArgs(edits, lay->text_name);
             r = !raw ? -1 : PyUnicode_CheckExact(raw) && PyUnicode_IS_ASCII(raw) ? 1 : 0;
         } else if (r == 0) {
             r = 1;
@@ -359,9 +362,9 @@ PyObject *crecord_entries(PyObject *self, PyObject *args) {
     Shape shape = {NULL, NULL, NULL, NULL, 0, {0}};
     if (!PyArg_ParseTuple(args, "O!nnpO!:entries", &PyList_Type, &files, &start, &limit, &deterministic,
                           &PyTuple_Type, &layout)
-        || !PyArg_ParseTuple(layout, "O!OO!O!nnOOU:entries' layout", &PyType_Type, &lay.cls, &lay.packed,
-                             &PyTuple_Type, &lay.names, &PyTuple_Type, &lay.keys, &lay.edits_at, &lay.seconds_at,
-                             &lay.shape_obj, &lay.round_fn, &lay.text_name)
+        || !PyArg_ParseTuple(layout, "O!O!O!O!nnOOUU:entries' layout", &PyType_Type, &lay.cls, &PyType_Type,
+                             &lay.packed, &PyTuple_Type, &lay.names, &PyTuple_Type, &lay.keys, &lay.edits_at,
+                             &lay.seconds_at, &lay.shape_obj, &lay.round_fn, &lay.text_name, &lay.json_name)
         || shape_read(lay.shape_obj, &shape) < 0)
         return NULL;
     Py_ssize_t n = PyTuple_GET_SIZE(lay.names);

@@ -173,7 +173,8 @@ _DIAGNOSTIC_FIELDS = (("id", "id", None), ("severity", "severity", None), ("path
                       ("verify", "verify", None))
 _DIAGNOSTIC = (Diagnostic, *(tuple(column) for column in zip(*((f'"{k}":', a, b) for k, a, b in _DIAGNOSTIC_FIELDS))))
 # what `_crecord.entries` reads of a run's results: entry_json's reading of each, for many at once
-_LAYOUT = (FileResult, PackedEdits, _SERIALISED, _KEYS, _EDITS_AT, _SECONDS_AT, _DIAGNOSTIC, round, "text")
+# (of exactly PackedEdits, `text()` is its `_json` slot, read without the call: test_crecord_equivalence)
+_LAYOUT = (FileResult, PackedEdits, _SERIALISED, _KEYS, _EDITS_AT, _SECONDS_AT, _DIAGNOSTIC, round, "text", "_json")
 
 
 def _compact(value) -> str:

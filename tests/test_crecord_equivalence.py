@@ -372,6 +372,17 @@ def test_a_record_of_many_entries_renders_alike(files, deterministic, piece):
     assert native == ("    " + ",\n    ".join(_plain_entry(f, deterministic) for f in files) if files else "")
 
 
+def test_packed_edits_text_is_their_json_slot():
+    """`_crecord.entries` reads an exact PackedEdits' `_json` slot for `text()`: the same thing,
+    rendered or not (a big file's arrays: None)."""
+    rendered = PackedEdits.of_json(1, '[{"a":1}]')
+    big = PackedEdits.__new__(PackedEdits)
+    big._json = None
+    for packed in (rendered, big):
+        assert packed.text() is packed._json
+    assert records._LAYOUT[-2:] == ("text", "_json")
+
+
 # floats whose round(x, 6) is a tie or near one (x * 10^6 ends in .5: 1/128 = 0.0078125), on a
 # boundary of repr's forms (1e-4, 1e-5), sub-microsecond, huge, negative, not finite, not floats
 SECONDS = [0.0078125, 3 / 128, 2.5e-6, 5e-7, 4.999999e-7, 1e-4, 9.99999e-5, 1e-5, 1.5e-5, 1e-6, 1e-7, 0.1, 0.3,
