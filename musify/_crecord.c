@@ -29,6 +29,13 @@
  *   attribute that is an object slot of the class, read from the slot itself: 11,650 diagnostics
  *   on the CUDA toolkit's headers, 13 attributes each). None for a
  *   value of any type but exact str, int, float, bool, None, list, tuple or dict with str keys.
+ * entries(files, start, limit, deterministic, layout) -> (bytes, next): the record's entries of
+ *   files[start:next] as records.iter_entries writes them (each after ",\n    ", the first file's
+ *   after "    "), rendered as FileResult.entry_json would render each, until `limit` bytes are
+ *   written; `next` is the first file it leaves to Python (another class, a field not stored, a
+ *   value entry() leaves, edits whose text is not ASCII JSON at hand). `layout` = (FileResult,
+ *   PackedEdits, field names, key texts, the edits' place, the seconds' place, the diagnostics'
+ *   shape, round, "text", "_json"): the seconds rounded to six places in C where that is exact.
  * add_counts(total, counts) -> bool: total[k] = total.get(k, 0) + v for each item of each dict
  *   of the list `counts` in turn, for the record's totals; False, and nothing done, unless every
  *   one is an exact dict.
@@ -403,7 +410,7 @@ static PyObject *record(PyObject *self, PyObject *args) {
     }
     PyObject *result = NULL, *json = NULL, **infos = NULL;
     Py_ssize_t *count = NULL, nfields = PyList_GET_SIZE(fields);
-    Out o = {NULL, 0, 0};
+    Out o = {NULL, 0, 0, NULL};
     int bad = 0;
     Py_ssize_t n = rows.n / 3, len = PyUnicode_GET_LENGTH(text);
     int kind = PyUnicode_KIND(text);
@@ -513,6 +520,8 @@ static PyMethodDef methods[] = {
      "record(text, rows, starts, fields, memo, render, ascii) -> (json, lines, bytes, by_library, by_kind, "
      "renamed, includes, shims, inferred, converted) | None"},
     {"entry", crecord_entry, METH_VARARGS, "entry(keys, values, raw_at, raw, shape=None) -> str | None: a record entry's JSON"},
+    {"entries", crecord_entries, METH_VARARGS,
+     "entries(files, start, limit, deterministic, layout) -> (bytes, next): the record's entries from `start` on"},
     {"add_counts", crecord_add_counts, METH_VARARGS, "add_counts(total, counts) -> bool: the dicts of counts summed into total"},
     {"sums", crecord_sums, METH_VARARGS,
      "sums(files, int_names, dict_names) -> (status, ints, dicts, converted, unconverted, severities, ids) | None"},

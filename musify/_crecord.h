@@ -8,10 +8,12 @@
 #include <Python.h>
 #include <string.h>
 
-/* an output buffer of ASCII bytes */
+/* an output buffer of ASCII bytes: PyMem memory, or (`bytes` set) a bytes object's own, so the
+ * text is handed to Python as it was written, not copied (entries()) */
 typedef struct {
     char *buf;
     Py_ssize_t len, cap;
+    PyObject *bytes;
 } Out;
 
 int out_realloc(Out *o, Py_ssize_t more);
@@ -69,6 +71,7 @@ static inline int out_ascii(Out *o, PyObject *s) {
 
 /* the module's functions kept in the other files: _crecord_entry.c, _crecord_totals.c */
 PyObject *crecord_entry(PyObject *self, PyObject *args);
+PyObject *crecord_entries(PyObject *self, PyObject *args);
 PyObject *crecord_add_counts(PyObject *self, PyObject *args);
 PyObject *crecord_sums(PyObject *self, PyObject *args);
 PyObject *crecord_line_count(PyObject *self, PyObject *text);

@@ -7,6 +7,16 @@ int out_realloc(Out *o, Py_ssize_t more) {
     if (o->len + more <= o->cap) return 0;
     Py_ssize_t cap = o->cap ? o->cap : 256;
     while (cap < o->len + more) cap *= 2;
+    if (o->bytes) {  /* the bytes object resized (it is only ours); on failure it is gone */
+        if (_PyBytes_Resize(&o->bytes, cap) < 0) {
+            o->buf = NULL;
+            o->len = o->cap = 0;
+            return -1;
+        }
+        o->buf = PyBytes_AS_STRING(o->bytes);
+        o->cap = cap;
+        return 0;
+    }
     char *b = PyMem_Realloc(o->buf, (size_t)cap);
     if (!b) {
         PyErr_NoMemory();
@@ -36,6 +46,31 @@ static int out_u16(Out *o, Py_UCS4 c) {
 
 #if defined(__SSE2__)
 #include <emmintrin.h>
+
+/* the bytes of x that end a run of plain characters (plain_run's test), as a mask */
+static inline unsigned not_plain_mask(__m128i x) {
+    const __m128i space = _mm_set1_epi8(' '), del = _mm_set1_epi8(0x7f), bs = _mm_set1_epi8('\\'),
+                  quote = _mm_set1_epi8('"');
+    return (unsigned)_mm_movemask_epi8(_mm_or_si128(_mm_or_si128(_mm_cmplt_epi8(x, space), _mm_cmpeq_epi8(x, del)),
+                                                    _mm_or_si128(_mm_cmpeq_epi8(x, bs), _mm_cmpeq_epi8(x, quote))));
+}
+
+/* whether the n bytes at b are all plain characters, sixteen looked at once: the last block
+ * overlapping the one before, or (under sixteen: most keys and names of an entry) the bytes
+ * copied into a block of plain ones first. A name checked character by character was most of
+ * what writing it cost. */
+static inline int all_plain(const Py_UCS1 *b, Py_ssize_t n) {
+    if (n < 16) {
+        unsigned char block[16];
+        memset(block, 'a', sizeof block);
+        memcpy(block, b, (size_t)n);
+        return !not_plain_mask(_mm_loadu_si128((const __m128i *)block));
+    }
+    Py_ssize_t j = 0;
+    for (; j + 16 <= n; j += 16)
+        if (not_plain_mask(_mm_loadu_si128((const __m128i *)(b + j)))) return 0;
+    return j == n || !not_plain_mask(_mm_loadu_si128((const __m128i *)(b + n - 16)));
+}
 #endif
 
 /* the end of the run of plain characters at b[i:hi] (one-byte text of `n` characters): sixteen
@@ -46,13 +81,8 @@ static int out_u16(Out *o, Py_UCS4 c) {
 static inline Py_ssize_t plain_run(const Py_UCS1 *b, Py_ssize_t i, Py_ssize_t hi, Py_ssize_t n) {
     Py_ssize_t j = i;
 #if defined(__SSE2__)
-    const __m128i space = _mm_set1_epi8(' '), del = _mm_set1_epi8(0x7f), bs = _mm_set1_epi8('\\'),
-                  quote = _mm_set1_epi8('"');
     while (j < hi && n - j >= 16) {
-        __m128i x = _mm_loadu_si128((const __m128i *)(b + j));
-        __m128i bad = _mm_or_si128(_mm_or_si128(_mm_cmplt_epi8(x, space), _mm_cmpeq_epi8(x, del)),
-                                   _mm_or_si128(_mm_cmpeq_epi8(x, bs), _mm_cmpeq_epi8(x, quote)));
-        unsigned mask = (unsigned)_mm_movemask_epi8(bad);
+        unsigned mask = not_plain_mask(_mm_loadu_si128((const __m128i *)(b + j)));
         if (hi - j < 16) mask |= 1u << (hi - j);  /* the run ends at `hi` at the latest */
         if (mask) return j + __builtin_ctz(mask);
         j += 16;
@@ -69,6 +99,16 @@ int out_quoted(Out *o, PyObject *text, Py_ssize_t lo, Py_ssize_t hi) {
     int kind = PyUnicode_KIND(text);
     const void *data = PyUnicode_DATA(text);
     if (out_grow(o, hi - lo + 2) < 0) return -1;
+#if defined(__SSE2__)
+    if (kind == PyUnicode_1BYTE_KIND && all_plain((const Py_UCS1 *)data + lo, hi - lo)) {  /* as it is */
+        char *d = o->buf + o->len;
+        d[0] = '"';
+        memcpy(d + 1, (const char *)data + lo, (size_t)(hi - lo));
+        d[hi - lo + 1] = '"';
+        o->len += hi - lo + 2;
+        return 0;
+    }
+#endif
     o->buf[o->len++] = '"';
     for (Py_ssize_t i = lo; i < hi; i++) {
         if (kind == PyUnicode_1BYTE_KIND) {  /* a run of plain characters copied at once */

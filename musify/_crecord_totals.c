@@ -82,10 +82,71 @@ static int add_item(PyObject **sum, PyObject *mapping, PyObject *key) {
  * `values` (first seen first, as the dict the sums become keeps its keys). total.get(k, 0) + v
  * per item, each a lookup, an int made and a dict item replaced, was half of sums(). */
 typedef struct {
+    PyObject *key;
+    Py_ssize_t place;
+} Met;
+
+typedef struct {
     PyObject *index, *keys;
     long long *values;
     Py_ssize_t cap;
+    /* each key object met, by address, with its place: the same name objects come back file after
+     * file, and finding one here is a fraction of a dict lookup (each held, so no address is
+     * reused by another key while the sums are made) */
+    Met *met;
+    Py_ssize_t met_cap, met_n;
 } Acc;
+
+static inline size_t met_slot(const Acc *acc, PyObject *key) {
+    return (size_t)(((uintptr_t)key >> 4) * 0x9E3779B97F4A7C15ULL) & (size_t)(acc->met_cap - 1);
+}
+
+/* key's place from `met`, or -1 */
+static inline Py_ssize_t met_find(const Acc *acc, PyObject *key) {
+    if (!acc->met_cap) return -1;
+    for (size_t i = met_slot(acc, key);; i = (i + 1) & (size_t)(acc->met_cap - 1)) {
+        if (acc->met[i].key == key) return acc->met[i].place;
+        if (!acc->met[i].key) return -1;
+    }
+}
+
+/* key kept in `met` at `place` (the table doubled at half full); -1 on no memory */
+static int met_add(Acc *acc, PyObject *key, Py_ssize_t place) {
+    if (2 * (acc->met_n + 1) > acc->met_cap) {
+        Py_ssize_t old_cap = acc->met_cap, cap = old_cap ? 2 * old_cap : 256;
+        Met *old = acc->met;
+        acc->met = PyMem_Calloc((size_t)cap, sizeof *acc->met);
+        if (!acc->met) {
+            acc->met = old;
+            PyErr_NoMemory();
+            return -1;
+        }
+        acc->met_cap = cap;
+        for (Py_ssize_t i = 0; i < old_cap; i++) {
+            PyObject *k = old[i].key;
+            if (!k) continue;
+            size_t j = met_slot(acc, k);
+            while (acc->met[j].key) j = (j + 1) & (size_t)(cap - 1);
+            acc->met[j].key = k;
+            acc->met[j].place = old[i].place;
+        }
+        PyMem_Free(old);
+    }
+    size_t j = met_slot(acc, key);
+    while (acc->met[j].key) j = (j + 1) & (size_t)(acc->met_cap - 1);
+    acc->met[j].key = Py_NewRef(key);
+    acc->met[j].place = place;
+    acc->met_n++;
+    return 0;
+}
+
+static void acc_free(Acc *acc) {
+    Py_XDECREF(acc->index);
+    Py_XDECREF(acc->keys);
+    PyMem_Free(acc->values);
+    for (Py_ssize_t i = 0; i < acc->met_cap; i++) Py_XDECREF(acc->met[i].key);
+    PyMem_Free(acc->met);
+}
 
 /* *sum += v for an exact int or a bool v: 0, or 1 (another type, or beyond a long long: the
  * caller's Python path sums it) */
@@ -109,10 +170,12 @@ static int acc_dict(Acc *acc, PyObject *d) {
     while (r == 0 && PyDict_Next(d, &pos, &key, &value)) {
         Py_INCREF(key);
         Py_INCREF(value);
-        PyObject *at = PyDict_GetItemWithError(acc->index, key);
-        Py_ssize_t i;
-        if (at) {
+        Py_ssize_t i = met_find(acc, key);
+        PyObject *at = i >= 0 ? NULL : PyDict_GetItemWithError(acc->index, key);
+        if (at) {  /* an equal key met before as another object */
             i = PyLong_AsSsize_t(at);
+            if (met_add(acc, key, i) < 0) r = -1;
+        } else if (i >= 0) {  /* this very key object met before */
         } else if (PyErr_Occurred()) {
             r = -1;
         } else {  /* a new key: its place, at the end */
@@ -129,7 +192,9 @@ static int acc_dict(Acc *acc, PyObject *d) {
                 }
             }
             PyObject *place = r ? NULL : PyLong_FromSsize_t(i);
-            if (!place || PyDict_SetItem(acc->index, key, place) < 0 || PyList_Append(acc->keys, key) < 0) r = -1;
+            if (!place || PyDict_SetItem(acc->index, key, place) < 0 || PyList_Append(acc->keys, key) < 0
+                || met_add(acc, key, i) < 0)
+                r = -1;
             else acc->values[i] = 0;
             Py_XDECREF(place);
         }
@@ -287,9 +352,7 @@ PyObject *crecord_sums(PyObject *self, PyObject *args) {
 done:
     for (int k = 0; k < 7; k++) Py_XDECREF(names[k]);
     for (Py_ssize_t k = 0; k < nd; k++) {
-        Py_XDECREF(accs[k].index);
-        Py_XDECREF(accs[k].keys);
-        PyMem_Free(accs[k].values);
+        acc_free(&accs[k]);
     }
     Py_XDECREF(zero);
     Py_XDECREF(status);

@@ -141,7 +141,7 @@ def _write_json(record, path: str | None, report=None) -> None:
         from musify.file_tools import atomic_write
 
         # streamed: a big run's record is never one string
-        atomic_write(path, record.iter_json(totals=report.totals if report is not None else None))
+        atomic_write(path, record.iter_bytes(totals=report.totals if report is not None else None))
 
 
 @main.command("migrate", context_settings=_CONTEXT)

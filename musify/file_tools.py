@@ -18,9 +18,9 @@ from typing import TextIO
 from musify.out_folders import _umask, ensure_dir
 
 
-def atomic_write(path: str, data: bytes | Iterable[str], mode_from: str | None = None, durable: bool = True) -> None:
+def atomic_write(path: str, data: bytes | Iterable[bytes], mode_from: str | None = None, durable: bool = True) -> None:
     """Write `data` to `path` atomically; copy permission bits from `mode_from` when given.
-    `data` may be pieces of text (written as UTF-8 one by one: a big run record is never one string).
+    `data` may be pieces (written one by one: a big run record is never one string).
 
     `durable` adds an fsync before the rename, so even a power cut leaves the old or the new
     file: needed when replacing a user's source in place, not when filling a fresh output tree
@@ -37,7 +37,7 @@ def atomic_write(path: str, data: bytes | Iterable[str], mode_from: str | None =
         raise
 
 
-def write_temp(path: str, data: bytes | Iterable[str], mode_from: str | None = None, durable: bool = False) -> str:
+def write_temp(path: str, data: bytes | Iterable[bytes], mode_from: str | None = None, durable: bool = False) -> str:
     """A temporary file beside `path` holding `data`, with the permission bits (and, where the
     caller may set them, the owner and group) of `mode_from` or of `path`; returns its name.
     The caller renames it into place (or discards it)."""
@@ -50,7 +50,7 @@ def write_temp(path: str, data: bytes | Iterable[str], mode_from: str | None = N
                 fh.write(data)
             else:
                 for piece in data:
-                    fh.write(piece.encode("utf-8"))
+                    fh.write(piece)
             fh.flush()
             if durable:
                 os.fsync(fh.fileno())

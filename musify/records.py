@@ -26,7 +26,7 @@ _NATIVE = compiled.load("_crecord", "musify")
 
 SCHEMA = "musify-run/2"
 _FRESH: Any = object()  # a container argument not given: `FileResult` makes a new one
-PIECE = 1 << 20  # characters of the record yielded at once when it is written
+PIECE = 1 << 20  # bytes of the record yielded at once when it is written
 
 
 @dataclass(init=False)  # __init__ below: the generated one is slow
@@ -172,6 +172,9 @@ _DIAGNOSTIC_FIELDS = (("id", "id", None), ("severity", "severity", None), ("path
                       ("args", "args", None), ("origin", "origin", None), ("sites", "sites", None),
                       ("verify", "verify", None))
 _DIAGNOSTIC = (Diagnostic, *(tuple(column) for column in zip(*((f'"{k}":', a, b) for k, a, b in _DIAGNOSTIC_FIELDS))))
+# what `_crecord.entries` reads of a run's results: entry_json's reading of each, for many at once
+# (of exactly PackedEdits, `text()` is its `_json` slot, read without the call: test_crecord_equivalence)
+_LAYOUT = (FileResult, PackedEdits, _SERIALISED, _KEYS, _EDITS_AT, _SECONDS_AT, _DIAGNOSTIC, round, "text", "_json")
 
 
 def _compact(value) -> str:
@@ -246,31 +249,15 @@ class RunRecord:
     def dumps(self, deterministic: bool = False) -> str:
         """One JSON document: the header and totals indented for reading, then one line per file
         (the C encoder, fast on runs of many thousands of files)."""
-        return "".join(self.iter_json(deterministic))
+        return b"".join(self.iter_bytes(deterministic)).decode("utf-8")
 
-    def iter_json(self, deterministic: bool = False, totals: dict | None = None) -> Iterator[str]:
-        """`dumps` in pieces, so a big run's record is written without ever being one string.
-        `totals`: this record's totals when the caller already has them (`Report.totals`)."""
+    def iter_bytes(self, deterministic: bool = False, totals: dict | None = None) -> Iterator[bytes]:
+        """`dumps` as UTF-8 in pieces, so a big run's record is written without ever being one
+        string. `totals`: this record's totals when the caller already has them (`Report.totals`)."""
         head = json.dumps(self._head(deterministic, totals), indent=2)
-        yield head[:-2] + ',\n  "files": [\n'
-        parts: list[str] = []  # entries gathered into pieces of about PIECE characters
-        size = 0
-        for i, f in enumerate(self.files):
-            parts.append(",\n    " if i else "    ")
-            text = f.entry_json(deterministic)
-            for part in (text,) if text is not None else f.iter_json(deterministic):
-                if len(part) >= PIECE:  # a big entry (or part of one) as it is, not copied into a piece
-                    yield "".join(parts)
-                    yield part
-                    parts, size = [], 0
-                    continue
-                parts.append(part)
-                size += len(part)
-                if size >= PIECE:
-                    yield "".join(parts)
-                    parts, size = [], 0
-        parts.append("\n  ]\n}\n")
-        yield "".join(parts)
+        yield (head[:-2] + ',\n  "files": [\n').encode("utf-8")
+        yield from iter_entries(self.files, deterministic)
+        yield b"\n  ]\n}\n"
 
     @classmethod
     def from_json(cls, d: dict) -> RunRecord:
@@ -281,6 +268,41 @@ class RunRecord:
         keys = ("tool_version", "command", "inputs", "output", "options", "ruleset", "started",
                 "seconds", "exit_code", "fail_on", "fail_on_change", "verify", "analysis")
         return cls(files=files, **{k: d[k] for k in keys})
+
+
+def iter_entries(files: list[FileResult], deterministic: bool = False) -> Iterator[bytes]:
+    """The record's entries, each but the first after ",\\n    ", as UTF-8 in pieces of about
+    PIECE bytes: rendered in C straight into the pieces (`_crecord.entries`: no call, string,
+    join and encoding per file), each entry it leaves rendered in Python (`FileResult.iter_json`)."""
+    i = 0
+    native = _NATIVE is not None and type(files) is list
+    parts: list[str] = []  # entries rendered in Python, gathered into pieces of about PIECE characters
+    size = 0
+    while i < len(files):
+        if native:
+            piece, after = _NATIVE.entries(files, i, PIECE, deterministic, _LAYOUT)
+            if after > i:
+                if parts:
+                    yield "".join(parts).encode("utf-8")
+                    parts, size = [], 0
+                yield piece
+                i = after
+                continue
+        parts.append(",\n    " if i else "    ")
+        for part in files[i].iter_json(deterministic):
+            if len(part) >= PIECE:  # a big entry (or part of one) as it is, not copied into a piece
+                yield "".join(parts).encode("utf-8")
+                yield part.encode("utf-8")
+                parts, size = [], 0
+                continue
+            parts.append(part)
+            size += len(part)
+            if size >= PIECE:
+                yield "".join(parts).encode("utf-8")
+                parts, size = [], 0
+        i += 1
+    if parts:
+        yield "".join(parts).encode("utf-8")
 
 
 # the totals' sums: of an int attribute of each file, and of a dict of counts of each file

@@ -22,7 +22,7 @@ def _every_record_validates():
     from musify.schemas import validate_record
 
     plain = RunRecord.to_json
-    plain_pieces = RunRecord.iter_json  # what --json writes (and dumps joins), streamed
+    plain_pieces = RunRecord.iter_bytes  # what --json writes (and dumps joins), streamed
 
     def checked(self, deterministic: bool = False, packed: bool = False) -> dict:
         doc = plain(self, deterministic, packed)
@@ -33,14 +33,14 @@ def _every_record_validates():
     def checked_pieces(self, deterministic: bool = False, totals: dict | None = None):
         assert totals is None or totals == self.totals  # totals handed in are this record's
         pieces = list(plain_pieces(self, deterministic, totals))
-        validate_record(json.loads("".join(pieces)))
+        validate_record(json.loads(b"".join(pieces)))
         yield from pieces
 
     RunRecord.to_json = checked
-    RunRecord.iter_json = checked_pieces
+    RunRecord.iter_bytes = checked_pieces
     yield
     RunRecord.to_json = plain
-    RunRecord.iter_json = plain_pieces
+    RunRecord.iter_bytes = plain_pieces
 
 
 @pytest.fixture(scope="session", autouse=True)

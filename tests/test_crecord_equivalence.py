@@ -270,6 +270,34 @@ def test_totals_sum_alike(counts):
     assert records._NATIVE.add_counts({}, [*counts, Counter()]) is False  # a subclass: Python's loop
 
 
+def _fresh(key: str) -> str:
+    """An object equal to `key` but not it (the sums find a key met before by its address first)."""
+    return "".join(list(key))
+
+
+count_keys = st.sampled_from(["a", "b", "é", "cudaMalloc"]).flatmap(
+    lambda k: st.sampled_from([k, _fresh(k), Text(k)]))
+counts = st.dictionaries(count_keys, st.one_of(st.integers(-5, 99), st.booleans(), st.just(2 ** 70)), max_size=4)
+
+
+@needs_crecord
+@SETTINGS
+@given(files=st.lists(st.builds(FileResult, st.just("a.cu"), st.just("a.mu"), st.just("cuda-source"),
+                                st.sampled_from(["migrated", "unchanged", _fresh("migrated")]),
+                                edits_by_library=counts, edits_by_kind=counts, renamed=counts, unconverted=counts,
+                                facts=counts, edit_count=st.one_of(st.integers(0, 99), st.just(2 ** 64)),
+                                references=st.fixed_dictionaries({"converted": st.integers(0, 9),
+                                                                  "unconverted": st.integers(0, 9)})),
+                      max_size=8))
+def test_the_run_s_totals_sum_alike(files):
+    """compute_totals in C (one pass, each key found by its address where met before) and in Python."""
+    native = compute_totals(files)
+    plain = _without_native(lambda: compute_totals(files))
+    assert native == plain
+    assert [list(v) if isinstance(v, dict) else v for v in native.values()] == \
+        [list(v) if isinstance(v, dict) else v for v in plain.values()]
+
+
 @needs_crecord
 def test_a_real_run_writes_the_same_record_with_and_without_c():
     """A run over the corpora, its record and totals rendered by both paths."""
@@ -304,11 +332,75 @@ def test_a_record_gathered_into_pieces_of_any_size_is_the_same_record(monkeypatc
     record = RunRecord("1", "musify migrate", ["."], "out", {"jobs": 1}, "d", "now", 2.0, files)
     expected = record.dumps()
     monkeypatch.setattr(records, "PIECE", piece)
-    pieces = list(record.iter_json())
-    assert "".join(pieces) == expected
+    pieces = list(record.iter_bytes())
+    assert b"".join(pieces).decode() == expected
     assert json.loads(expected)["files"] == [json.loads(_plain_entry(f, False)) for f in files]
     if piece == 1:
         assert len(pieces) > len(files)
+
+
+class Later(FileResult):
+    """A result of another class: `entries` leaves it to Python."""
+
+
+def _unstored(result: FileResult) -> FileResult:
+    """`result` with a field read from the class rather than its own storage (entry_json's
+    attribute path)."""
+    del result.__dict__["error"]
+    return result
+
+
+@needs_crecord
+@settings(SETTINGS, max_examples=100)
+@given(files=st.lists(st.one_of(results(), results().map(_unstored),
+                                st.builds(Later, strings, strings, strings, strings, seconds=st.floats(0, 9))),
+                      max_size=4),
+       deterministic=st.booleans(), piece=st.sampled_from([1, 200, records.PIECE]))
+def test_a_record_of_many_entries_renders_alike(files, deterministic, piece):
+    """The record's entries, rendered in C many to a piece (`_crecord.entries`), stepping aside
+    for each entry it leaves to Python, are the pure-Python record's bytes."""
+
+    def text() -> str:  # (the entries alone: these results' values are any JSON, not a valid record's)
+        return b"".join(records.iter_entries(files, deterministic)).decode()
+
+    saved, records.PIECE = records.PIECE, piece
+    try:
+        native = text()
+    finally:
+        records.PIECE = saved
+    assert native == _without_native(text)
+    assert native == ("    " + ",\n    ".join(_plain_entry(f, deterministic) for f in files) if files else "")
+
+
+def test_packed_edits_text_is_their_json_slot():
+    """`_crecord.entries` reads an exact PackedEdits' `_json` slot for `text()`: the same thing,
+    rendered or not (a big file's arrays: None)."""
+    rendered = PackedEdits.of_json(1, '[{"a":1}]')
+    big = PackedEdits.__new__(PackedEdits)
+    big._json = None
+    for packed in (rendered, big):
+        assert packed.text() is packed._json
+    assert records._LAYOUT[-2:] == ("text", "_json")
+
+
+# floats whose round(x, 6) is a tie or near one (x * 10^6 ends in .5: 1/128 = 0.0078125), on a
+# boundary of repr's forms (1e-4, 1e-5), sub-microsecond, huge, negative, not finite, not floats
+SECONDS = [0.0078125, 3 / 128, 2.5e-6, 5e-7, 4.999999e-7, 1e-4, 9.99999e-5, 1e-5, 1.5e-5, 1e-6, 1e-7, 0.1, 0.3,
+           1 / 3, 2 / 3, 123456.7890125, 999999999.9999995, 1e9, 1e15, 1e300, 5e-324, -0.0, -1e-9, -2.5,
+           float("inf"), float("-inf"), float("nan"), 0, 7, True, Count(3)]
+
+
+@needs_crecord
+@SETTINGS
+@given(seconds=st.one_of(st.floats(0, 1e9), st.floats(allow_nan=False), st.integers(0, 10 ** 15).map(lambda n: n / 1e6),
+                         st.integers(0, 10 ** 9).map(lambda n: n / 128), st.sampled_from(SECONDS)))
+def test_seconds_are_rounded_and_written_alike(seconds):
+    """An entry's `seconds` is rounded to six places and written in C where that is exact (any
+    doubt: Python's round and repr): the text is always json.dumps(round(seconds, 6))."""
+    result = FileResult("a.cu", "a.mu", "cuda-source", "migrated", seconds=seconds)
+    want = json.dumps(round(seconds, 6))
+    assert f'"seconds":{want},' in b"".join(records.iter_entries([result])).decode()
+    assert f'"seconds":{want},' in result.entry_json()  # (rounded in Python, written in C)
 
 
 @needs_crecord

@@ -117,7 +117,7 @@ def test_a_spool_that_cannot_be_read_leaves_no_partial_record(tree, tmp_path, mo
 
     monkeypatch.setattr(Spool, "read", broken)
     with pytest.raises(OSError):
-        atomic_write(str(target), record.iter_json())
+        atomic_write(str(target), record.iter_bytes())
     assert os.listdir(target.parent) == []  # neither the record nor its temporary file
 
 
