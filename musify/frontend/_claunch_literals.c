@@ -7,15 +7,18 @@
  * stored one byte a character (the caller then asks `in`). A word that is not one byte a
  * character cannot occur in such a text; the empty word occurs in every text.
  *
- * The pass compares 16 bytes at a time with each wanted word's first two bytes (its first byte
- * alone for a one-byte word), with GCC's portable vector types where the compiler has them; only
- * a block where some word could start is looked at byte by byte. */
+ * The pass tests 16 bytes at a time: where the CPU has SSSE3 (`scan_nibbles`), each position's
+ * first three bytes against every wanted word at once (nibble tables, eight words a group); else
+ * with each wanted word's first two bytes (its first byte alone for a one-byte word), with GCC's
+ * portable vector types where the compiler has them (`scan_blocks`). Only the positions where
+ * some word could start are compared in full. */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 #include <stdint.h>
 #include <string.h>
 
 #define MAX_WORDS 64
+#define ALWAYS_INLINE inline __attribute__((always_inline))
 
 typedef struct {
     const Py_UCS1 *word[MAX_WORDS];
@@ -80,6 +83,140 @@ static Py_ssize_t scan_blocks(Words *w, const Py_UCS1 *s, Py_ssize_t n) {
 static Py_ssize_t scan_blocks(Words *w, const Py_UCS1 *s, Py_ssize_t n) { return 0; }
 #endif
 
+#if defined(__GNUC__) && (defined(__x86_64__) || defined(__i386__))
+#include <tmmintrin.h>
+#define NIBBLE_PASS 1
+#define GROUP 8 /* words a group's tables answer: one bit of a byte each */
+
+/* The wanted words' first three bytes as nibble tables (a word shorter than three bytes matches
+ * any byte where it has none): for the byte x at position p of a word, bit k of
+ * lo[p][x & 15] & hi[p][x >> 4] is set exactly when x is that byte of the group's word k. */
+typedef struct {
+    __m128i lo[3], hi[3];
+    int word[GROUP];
+} Group;
+
+static int make_groups(const Words *w, Group *groups) {
+    unsigned char lo[MAX_WORDS / GROUP][3][16], hi[MAX_WORDS / GROUP][3][16];
+    int count = 0, k = GROUP;
+    for (uint64_t m = w->wanted; m; m &= m - 1) {
+        int j = __builtin_ctzll(m);
+        if (k == GROUP) {
+            memset(lo[count], 0, sizeof lo[count]);
+            memset(hi[count], 0, sizeof hi[count]);
+            count++;
+            k = 0;
+        }
+        unsigned char bit = (unsigned char)(1u << k);
+        for (int p = 0; p < 3; p++) {
+            if (p < w->length[j]) {
+                lo[count - 1][p][w->word[j][p] & 15] |= bit;
+                hi[count - 1][p][w->word[j][p] >> 4] |= bit;
+            } else {  /* no byte here: any byte will do */
+                for (int x = 0; x < 16; x++) {
+                    lo[count - 1][p][x] |= bit;
+                    hi[count - 1][p][x] |= bit;
+                }
+            }
+        }
+        groups[count - 1].word[k++] = j;
+    }
+    for (int g = 0; g < count; g++) {
+        memcpy(groups[g].lo, lo[g], sizeof lo[g]);
+        memcpy(groups[g].hi, hi[g], sizeof hi[g]);
+    }
+    return count;
+}
+
+/* the lanes of the block whose bits `*hit` stand at in the group's tables (a bit per word: word
+ * k's first three bytes start at the lane) */
+__attribute__((target("ssse3"))) static ALWAYS_INLINE unsigned group_lanes(const __m128i *t, __m128i la, __m128i ha,
+                                                                         __m128i lb, __m128i hb, __m128i lc,
+                                                                         __m128i hc, __m128i *hit) {
+    __m128i h = _mm_and_si128(_mm_shuffle_epi8(t[0], la), _mm_shuffle_epi8(t[3], ha));
+    h = _mm_and_si128(h, _mm_and_si128(_mm_shuffle_epi8(t[1], lb), _mm_shuffle_epi8(t[4], hb)));
+    h = _mm_and_si128(h, _mm_and_si128(_mm_shuffle_epi8(t[2], lc), _mm_shuffle_epi8(t[5], hc)));
+    *hit = h;
+    return (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(h, _mm_setzero_si128())) ^ 0xFFFFu;
+}
+
+/* the group's words that start at the `lanes` of the block at `i` (`hit`: their bits) are found */
+__attribute__((target("ssse3"))) static void check_lanes(Words *w, const Py_UCS1 *s, Py_ssize_t n, Py_ssize_t i,
+                                                         const Group *g, unsigned lanes, __m128i hit) {
+    unsigned char bits[16];
+    _mm_storeu_si128((__m128i *)bits, hit);
+    for (; lanes; lanes &= lanes - 1) {
+        int lane = __builtin_ctz(lanes);
+        for (unsigned m = bits[lane]; m; m &= m - 1) {
+            int j = g->word[__builtin_ctz(m)];
+            uint64_t bit = (uint64_t)1 << j;
+            Py_ssize_t at = i + lane;
+            if ((w->wanted & bit) && w->length[j] <= n - at && memcmp(s + at, w->word[j], (size_t)w->length[j]) == 0) {
+                w->found |= bit;
+                w->wanted &= ~bit;
+            }
+        }
+    }
+}
+
+/* the blocks from `i` while the words wanted stay those of `groups` (`ngroups` a constant where
+ * inlined: one group's tables then stay in registers): where the next block starts */
+__attribute__((target("ssse3"))) static ALWAYS_INLINE Py_ssize_t scan_groups(Words *w, const Py_UCS1 *s, Py_ssize_t n,
+                                                                           Py_ssize_t i, const Group *groups,
+                                                                           int ngroups) {
+    const uint64_t listed = w->wanted;
+    const __m128i low = _mm_set1_epi8(15);
+    __m128i tables[MAX_WORDS / GROUP][6];  /* locals, not `groups`' memory: kept in registers where they fit */
+    for (int g = 0; g < ngroups; g++)
+        for (int p = 0; p < 3; p++) {
+            tables[g][p] = groups[g].lo[p];
+            tables[g][p + 3] = groups[g].hi[p];
+        }
+    for (; i + 18 <= n; i += 16) {
+        __m128i a = _mm_loadu_si128((const __m128i *)(s + i)), b = _mm_loadu_si128((const __m128i *)(s + i + 1)),
+                c = _mm_loadu_si128((const __m128i *)(s + i + 2));
+        __m128i la = _mm_and_si128(a, low), ha = _mm_and_si128(_mm_srli_epi16(a, 4), low);
+        __m128i lb = _mm_and_si128(b, low), hb = _mm_and_si128(_mm_srli_epi16(b, 4), low);
+        __m128i lc = _mm_and_si128(c, low), hc = _mm_and_si128(_mm_srli_epi16(c, 4), low);
+        int changed = 0;
+        for (int g = 0; g < ngroups; g++) {
+            __m128i hit;
+            unsigned lanes = group_lanes(tables[g], la, ha, lb, hb, lc, hc, &hit);
+            if (lanes) {
+                check_lanes(w, s, n, i, &groups[g], lanes, hit);
+                changed = w->wanted != listed;
+            }
+        }
+        if (changed) return i + 16;  /* the block is done; the tables no longer fit the words */
+    }
+    return i;
+}
+
+/* `scan_blocks` with SSSE3's byte shuffle (the CPU is asked once, `literals_in`): each block's
+ * test is the same few instructions however many words (up to eight) a group holds, where the
+ * comparisons of `scan_blocks` cost a few per word; only the words whose first three bytes stand
+ * at a lane are compared there. */
+__attribute__((target("ssse3"))) static Py_ssize_t scan_nibbles(Words *w, const Py_UCS1 *s, Py_ssize_t n) {
+    Group groups[MAX_WORDS / GROUP];
+    Py_ssize_t i = 0;
+    while (i + 18 <= n && w->wanted) {
+        int ngroups = make_groups(w, groups);
+        i = ngroups == 1 ? scan_groups(w, s, n, i, groups, 1) : scan_groups(w, s, n, i, groups, ngroups);
+    }
+    return i;  /* where the bytes not yet looked at start */
+}
+
+/* 1 where the CPU has SSSE3 (asked once) */
+static int has_ssse3(void) {
+    static int known = -1;
+    if (known < 0) {
+        __builtin_cpu_init();
+        known = __builtin_cpu_supports("ssse3") ? 1 : 0;
+    }
+    return known;
+}
+#endif
+
 PyObject *musify_claunch_literals_in(PyObject *Py_UNUSED(self), PyObject *args) {
     PyObject *text, *words;
     if (!PyArg_ParseTuple(args, "UO!:literals_in", &text, &PyTuple_Type, &words)) return NULL;
@@ -109,6 +246,11 @@ PyObject *musify_claunch_literals_in(PyObject *Py_UNUSED(self), PyObject *args) 
     if (PyUnicode_KIND(text) != PyUnicode_1BYTE_KIND) Py_RETURN_NONE;
     const Py_UCS1 *s = PyUnicode_1BYTE_DATA(text);
     Py_ssize_t n = PyUnicode_GET_LENGTH(text);
-    for (Py_ssize_t i = scan_blocks(&w, s, n); i < n && w.wanted; i++) check_at(&w, s, n, i);
+#ifdef NIBBLE_PASS
+    Py_ssize_t from = has_ssse3() ? scan_nibbles(&w, s, n) : scan_blocks(&w, s, n);
+#else
+    Py_ssize_t from = scan_blocks(&w, s, n);
+#endif
+    for (Py_ssize_t i = from; i < n && w.wanted; i++) check_at(&w, s, n, i);
     return PyLong_FromUnsignedLongLong(w.found);
 }
