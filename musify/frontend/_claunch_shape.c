@@ -139,8 +139,79 @@ static int is_word(const Reader *r, const char *s) {
     return spelled(r, r->ts, s);
 }
 
+/* A frozenset of reserved words as a C hash table, made once for the set it was made from (held,
+ * so never another object at the same address): a word is looked up in its text, where making it
+ * a string to ask the set was most of the cost of reading a launch. Only its ASCII words are kept:
+ * a word read here is ASCII (`next` reads no other), so no other could be it. A set that is not a
+ * frozenset (it could change) is asked as before. */
+typedef struct {
+    PyObject *set;             /* the frozenset the table was made from (a reference), or NULL */
+    const Py_UCS1 **word;      /* open addressing: NULL marks an empty slot */
+    Py_ssize_t *length, mask;  /* slots - 1 (a power of two) */
+} Table;
+
+static Table table;
+
+static inline size_t fnv(size_t h, Py_UCS4 c) { return (h ^ c) * (size_t)1099511628211ULL; }
+
+static int make_table(PyObject *set) {
+    Py_ssize_t slots = 16;
+    PyObject *key, *keys = NULL;
+    while (slots < 2 * PySet_GET_SIZE(set) + 2) slots *= 2;
+    const Py_UCS1 **word = PyMem_Calloc((size_t)slots, sizeof *word);
+    Py_ssize_t *length = PyMem_Calloc((size_t)slots, sizeof *length);
+    if (!word || !length || !(keys = PyObject_GetIter(set))) {
+        PyMem_Free(word);
+        PyMem_Free(length);
+        if (!PyErr_Occurred()) PyErr_NoMemory();
+        return -1;
+    }
+    while ((key = PyIter_Next(keys))) {
+        Py_DECREF(key);  /* the set holds it */
+        if (!PyUnicode_Check(key) || !PyUnicode_IS_ASCII(key)) continue;
+        const Py_UCS1 *w = PyUnicode_1BYTE_DATA(key);
+        Py_ssize_t len = PyUnicode_GET_LENGTH(key);
+        size_t h = 14695981039346656037ULL;
+        for (Py_ssize_t k = 0; k < len; k++) h = fnv(h, w[k]);
+        Py_ssize_t at = (Py_ssize_t)(h & (size_t)(slots - 1));
+        while (word[at]) at = (at + 1) & (slots - 1);
+        word[at] = w;
+        length[at] = len;
+    }
+    Py_DECREF(keys);
+    if (PyErr_Occurred()) {
+        PyMem_Free(word);
+        PyMem_Free(length);
+        return -1;
+    }
+    PyMem_Free(table.word);
+    PyMem_Free(table.length);
+    Py_XSETREF(table.set, Py_NewRef(set));
+    table.word = word;
+    table.length = length;
+    table.mask = slots - 1;
+    return 0;
+}
+
+/* whether the current word is in the table's set */
+static int in_table(const Reader *r) {
+    size_t h = 14695981039346656037ULL;
+    for (Py_ssize_t k = r->ts; k < r->te; k++) h = fnv(h, AT(r, k));
+    for (Py_ssize_t at = (Py_ssize_t)(h & (size_t)table.mask); table.word[at]; at = (at + 1) & table.mask) {
+        if (table.length[at] != r->te - r->ts) continue;
+        Py_ssize_t k = 0;
+        while (k < table.length[at] && table.word[at][k] == AT(r, r->ts + k)) k++;
+        if (k == table.length[at]) return 1;
+    }
+    return 0;
+}
+
 /* the current word is in `reserved` (-1: an error was raised) */
 static int reserved(Reader *r) {
+    if (PyFrozenSet_CheckExact(r->reserved)) {
+        if (r->reserved != table.set && make_table(r->reserved) < 0) return -1;
+        return in_table(r);
+    }
     PyObject *w = PyUnicode_Substring(r->text, r->ts, r->te);
     if (!w) return -1;
     int in = PySet_Contains(r->reserved, w);
