@@ -7,9 +7,9 @@
  * stored one byte a character (the caller then asks `in`). A word that is not one byte a
  * character cannot occur in such a text; the empty word occurs in every text.
  *
- * The pass tests 16 bytes at a time: where the CPU has SSSE3 (`scan_nibbles`), each position's
- * first three bytes against every wanted word at once (nibble tables, eight words a group); else
- * with each wanted word's first two bytes (its first byte alone for a one-byte word), with GCC's
+ * The pass tests a block of bytes at a time: where the CPU has AVX2 (`scan_nibbles`, 32 bytes),
+ * each position's first three bytes against every wanted word at once (nibble tables, eight words
+ * a group); else (16 bytes) with each wanted word's first two bytes (its first byte alone for a one-byte word), with GCC's
  * portable vector types where the compiler has them (`scan_blocks`). Only the positions where
  * some word could start are compared in full. */
 #define PY_SSIZE_T_CLEAN
@@ -84,7 +84,7 @@ static Py_ssize_t scan_blocks(Words *w, const Py_UCS1 *s, Py_ssize_t n) { return
 #endif
 
 #if defined(__GNUC__) && (defined(__x86_64__) || defined(__i386__))
-#include <tmmintrin.h>
+#include <immintrin.h>
 #define NIBBLE_PASS 1
 #define GROUP 8 /* words a group's tables answer: one bit of a byte each */
 
@@ -128,23 +128,24 @@ static int make_groups(const Words *w, Group *groups) {
     return count;
 }
 
-/* the lanes of the block whose bits `*hit` stand at in the group's tables (a bit per word: word
- * k's first three bytes start at the lane) */
-__attribute__((target("ssse3"))) static ALWAYS_INLINE unsigned group_lanes(const __m128i *t, __m128i la, __m128i ha,
-                                                                         __m128i lb, __m128i hb, __m128i lc,
-                                                                         __m128i hc, __m128i *hit) {
-    __m128i h = _mm_and_si128(_mm_shuffle_epi8(t[0], la), _mm_shuffle_epi8(t[3], ha));
-    h = _mm_and_si128(h, _mm_and_si128(_mm_shuffle_epi8(t[1], lb), _mm_shuffle_epi8(t[4], hb)));
-    h = _mm_and_si128(h, _mm_and_si128(_mm_shuffle_epi8(t[2], lc), _mm_shuffle_epi8(t[5], hc)));
+#define AVX2 __attribute__((target("avx2")))
+#define BLOCK 32 /* bytes a block: an AVX2 register */
+
+/* the lanes of the block where the group's words may start (`*hit`: a bit per word at each lane,
+ * set where word k's first three bytes stand there); the tables hold each 16-byte table twice,
+ * as the shuffle reads each half of the register from its own half */
+AVX2 static ALWAYS_INLINE unsigned group_lanes(const __m256i *t, __m256i la, __m256i ha, __m256i lb, __m256i hb,
+                                               __m256i lc, __m256i hc, __m256i *hit) {
+    __m256i h = _mm256_and_si256(_mm256_shuffle_epi8(t[0], la), _mm256_shuffle_epi8(t[3], ha));
+    h = _mm256_and_si256(h, _mm256_and_si256(_mm256_shuffle_epi8(t[1], lb), _mm256_shuffle_epi8(t[4], hb)));
+    h = _mm256_and_si256(h, _mm256_and_si256(_mm256_shuffle_epi8(t[2], lc), _mm256_shuffle_epi8(t[5], hc)));
     *hit = h;
-    return (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(h, _mm_setzero_si128())) ^ 0xFFFFu;
+    return ~(unsigned)_mm256_movemask_epi8(_mm256_cmpeq_epi8(h, _mm256_setzero_si256()));
 }
 
-/* the group's words that start at the `lanes` of the block at `i` (`hit`: their bits) are found */
-__attribute__((target("ssse3"))) static void check_lanes(Words *w, const Py_UCS1 *s, Py_ssize_t n, Py_ssize_t i,
-                                                         const Group *g, unsigned lanes, __m128i hit) {
-    unsigned char bits[16];
-    _mm_storeu_si128((__m128i *)bits, hit);
+/* the group's words that start at the `lanes` of the block at `i` (`bits`: each lane's words) are found */
+static void check_lanes(Words *w, const Py_UCS1 *s, Py_ssize_t n, Py_ssize_t i, const Group *g, unsigned lanes,
+                        const unsigned char *bits) {
     for (; lanes; lanes &= lanes - 1) {
         int lane = __builtin_ctz(lanes);
         for (unsigned m = bits[lane]; m; m &= m - 1) {
@@ -159,59 +160,66 @@ __attribute__((target("ssse3"))) static void check_lanes(Words *w, const Py_UCS1
     }
 }
 
+/* the nibbles of the block at `p`: low in *lo, high in *hi */
+AVX2 static ALWAYS_INLINE void nibbles(const Py_UCS1 *p, __m256i *lo, __m256i *hi) {
+    const __m256i low = _mm256_set1_epi8(15);
+    __m256i x = _mm256_loadu_si256((const __m256i *)p);
+    *lo = _mm256_and_si256(x, low);
+    *hi = _mm256_and_si256(_mm256_srli_epi16(x, 4), low);
+}
+
 /* the blocks from `i` while the words wanted stay those of `groups` (`ngroups` a constant where
  * inlined: one group's tables then stay in registers): where the next block starts */
-__attribute__((target("ssse3"))) static ALWAYS_INLINE Py_ssize_t scan_groups(Words *w, const Py_UCS1 *s, Py_ssize_t n,
-                                                                           Py_ssize_t i, const Group *groups,
-                                                                           int ngroups) {
+AVX2 static ALWAYS_INLINE Py_ssize_t scan_groups(Words *w, const Py_UCS1 *s, Py_ssize_t n, Py_ssize_t i,
+                                                 const Group *groups, int ngroups) {
     const uint64_t listed = w->wanted;
-    const __m128i low = _mm_set1_epi8(15);
-    __m128i tables[MAX_WORDS / GROUP][6];  /* locals, not `groups`' memory: kept in registers where they fit */
+    __m256i tables[MAX_WORDS / GROUP][6];  /* locals, not `groups`' memory: kept in registers where they fit */
     for (int g = 0; g < ngroups; g++)
         for (int p = 0; p < 3; p++) {
-            tables[g][p] = groups[g].lo[p];
-            tables[g][p + 3] = groups[g].hi[p];
+            tables[g][p] = _mm256_broadcastsi128_si256(groups[g].lo[p]);
+            tables[g][p + 3] = _mm256_broadcastsi128_si256(groups[g].hi[p]);
         }
-    for (; i + 18 <= n; i += 16) {
-        __m128i a = _mm_loadu_si128((const __m128i *)(s + i)), b = _mm_loadu_si128((const __m128i *)(s + i + 1)),
-                c = _mm_loadu_si128((const __m128i *)(s + i + 2));
-        __m128i la = _mm_and_si128(a, low), ha = _mm_and_si128(_mm_srli_epi16(a, 4), low);
-        __m128i lb = _mm_and_si128(b, low), hb = _mm_and_si128(_mm_srli_epi16(b, 4), low);
-        __m128i lc = _mm_and_si128(c, low), hc = _mm_and_si128(_mm_srli_epi16(c, 4), low);
+    for (; i + BLOCK + 2 <= n; i += BLOCK) {
+        __m256i la, ha, lb, hb, lc, hc;
+        nibbles(s + i, &la, &ha);
+        nibbles(s + i + 1, &lb, &hb);
+        nibbles(s + i + 2, &lc, &hc);
         int changed = 0;
         for (int g = 0; g < ngroups; g++) {
-            __m128i hit;
+            __m256i hit;
             unsigned lanes = group_lanes(tables[g], la, ha, lb, hb, lc, hc, &hit);
             if (lanes) {
-                check_lanes(w, s, n, i, &groups[g], lanes, hit);
+                unsigned char bits[BLOCK];
+                _mm256_storeu_si256((__m256i *)bits, hit);
+                check_lanes(w, s, n, i, &groups[g], lanes, bits);
                 changed = w->wanted != listed;
             }
         }
-        if (changed) return i + 16;  /* the block is done; the tables no longer fit the words */
+        if (changed) return i + BLOCK;  /* the block is done; the tables no longer fit the words */
     }
     return i;
 }
 
-/* `scan_blocks` with SSSE3's byte shuffle (the CPU is asked once, `literals_in`): each block's
+/* `scan_blocks` with AVX2's byte shuffle (the CPU is asked once, `literals_in`): each block's
  * test is the same few instructions however many words (up to eight) a group holds, where the
  * comparisons of `scan_blocks` cost a few per word; only the words whose first three bytes stand
  * at a lane are compared there. */
-__attribute__((target("ssse3"))) static Py_ssize_t scan_nibbles(Words *w, const Py_UCS1 *s, Py_ssize_t n) {
+AVX2 static Py_ssize_t scan_nibbles(Words *w, const Py_UCS1 *s, Py_ssize_t n) {
     Group groups[MAX_WORDS / GROUP];
     Py_ssize_t i = 0;
-    while (i + 18 <= n && w->wanted) {
+    while (i + BLOCK + 2 <= n && w->wanted) {
         int ngroups = make_groups(w, groups);
         i = ngroups == 1 ? scan_groups(w, s, n, i, groups, 1) : scan_groups(w, s, n, i, groups, ngroups);
     }
     return i;  /* where the bytes not yet looked at start */
 }
 
-/* 1 where the CPU has SSSE3 (asked once) */
-static int has_ssse3(void) {
+/* 1 where the CPU has AVX2 (asked once) */
+static int has_avx2(void) {
     static int known = -1;
     if (known < 0) {
         __builtin_cpu_init();
-        known = __builtin_cpu_supports("ssse3") ? 1 : 0;
+        known = __builtin_cpu_supports("avx2") ? 1 : 0;
     }
     return known;
 }
@@ -247,7 +255,7 @@ PyObject *musify_claunch_literals_in(PyObject *Py_UNUSED(self), PyObject *args) 
     const Py_UCS1 *s = PyUnicode_1BYTE_DATA(text);
     Py_ssize_t n = PyUnicode_GET_LENGTH(text);
 #ifdef NIBBLE_PASS
-    Py_ssize_t from = has_ssse3() ? scan_nibbles(&w, s, n) : scan_blocks(&w, s, n);
+    Py_ssize_t from = has_avx2() ? scan_nibbles(&w, s, n) : scan_blocks(&w, s, n);
 #else
     Py_ssize_t from = scan_blocks(&w, s, n);
 #endif
