@@ -167,29 +167,32 @@ def _case_label(ctx: PassContext, code, m: re.Match[str], labels: list[dict]) ->
 
 
 def _enclosing_block(text: str, code, pos: int) -> tuple[int, int] | None:
-    """The innermost `{...}` around `pos` (braces in comments and literals ignored)."""
+    """The innermost `{...}` around `pos` (braces in comments and literals ignored). The braces
+    are found with `find`/`rfind`, one step per brace rather than one per character."""
     depth = 0
     i = pos
-    while i > 0:
-        i -= 1
-        c = text[i]
-        if c not in "{}" or not code.is_code(i):
+    rfind = text.rfind
+    while True:
+        i = max(rfind("{", 0, i), rfind("}", 0, i))
+        if i < 0:
+            return None
+        if not code.is_code(i):
             continue
-        if c == "}":
+        if text[i] == "}":
             depth += 1
         elif depth:
             depth -= 1
         else:
             break
-    else:
-        return None
     open_at = i
     depth = 0
-    for j in range(open_at, len(text)):
-        c = text[j]
-        if c not in "{}" or not code.is_code(j):
-            continue
-        depth += 1 if c == "{" else -1
-        if depth == 0:
-            return open_at, j + 1
+    find = text.find
+    j = open_at
+    while j >= 0:
+        if code.is_code(j):
+            depth += 1 if text[j] == "{" else -1
+            if depth == 0:
+                return open_at, j + 1
+        a, b = find("{", j + 1), find("}", j + 1)
+        j = a if b < 0 or 0 <= a < b else b
     return None
