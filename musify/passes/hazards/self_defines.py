@@ -25,12 +25,12 @@ def run(ctx: PassContext) -> list[Edit]:
     names = ctx.ruleset.names
     text = ctx.text
     for ident in idents.select(contexts=(Ctx.MACRO_NAME,)):
+        if text.startswith("(", ident.end):
+            continue  # a function-like macro is never `#define X X` (most defined candidates are)
         directive = directive_at(ctx, ident.start)
         if directive is None:
             continue
         after = text[ident.end:directive.end]
-        if after.startswith("("):
-            continue  # a function-like macro is never `#define X X`
         body = _body(ctx, ident.end, directive.end, after)
         m = _BODY_TOKEN.fullmatch(body)
         if m is None:
