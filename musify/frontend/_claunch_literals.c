@@ -2,7 +2,7 @@
  * reference: a plain `word in text` per word); part of the `_claunch` extension.
  * tests/test_literals.py proves both give the same answers on generated inputs.
  *
- * literals_in(text, words) -> int | None: bit i set when words[i] occurs in `text` (at most 64
+ * literals_in(text, words[, simd]) -> int | None: bit i set when words[i] occurs in `text` (at most 64
  * words), found in one pass over the text however many words are asked; None when `text` is not
  * stored one byte a character (the caller then asks `in`). A word that is not one byte a
  * character cannot occur in such a text; the empty word occurs in every text.
@@ -227,7 +227,8 @@ static int has_avx2(void) {
 
 PyObject *musify_claunch_literals_in(PyObject *Py_UNUSED(self), PyObject *args) {
     PyObject *text, *words;
-    if (!PyArg_ParseTuple(args, "UO!:literals_in", &text, &PyTuple_Type, &words)) return NULL;
+    int simd = 1;  /* 0: the portable pass even where the CPU has AVX2 (the tests read both) */
+    if (!PyArg_ParseTuple(args, "UO!|p:literals_in", &text, &PyTuple_Type, &words, &simd)) return NULL;
     Py_ssize_t count = PyTuple_GET_SIZE(words);
     if (count > MAX_WORDS) {
         PyErr_SetString(PyExc_ValueError, "literals_in: at most 64 words");
@@ -255,7 +256,7 @@ PyObject *musify_claunch_literals_in(PyObject *Py_UNUSED(self), PyObject *args) 
     const Py_UCS1 *s = PyUnicode_1BYTE_DATA(text);
     Py_ssize_t n = PyUnicode_GET_LENGTH(text);
 #ifdef NIBBLE_PASS
-    Py_ssize_t from = has_avx2() ? scan_nibbles(&w, s, n) : scan_blocks(&w, s, n);
+    Py_ssize_t from = simd && has_avx2() ? scan_nibbles(&w, s, n) : scan_blocks(&w, s, n);
 #else
     Py_ssize_t from = scan_blocks(&w, s, n);
 #endif
