@@ -3,8 +3,9 @@
 The compiled `_claunch.literals_in` (its AVX2 pass and its portable one) is checked against
 Python's `in` on generated texts of every storage width (ASCII, Latin-1, two- and four-byte
 characters) and word sets (one-character words, words sharing first characters, words at the very
-end of the text, the empty word, words no one-byte text can hold); `holds` itself against `in` through a file's context, with words
-registered after the file was first asked about, and with the compiled module absent.
+end of the text, the empty word, words no one-byte text can hold); `holds` itself against `in`
+through a file's context, with words registered after the file was first asked about, and with
+the compiled module absent.
 """
 
 from __future__ import annotations
