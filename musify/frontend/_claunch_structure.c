@@ -344,16 +344,20 @@ static Py_ssize_t ask(Finder *f, Py_ssize_t at, int launch) {
     return o >= 0 && !s->op_semi[o] ? s->op_close[o] : -1;
 }
 
-/* the launch rows (kernel start, '<<<', '>>>', '(', ')') of `text`, a new list (NULL: an error):
- * launches.launch_spans_python in C, its loop over the text's '<<<' answered by `ask` */
-static PyObject *launch_rows(PyObject *text, const Py_ssize_t *sp_start, const Py_ssize_t *sp_end,
-                             Py_ssize_t nspans) {
-    int kind = PyUnicode_KIND(text);
+/* the launch rows (kernel start, '<<<', '>>>', '(', ')') of `text`, five offsets a row in
+ * `rows->at` (-1: an error was raised): launches.launch_spans_python in C, its loop over the
+ * text's '<<<' answered by `ask`; no Python object is made (the structure pass mostly only
+ * counts them) */
+typedef struct {
+    Py_ssize_t *at, n, cap;  /* n rows, cap offsets */
+} Rows;
+
+static int launch_rows(PyObject *text, const Py_ssize_t *sp_start, const Py_ssize_t *sp_end, Py_ssize_t nspans,
+                       Rows *rows) {
+    int kind = PyUnicode_KIND(text), r = -1;
     const void *data = PyUnicode_DATA(text);
     Py_ssize_t n = PyUnicode_GET_LENGTH(text);
     Finder f = {kind, data, n, sp_start, sp_end, nspans, n, 0, {0}};
-    PyObject *out = PyList_New(0), *result = NULL;
-    if (!out) return NULL;
     for (Py_ssize_t pos = 0; pos + 3 <= n;) {  /* no "<<<" at all: no bracket read (a file of kernels) */
         Py_ssize_t lt = find_launch_open(kind, data, n, pos);  /* text.find("<<<", pos), as the Python loops */
         if (lt + 3 > n) break;
@@ -372,14 +376,29 @@ static PyObject *launch_rows(PyObject *text, const Py_ssize_t *sp_start, const P
         if (close < 0) continue;
         Py_ssize_t start = kernel_start(kind, data, n, lt);
         if (start < 0) continue;
-        if (append_row5(out, start, lt, gt, a, close) < 0) goto done;
+        if (grow((void **)&rows->at, &rows->cap, 5 * (rows->n + 1), sizeof(Py_ssize_t)) < 0) goto done;
+        Py_ssize_t *row = rows->at + 5 * rows->n++;
+        row[0] = start;
+        row[1] = lt;
+        row[2] = gt;
+        row[3] = a;
+        row[4] = close;
         pos = close + 1;
     }
-    result = Py_NewRef(out);
+    r = 0;
 done:
-    Py_DECREF(out);
     shape_free(&f.shape);
-    return result;
+    return r;
+}
+
+/* the rows as the list of 5-tuples `launches` answers (NULL: an error was raised) */
+static PyObject *rows_list(const Rows *rows) {
+    PyObject *out = PyList_New(0);
+    for (Py_ssize_t k = 0; out && k < rows->n; k++) {
+        const Py_ssize_t *row = rows->at + 5 * k;
+        if (append_row5(out, row[0], row[1], row[2], row[3], row[4]) < 0) Py_CLEAR(out);
+    }
+    return out;
 }
 
 /* launches(text, spans) -> [(kernel start, '<<<', '>>>', '(', ')')] */
@@ -389,7 +408,9 @@ PyObject *claunch_launches(PyObject *Py_UNUSED(self), PyObject *args) {
     Py_ssize_t *sp_start = NULL, *sp_end = NULL;
     Py_ssize_t nspans = read_spans(spans, &sp_start, &sp_end);
     if (nspans < 0) return NULL;
-    PyObject *result = launch_rows(text, sp_start, sp_end, nspans);
+    Rows rows = {NULL, 0, 0};
+    PyObject *result = launch_rows(text, sp_start, sp_end, nspans, &rows) < 0 ? NULL : rows_list(&rows);
+    PyMem_Free(rows.at);
     PyMem_Free(sp_start);
     PyMem_Free(sp_end);
     return result;
@@ -398,8 +419,8 @@ PyObject *claunch_launches(PyObject *Py_UNUSED(self), PyObject *args) {
 /* structure_counts(text, spans, word, not_names, reserved) -> (kernels, launches): the structure
  * pass's facts in one call (launches.structure_counts_python is the reference): the kernel count
  * of `count_kernels`, and the launch rows of `launches`, or only their number when `launch_shape`
- * reads each as a plain launch (tree-sitter then parses none of them). The spans are read once.
- * `reserved` None (the words not made yet): the rows whenever there is one. */
+ * reads each as a plain launch (tree-sitter then parses none of them, and no row is made). The
+ * spans are read once. `reserved` None (the words not made yet): the rows whenever there is one. */
 PyObject *claunch_structure_counts(PyObject *Py_UNUSED(self), PyObject *args) {
     PyObject *text, *spans, *word, *not_names, *reserved;
     if (!PyArg_ParseTuple(args, "UOUO!O:structure_counts", &text, &spans, &word, &PyTuple_Type, &not_names,
@@ -412,22 +433,25 @@ PyObject *claunch_structure_counts(PyObject *Py_UNUSED(self), PyObject *args) {
     Py_ssize_t *sp_start = NULL, *sp_end = NULL;
     Py_ssize_t nspans = read_spans(spans, &sp_start, &sp_end);
     if (nspans < 0) return NULL;
-    PyObject *rows = NULL, *result = NULL;
+    Rows rows = {NULL, 0, 0};
+    PyObject *result = NULL, *list = NULL;
     Py_ssize_t kernels = count_kernel_defs(text, sp_start, sp_end, nspans, word, not_names);
-    if (kernels < 0) goto done;
-    rows = launch_rows(text, sp_start, sp_end, nspans);
-    if (!rows) goto done;
-    Py_ssize_t count = PyList_GET_SIZE(rows), plain = 0;
-    for (; plain < count && reserved != Py_None; plain++) {
-        PyObject *row = PyList_GET_ITEM(rows, plain);
-        int ok = launch_well_formed(text, PyLong_AsSsize_t(PyTuple_GET_ITEM(row, 0)),
-                                    PyLong_AsSsize_t(PyTuple_GET_ITEM(row, 4)) + 1, reserved);
+    if (kernels < 0 || launch_rows(text, sp_start, sp_end, nspans, &rows) < 0) goto done;
+    Py_ssize_t plain = 0;
+    for (; plain < rows.n && reserved != Py_None; plain++) {
+        const Py_ssize_t *row = rows.at + 5 * plain;
+        int ok = launch_well_formed(text, row[0], row[4] + 1, reserved);
         if (ok < 0) goto done;
         if (!ok) break;
     }
-    result = plain == count ? Py_BuildValue("(nn)", kernels, count) : Py_BuildValue("(nO)", kernels, rows);
+    if (plain == rows.n) {
+        result = Py_BuildValue("(nn)", kernels, rows.n);
+    } else if ((list = rows_list(&rows))) {
+        result = Py_BuildValue("(nO)", kernels, list);
+        Py_DECREF(list);
+    }
 done:
-    Py_XDECREF(rows);
+    PyMem_Free(rows.at);
     PyMem_Free(sp_start);
     PyMem_Free(sp_end);
     return result;
