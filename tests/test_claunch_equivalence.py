@@ -77,6 +77,9 @@ def test_compiled_and_python_launches_are_identical(text: str) -> None:
 @example("#define L(k) k<<<1, 1>>>(0)\nns::f<T><<<(n + 1) / 2, 32>>>(p[0]) ::g<<<1>>>(x)")
 @example("a < b << c <<<< k<<<1>>>(x); <<")  # '<' found one at a time (memchr) up to the text's end
 @example("😀 k<<<1>>>(x); <<<<<<k<<<2>>>(y)<<")  # a text of wider characters: the plain loop
+# launches read forward, then '<<<' never ended: the reads outgrow the text, the whole pass answers the rest
+@example("k<<<1>>>(x); " + "a<<<(b " * 6 + "k<<<2>>>(y) j<<<3>>>(z;)")
+@example("é k<<<1>>>(x); " + "a<<<(b " * 6 + "k<<<2>>>(y)")
 def test_compiled_and_python_launch_spans_are_identical(text: str) -> None:
     codemap = CodeMap(scan_python(text).spans)
     assert list(launches.launch_spans(text, codemap)) == list(launches.launch_spans_python(text, codemap))

@@ -228,6 +228,25 @@ def test_self_defines_bodies_without_a_slash_as_written(defines: list[tuple[str,
     assert _all_diagnostics(text) == reference, text
 
 
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@example([("cudaMalloc", ["1"]), ("cudaFree", []), ("x", ["(a)"])], " ")
+@given(st.lists(st.tuples(st.sampled_from(DEFINE_NAMES),
+                          st.lists(st.sampled_from([*DEFINE_NAMES, *DEFINE_BODIES, "0x1", "-", "\"", "_x", "\f"]),
+                                   max_size=5)),
+                min_size=1, max_size=4), st.sampled_from(["", " ", "\t", "("]))
+def test_self_defines_bodies_passed_over_are_never_one_name(defines: list[tuple[str, list[str]]], gap: str) -> None:
+    """A define `run` passes over for the character after its name (`_FIRST_AFTER`,
+    `_NEVER_FIRST`, or a '(') has a body `_BODY_TOKEN` does not match: it could not be reported."""
+    text = "".join(f"#define {name}{gap}{''.join(body)}\n" for name, body in defines)
+    ctx = _context(text)
+    for ident in ctx.scan.idents.select(contexts=(self_defines.Ctx.MACRO_NAME,)):
+        directive = directive_at(ctx, ident.start)
+        passed_over = text.startswith("(", ident.end) or \
+            self_defines._FIRST_AFTER.match(text, ident.end).group(1) in self_defines._NEVER_FIRST
+        if directive is not None and passed_over:
+            assert self_defines._BODY_TOKEN.fullmatch(without_comments(ctx, ident.end, directive.end)) is None, text
+
+
 # --- the inline-assembly pass: the Hopper searches only in a template holding one of their literals --
 
 ASM_TEMPLATES = ["wgmma.mma_async.sync", "mma.sync.aligned.m16n8k32.row.col.f32.e4m3.e4m3.f32", "mma.", ".e5m2.e5m2",

@@ -1,10 +1,11 @@
 """`literals.holds` (one compiled pass answering every registered word) is `word in text`.
 
-The compiled `_claunch.literals_in` is checked against Python's `in` on generated texts of every
-storage width (ASCII, Latin-1, two- and four-byte characters) and word sets (one-character words,
-words sharing first characters, words at the very end of the text, the empty word, words no
-one-byte text can hold); `holds` itself against `in` through a file's context, with words
-registered after the file was first asked about, and with the compiled module absent.
+The compiled `_claunch.literals_in` (its AVX2 pass and its portable one) is checked against
+Python's `in` on generated texts of every storage width (ASCII, Latin-1, two- and four-byte
+characters) and word sets (one-character words, words sharing first characters, words at the very
+end of the text, the empty word, words no one-byte text can hold); `holds` itself against `in`
+through a file's context, with words registered after the file was first asked about, and with
+the compiled module absent.
 """
 
 from __future__ import annotations
@@ -40,11 +41,12 @@ words = st.lists(st.one_of(st.sampled_from(WORDS), st.text(alphabet=ALPHABET, mi
 @example("é<<<", ["<<<", "é", "€"])
 @example("", ["", "a"])
 def test_compiled_pass_is_in(text: str, asked: list[str]) -> None:
-    found = _claunch.literals_in(text, tuple(asked))
-    if found is None:
-        assert max(map(ord, text)) > 0xFF  # only a text of wider characters is left to `in`
-        return
-    assert [bool(found >> i & 1) for i in range(len(asked))] == [w in text for w in asked]
+    for simd in (True, False):  # the AVX2 pass where the CPU has it, and the portable one
+        found = _claunch.literals_in(text, tuple(asked), simd)
+        if found is None:
+            assert max(map(ord, text)) > 0xFF  # only a text of wider characters is left to `in`
+            return
+        assert [bool(found >> i & 1) for i in range(len(asked))] == [w in text for w in asked], simd
 
 
 @pytest.mark.skipif(_claunch is None, reason="the compiled module was not built")
@@ -53,12 +55,13 @@ def test_compiled_pass_finds_a_word_at_every_offset(filler: str) -> None:
     """Each word at each offset of texts of several lengths: in the 16-byte blocks, across a
     block's edge, in the bytes after the last block, first and last in the text."""
     for word in ("<<<", "asm", "__global__", "~", "a<", "xy"):
-        for length in (1, 2, 15, 16, 17, 18, 31, 32, 33, 50):
+        for length in (1, 2, 15, 16, 17, 18, 31, 32, 33, 34, 35, 50, 66, 67, 100):
             for at in range(max(0, length - len(word) + 1)):
                 text = filler * at + word + filler * (length - at - len(word))
                 asked = (word, "zz", word[:1], word + "!")
-                found = _claunch.literals_in(text, asked)
-                assert [bool(found >> i & 1) for i in range(4)] == [w in text for w in asked], (text, word)
+                for simd in (True, False):
+                    found = _claunch.literals_in(text, asked, simd)
+                    assert [bool(found >> i & 1) for i in range(4)] == [w in text for w in asked], (text, word, simd)
 
 
 @pytest.mark.skipif(_claunch is None, reason="the compiled module was not built")

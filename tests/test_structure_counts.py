@@ -49,6 +49,7 @@ texts = st.lists(pieces, max_size=40).map("".join)
 @example("k<<<1>>>(\"s\"); k<<<1>>>(x);")  # a launch left to the parser: the rows
 @example("__global__ void k();")  # kernels, no launch: no bracket pass, no rows
 @example("😀 k<<<1>>>(x); __global__ void k(int a);")  # a text of wider characters
+@example("k<<<1>>>(x); " + "a<<<(b " * 6 + "k<<<2>>>(y)")  # reads past the text's length: the whole pass
 def test_compiled_counts_are_the_python_searches(text: str) -> None:
     spans = scan_python(text).spans
     reserved_words()  # made: the compiled call tests each launch's shape

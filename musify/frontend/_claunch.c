@@ -106,7 +106,7 @@ static PyMethodDef methods[] = {
     {"launch_shape", musify_claunch_launch_shape, METH_VARARGS,
      "launch_shape(text, start, end, reserved) -> bool: launch_shape.well_formed_python in C"},
     {"literals_in", musify_claunch_literals_in, METH_VARARGS,
-     "literals_in(text, words) -> int | None: bit i set when words[i] occurs in text (None: text not one byte\n"
+     "literals_in(text, words[, simd]) -> int | None: bit i set when words[i] occurs in text (None: text not one byte\n"
      "a character); literals.holds for every registered word in one pass"},
     {"warp_marks", musify_claunch_warp_marks, METH_VARARGS,
      "warp_marks(text, start, end) -> int: 1 when the warp-size triggers match in text[start:end], else 2 when a\n"

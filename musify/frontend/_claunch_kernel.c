@@ -96,7 +96,7 @@ static Py_ssize_t def_name(int kind, const void *data, Py_ssize_t from, Py_ssize
     for (Py_ssize_t p = from; p < hi; p++) {
         if (!ascii_ident_start(READ(p))) continue;
         Py_ssize_t q, t = name_and_blanks(kind, data, p, hi, &q);
-        if (t >= hi) continue;
+        if (t >= hi) break;  /* so from every later start in the word, and after it none has room */
         Py_ssize_t paren = -1;
         if (READ(t) == '(') paren = t;
         else if (READ(t) == '<') {
@@ -113,6 +113,7 @@ static Py_ssize_t def_name(int kind, const void *data, Py_ssize_t from, Py_ssize
             *ne = q;
             return paren + 1;
         }
+        p = q - 1;  /* a later start in the same word reads the same end and blanks after it: no match */
     }
     return -1;
 }

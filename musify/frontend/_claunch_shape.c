@@ -19,6 +19,7 @@ typedef struct {
     int tok;                   /* the current token: K_* */
     Py_ssize_t ts, te;         /* its span */
     char op[4];                /* an operator's spelling */
+    unsigned code;             /* the same, packed (`pack`): what `is_op` compares */
     int depth, failed;         /* failed: an error was raised (the answer is then NULL) */
 } Reader;
 
@@ -73,9 +74,23 @@ static Py_ssize_t number(const Reader *r, Py_ssize_t s) {
     return i;
 }
 
-static const char *const OPS3[] = {"<<<", ">>>", NULL};
-static const char *const OPS2[] = {"++", "--", "::", "->", "&&", "||", "==", "!=", NULL};
 static const char OPS1[] = "-+*/%&|^!~.,()[]<>";
+
+/* an operator of up to three characters as one number (folded where `s` is a literal): tokens are
+ * compared by it, not by their spelling */
+#define ALWAYS_INLINE inline __attribute__((always_inline))
+static ALWAYS_INLINE unsigned pack(const char *s) {
+    return !s[0] ? 0 : (unsigned char)s[0] | (!s[1] ? 0 : (unsigned)(unsigned char)s[1] << 8 |
+                                                       (!s[2] ? 0 : (unsigned)(unsigned char)s[2] << 16));
+}
+
+/* the operator of `len` characters at `i` becomes the current token */
+static void set_op(Reader *r, Py_ssize_t i, int len) {
+    for (int k = 0; k < len; k++) r->op[k] = (char)AT(r, i + k);
+    r->op[len] = 0;
+    r->code = pack(r->op);
+    r->tok = K_OP;
+}
 
 static int spelled(const Reader *r, Py_ssize_t i, const char *s) {
     for (Py_ssize_t k = 0; s[k]; k++)
@@ -108,39 +123,113 @@ static void next(Reader *r) {
         while (e < r->end && ascii_word(AT(r, e))) e++;
         r->tok = (e < r->end && word_char(AT(r, e))) ? K_BAD : K_ID;  /* `(?!\w)` */
     } else {
+        /* "<<<" ">>>", then "++" "--" "::" "->" "&&" "||" "==" "!=", then one of OPS1 */
+        Py_UCS4 d = ch(r, i + 1);
         r->tok = K_BAD;
-        for (int k = 0; OPS3[k] && r->tok == K_BAD; k++)
-            if (spelled(r, i, OPS3[k])) { strcpy(r->op, OPS3[k]); e = i + 3; r->tok = K_OP; }
-        for (int k = 0; OPS2[k] && r->tok == K_BAD; k++)
-            if (spelled(r, i, OPS2[k])) { strcpy(r->op, OPS2[k]); e = i + 2; r->tok = K_OP; }
-        if (r->tok == K_BAD && c < 128 && c && strchr(OPS1, (int)c)) {
-            r->op[0] = (char)c;
-            r->op[1] = 0;
+        if ((c == '<' || c == '>') && d == c && ch(r, i + 2) == c) {
+            set_op(r, i, 3);
+            e = i + 3;
+        } else if (((c == '+' || c == '-' || c == ':' || c == '&' || c == '|') && d == c) || (c == '-' && d == '>')
+                   || ((c == '=' || c == '!') && d == '=')) {
+            set_op(r, i, 2);
+            e = i + 2;
+        } else if (c < 128 && c && strchr(OPS1, (int)c)) {
+            set_op(r, i, 1);
             e = i + 1;
-            r->tok = K_OP;
-            if (c == '/' && (ch(r, e) == '/' || ch(r, e) == '*')) r->tok = K_BAD;  /* a comment */
+            if (c == '/' && (d == '/' || d == '*')) r->tok = K_BAD;  /* a comment */
         }
     }
     r->te = e;
     r->pos = r->tok == K_BAD ? r->end : e;
 }
 
-static int is_op(const Reader *r, const char *s) { return r->tok == K_OP && strcmp(r->op, s) == 0; }
+static ALWAYS_INLINE int is_op(const Reader *r, const char *s) { return r->tok == K_OP && r->code == pack(s); }
 
-static int take(Reader *r, const char *s) {
+static ALWAYS_INLINE int take(Reader *r, const char *s) {
     if (!is_op(r, s)) return 0;
     next(r);
     return 1;
 }
 
-/* the current token is a word equal to `s` */
-static int is_word(const Reader *r, const char *s) {
+/* the current token is a word equal to `s` (strlen of a literal: folded) */
+static ALWAYS_INLINE int is_word(const Reader *r, const char *s) {
     if (r->tok != K_ID || (Py_ssize_t)strlen(s) != r->te - r->ts) return 0;
     return spelled(r, r->ts, s);
 }
 
+/* A frozenset of reserved words as a C hash table, made once for the set it was made from (held,
+ * so never another object at the same address): a word is looked up in its text, where making it
+ * a string to ask the set was most of the cost of reading a launch. Only its ASCII words are kept:
+ * a word read here is ASCII (`next` reads no other), so no other could be it. A set that is not a
+ * frozenset (it could change) is asked as before. */
+typedef struct {
+    PyObject *set;             /* the frozenset the table was made from (a reference), or NULL */
+    const Py_UCS1 **word;      /* open addressing: NULL marks an empty slot */
+    Py_ssize_t *length, mask;  /* slots - 1 (a power of two) */
+} Table;
+
+static Table table;
+
+static inline size_t fnv(size_t h, Py_UCS4 c) { return (h ^ c) * (size_t)1099511628211ULL; }
+
+static int make_table(PyObject *set) {
+    Py_ssize_t slots = 16;
+    PyObject *key, *keys = NULL;
+    while (slots < 2 * PySet_GET_SIZE(set) + 2) slots *= 2;
+    const Py_UCS1 **word = PyMem_Calloc((size_t)slots, sizeof *word);
+    Py_ssize_t *length = PyMem_Calloc((size_t)slots, sizeof *length);
+    if (!word || !length || !(keys = PyObject_GetIter(set))) {
+        PyMem_Free(word);
+        PyMem_Free(length);
+        if (!PyErr_Occurred()) PyErr_NoMemory();
+        return -1;
+    }
+    while ((key = PyIter_Next(keys))) {
+        Py_DECREF(key);  /* the set holds it */
+        if (!PyUnicode_Check(key) || !PyUnicode_IS_ASCII(key)) continue;
+        const Py_UCS1 *w = PyUnicode_1BYTE_DATA(key);
+        Py_ssize_t len = PyUnicode_GET_LENGTH(key);
+        size_t h = 14695981039346656037ULL;
+        for (Py_ssize_t k = 0; k < len; k++) h = fnv(h, w[k]);
+        Py_ssize_t at = (Py_ssize_t)(h & (size_t)(slots - 1));
+        while (word[at]) at = (at + 1) & (slots - 1);
+        word[at] = w;
+        length[at] = len;
+    }
+    Py_DECREF(keys);
+    if (PyErr_Occurred()) {
+        PyMem_Free(word);
+        PyMem_Free(length);
+        return -1;
+    }
+    PyMem_Free(table.word);
+    PyMem_Free(table.length);
+    Py_XSETREF(table.set, Py_NewRef(set));
+    table.word = word;
+    table.length = length;
+    table.mask = slots - 1;
+    return 0;
+}
+
+/* whether the current word is in the table's set */
+static int in_table(const Reader *r) {
+    size_t h = 14695981039346656037ULL;
+    for (Py_ssize_t k = r->ts; k < r->te; k++) h = fnv(h, AT(r, k));
+    for (Py_ssize_t at = (Py_ssize_t)(h & (size_t)table.mask); table.word[at]; at = (at + 1) & table.mask) {
+        if (table.length[at] != r->te - r->ts) continue;
+        Py_ssize_t k = 0;
+        while (k < table.length[at] && table.word[at][k] == AT(r, r->ts + k)) k++;
+        if (k == table.length[at]) return 1;
+    }
+    return 0;
+}
+
 /* the current word is in `reserved` (-1: an error was raised) */
 static int reserved(Reader *r) {
+    if (PyFrozenSet_CheckExact(r->reserved)) {
+        if (r->reserved != table.set && make_table(r->reserved) < 0) return -1;
+        return in_table(r);
+    }
     PyObject *w = PyUnicode_Substring(r->text, r->ts, r->te);
     if (!w) return -1;
     int in = PySet_Contains(r->reserved, w);
@@ -164,14 +253,21 @@ static int name(Reader *r) {
     return 1;
 }
 
-static const char *const PRIMITIVE[] = {
-    "bool", "char", "int", "float", "double", "void", "size_t", "ssize_t", "ptrdiff_t", "intptr_t", "uintptr_t",
-    "charptr_t", "nullptr_t", "max_align_t", "int8_t", "int16_t", "int32_t", "int64_t", "uint8_t", "uint16_t",
-    "uint32_t", "uint64_t", "char8_t", "char16_t", "char32_t", "char64_t", NULL};
+#define WORD(s) {s, sizeof s - 1}
+static const struct {
+    const char *s;
+    Py_ssize_t len;
+} PRIMITIVE[] = {
+    WORD("bool"), WORD("char"), WORD("int"), WORD("float"), WORD("double"), WORD("void"), WORD("size_t"),
+    WORD("ssize_t"), WORD("ptrdiff_t"), WORD("intptr_t"), WORD("uintptr_t"), WORD("charptr_t"), WORD("nullptr_t"),
+    WORD("max_align_t"), WORD("int8_t"), WORD("int16_t"), WORD("int32_t"), WORD("int64_t"), WORD("uint8_t"),
+    WORD("uint16_t"), WORD("uint32_t"), WORD("uint64_t"), WORD("char8_t"), WORD("char16_t"), WORD("char32_t"),
+    WORD("char64_t"), {NULL, 0}};
 
 static int primitive(const Reader *r) {
-    for (int k = 0; PRIMITIVE[k]; k++)
-        if (is_word(r, PRIMITIVE[k])) return 1;
+    if (r->tok != K_ID) return 0;
+    for (int k = 0; PRIMITIVE[k].s; k++)
+        if (PRIMITIVE[k].len == r->te - r->ts && spelled(r, r->ts, PRIMITIVE[k].s)) return 1;
     return 0;
 }
 
@@ -226,10 +322,10 @@ static int unary(Reader *r) {
 }
 
 static int binary(const Reader *r) {
-    static const char *const BINARY[] = {"+", "-", "*", "/", "%", "&", "|", "^", "&&", "||", "==", "!=", NULL};
-    for (int k = 0; BINARY[k]; k++)
-        if (is_op(r, BINARY[k])) return 1;
-    return 0;
+    /* + - * / % & | ^ && || == != */
+    if (r->tok != K_OP) return 0;
+    if (!r->op[1]) return strchr("+-*/%&|^", r->op[0]) != NULL;
+    return r->code == pack("&&") || r->code == pack("||") || r->code == pack("==") || r->code == pack("!=");
 }
 
 static int expression(Reader *r) {

@@ -97,27 +97,26 @@ static inline Py_ssize_t next_bracket_char(const Py_UCS1 *s, Py_ssize_t n, Py_ss
     return i;
 }
 
-static ALWAYS_INLINE int shape_of_kind(int kind, const void *data, Py_ssize_t n, const Py_ssize_t *sp_start,
-                                       const Py_ssize_t *sp_end, Py_ssize_t nspans, Shape *out) {
-    Py_ssize_t *pending = NULL;  /* indices into out->lt of the '<<<' still looking for their '>>>' */
-    Frame *stack = NULL;
-    Py_ssize_t pending_cap = 0, stack_cap = 0, top = 0, base = 0, depth = 0;
-    int r = -1;
-    Py_ssize_t j = 0, after_config = -1;
-    for (Py_ssize_t i = 0; i < n;) {
+/* the next token of the bracket pass at or after `*at` that starts in code (T_NONE: none): `*at`
+ * is set to where it starts and `*len` to its length; `*j` is the first span that does not end at
+ * or before it, kept by the caller from one token to the next (the spans are read in order) */
+static ALWAYS_INLINE int next_token(int kind, const void *data, Py_ssize_t n, const Py_ssize_t *sp_start,
+                                    const Py_ssize_t *sp_end, Py_ssize_t nspans, Py_ssize_t *j, Py_ssize_t *at,
+                                    int *len) {
+    for (Py_ssize_t i = *at; i < n;) {
         if (kind == PyUnicode_1BYTE_KIND && (i = next_bracket_char(data, n, i)) >= n) break;
         Py_UCS4 c = PyUnicode_READ(kind, data, i);
         if (c >= 128 || !BRACKET_PASS_CHAR[c]) {  /* most characters: no token starts here */
             i++;
             continue;
         }
-        int tok = T_NONE, len = 1;
+        int tok = T_NONE, l = 1;
         switch (c) {
         case '<':
         case '>':
             if (i + 2 < n && PyUnicode_READ(kind, data, i + 1) == c && PyUnicode_READ(kind, data, i + 2) == c) {
                 tok = c == '<' ? T_LT : T_GT;
-                len = 3;
+                l = 3;
             }
             break;
         case '(': tok = T_PAREN; break;
@@ -130,11 +129,27 @@ static ALWAYS_INLINE int shape_of_kind(int kind, const void *data, Py_ssize_t n,
             i++;
             continue;
         }
-        while (j < nspans && sp_end[j] <= i) j++;
-        if (j < nspans && sp_start[j] <= i) {  /* starts in a comment or literal */
-            i += len;
+        while (*j < nspans && sp_end[*j] <= i) (*j)++;
+        if (*j < nspans && sp_start[*j] <= i) {  /* starts in a comment or literal */
+            i += l;
             continue;
         }
+        *at = i;
+        *len = l;
+        return tok;
+    }
+    *at = n;
+    return T_NONE;
+}
+
+static ALWAYS_INLINE int shape_of_kind(int kind, const void *data, Py_ssize_t n, const Py_ssize_t *sp_start,
+                                       const Py_ssize_t *sp_end, Py_ssize_t nspans, Shape *out) {
+    Py_ssize_t *pending = NULL;  /* indices into out->lt of the '<<<' still looking for their '>>>' */
+    Frame *stack = NULL;
+    Py_ssize_t pending_cap = 0, stack_cap = 0, top = 0, base = 0, depth = 0;
+    int r = -1, tok, len;
+    Py_ssize_t j = 0, after_config = -1, i = 0;
+    for (; (tok = next_token(kind, data, n, sp_start, sp_end, nspans, &j, &i, &len)) != T_NONE; i += len) {
         Py_ssize_t config_just_ended = after_config;
         after_config = -1;
         if (tok == T_LT) {
@@ -177,7 +192,6 @@ static ALWAYS_INLINE int shape_of_kind(int kind, const void *data, Py_ssize_t n,
             stack[depth++] = (Frame){opener, base, asked};
             base = top;
         }
-        i += len;
     }
     r = 0;  /* '<<<' never ended and asked openers never closed keep their -1 */
 done:
@@ -252,41 +266,139 @@ static Py_ssize_t find_launch_open(int kind, const void *data, Py_ssize_t n, Py_
     return pos + 3 <= n ? pos : n;
 }
 
-/* the launch rows (kernel start, '<<<', '>>>', '(', ')') of `text`, a new list (NULL: an error):
- * launches.launch_spans_python in C, its loop over the text's '<<<' answered from the structure's
- * arrays */
-static PyObject *launch_rows(PyObject *text, const Py_ssize_t *sp_start, const Py_ssize_t *sp_end,
-                             Py_ssize_t nspans) {
-    int kind = PyUnicode_KIND(text);
+/* the index of the first span that does not end at or before `pos` (`nspans`: none) */
+static Py_ssize_t span_from(const Py_ssize_t *sp_end, Py_ssize_t nspans, Py_ssize_t pos) {
+    Py_ssize_t lo = 0, hi = nspans;
+    while (lo < hi) {
+        Py_ssize_t mid = (lo + hi) / 2;
+        if (sp_end[mid] <= pos) lo = mid + 1;
+        else hi = mid;
+    }
+    return lo;
+}
+
+/* What the launch loop asks of the bracket pass, answered by reading forward from the one '<<<' or
+ * '(' asked about: the bracket pass's answer for it depends only on the code tokens after it (a
+ * '<<<' is ended by the first '>>>', ';' or unmatched closer outside the brackets opened after it;
+ * an argument list by its matching closer, unless a ';' stands directly inside it), and the tokens
+ * read from a token's end are those the whole pass reads there. On a file of a few launches this
+ * reads the launches, not the file. Where the reads have added up to more than the text (a file of
+ * '<<<' never ended), the whole pass is made once and answers the rest: linear either way. */
+typedef struct {
+    int kind;
+    const void *data;
+    Py_ssize_t n;
+    const Py_ssize_t *sp_start, *sp_end;
+    Py_ssize_t nspans;
+    Py_ssize_t budget;  /* characters the forward reads may still take */
+    int whole;          /* 1: `shape` is made and answers */
+    Shape shape;
+} Finder;
+
+/* a forward read from `i`: `launch` 1 for a '<<<' (the offset of its '>>>', or -1), 0 for an
+ * argument list's '(' (the offset of its closer, or -1: never closed, or a ';' directly inside) */
+static ALWAYS_INLINE Py_ssize_t read_forward_kind(int kind, const void *data, Py_ssize_t n,
+                                                  const Py_ssize_t *sp_start, const Py_ssize_t *sp_end,
+                                                  Py_ssize_t nspans, Py_ssize_t i, int launch, Py_ssize_t *stop) {
+    Py_ssize_t j = span_from(sp_end, nspans, i), depth = 0, answer = -1;
+    int tok, len;
+    for (; (tok = next_token(kind, data, n, sp_start, sp_end, nspans, &j, &i, &len)) != T_NONE; i += len) {
+        if (tok == T_LT || (tok == T_GT && (depth || !launch))) continue;
+        if (tok == T_OPEN || tok == T_PAREN) {
+            depth++;
+        } else if (depth) {  /* a ';' or '>>>' inside a nested bracket, or its closer */
+            depth -= tok == T_CLOSE;
+        } else {
+            answer = (launch ? tok == T_GT : tok == T_CLOSE) ? i : -1;
+            break;
+        }
+    }
+    *stop = i;
+    return answer;
+}
+
+static Py_ssize_t read_forward(const Finder *f, Py_ssize_t i, int launch, Py_ssize_t *stop) {
+    int kind = f->kind;
+    return BY_KIND(read_forward_kind, f->data, f->n, f->sp_start, f->sp_end, f->nspans, i, launch, stop);
+}
+
+/* the bracket pass's answer for the code '<<<' at `at` (launch 1: its '>>>') or the argument
+ * list's '(' at `at` (launch 0: its closer, -1 also where a ';' stands directly inside); -2: an
+ * error was raised */
+static Py_ssize_t ask(Finder *f, Py_ssize_t at, int launch) {
+    if (!f->whole && f->budget >= 0) {
+        Py_ssize_t stop, answer = read_forward(f, at + (launch ? 3 : 1), launch, &stop);
+        f->budget -= stop - at;
+        if (f->budget >= 0) return answer;  /* else: the last read is answered again below */
+    }
+    if (!f->whole) {
+        if (shape_of(f->kind, f->data, f->n, f->sp_start, f->sp_end, f->nspans, &f->shape) < 0) return -2;
+        f->whole = 1;
+    }
+    const Shape *s = &f->shape;
+    if (launch) {
+        Py_ssize_t k = find_sorted(s->lt, s->nlt, at);
+        return k >= 0 ? s->lt_end[k] : -1;
+    }
+    Py_ssize_t o = find_sorted(s->op, s->nop, at);
+    return o >= 0 && !s->op_semi[o] ? s->op_close[o] : -1;
+}
+
+/* the launch rows (kernel start, '<<<', '>>>', '(', ')') of `text`, five offsets a row in
+ * `rows->at` (-1: an error was raised): launches.launch_spans_python in C, its loop over the
+ * text's '<<<' answered by `ask`; no Python object is made (the structure pass mostly only
+ * counts them) */
+typedef struct {
+    Py_ssize_t *at, n, cap;  /* n rows, cap offsets */
+} Rows;
+
+static int launch_rows(PyObject *text, const Py_ssize_t *sp_start, const Py_ssize_t *sp_end, Py_ssize_t nspans,
+                       Rows *rows) {
+    int kind = PyUnicode_KIND(text), r = -1;
     const void *data = PyUnicode_DATA(text);
     Py_ssize_t n = PyUnicode_GET_LENGTH(text);
-    Shape s = {0};
-    PyObject *out = PyList_New(0), *result = NULL;
-    if (!out) return NULL;
-    Py_ssize_t first = find_launch_open(kind, data, n, 0);
-    if (first + 3 <= n && shape_of(kind, data, n, sp_start, sp_end, nspans, &s) < 0) goto done;
-    for (Py_ssize_t pos = first; pos + 3 <= n;) {  /* no "<<<" at all: no bracket pass (a file of kernels) */
+    Finder f = {kind, data, n, sp_start, sp_end, nspans, n, 0, {0}};
+    for (Py_ssize_t pos = 0; pos + 3 <= n;) {  /* no "<<<" at all: no bracket read (a file of kernels) */
         Py_ssize_t lt = find_launch_open(kind, data, n, pos);  /* text.find("<<<", pos), as the Python loops */
         if (lt + 3 > n) break;
         pos = lt + 3;
-        Py_ssize_t k = find_sorted(s.lt, s.nlt, lt);  /* absent: not in code, or inside another '<<<' */
-        Py_ssize_t gt = k >= 0 ? s.lt_end[k] : -1;
+        /* each '<<<' found here is where the bracket pass reads one (the finds start at a token's
+         * end), so one in code is a token of it */
+        if (span_at(sp_start, sp_end, nspans, lt) >= 0) continue;
+        Py_ssize_t gt = ask(&f, lt, 1);
+        if (gt == -2) goto done;
         if (gt < 0) continue;
         Py_ssize_t a = gt + 3;
         while (a < n && blank(PyUnicode_READ(kind, data, a))) a++;
-        Py_ssize_t o = a < n && PyUnicode_READ(kind, data, a) == '(' ? find_sorted(s.op, s.nop, a) : -1;
-        Py_ssize_t close = o >= 0 ? s.op_close[o] : -1;
-        if (close < 0 || s.op_semi[o]) continue;
+        if (a >= n || PyUnicode_READ(kind, data, a) != '(') continue;  /* the token after '>>>': asked */
+        Py_ssize_t close = ask(&f, a, 0);
+        if (close == -2) goto done;
+        if (close < 0) continue;
         Py_ssize_t start = kernel_start(kind, data, n, lt);
         if (start < 0) continue;
-        if (append_row5(out, start, lt, gt, a, close) < 0) goto done;
+        if (grow((void **)&rows->at, &rows->cap, 5 * (rows->n + 1), sizeof(Py_ssize_t)) < 0) goto done;
+        Py_ssize_t *row = rows->at + 5 * rows->n++;
+        row[0] = start;
+        row[1] = lt;
+        row[2] = gt;
+        row[3] = a;
+        row[4] = close;
         pos = close + 1;
     }
-    result = Py_NewRef(out);
+    r = 0;
 done:
-    Py_DECREF(out);
-    shape_free(&s);
-    return result;
+    shape_free(&f.shape);
+    return r;
+}
+
+/* the rows as the list of 5-tuples `launches` answers (NULL: an error was raised) */
+static PyObject *rows_list(const Rows *rows) {
+    PyObject *out = PyList_New(0);
+    for (Py_ssize_t k = 0; out && k < rows->n; k++) {
+        const Py_ssize_t *row = rows->at + 5 * k;
+        if (append_row5(out, row[0], row[1], row[2], row[3], row[4]) < 0) Py_CLEAR(out);
+    }
+    return out;
 }
 
 /* launches(text, spans) -> [(kernel start, '<<<', '>>>', '(', ')')] */
@@ -296,7 +408,9 @@ PyObject *claunch_launches(PyObject *Py_UNUSED(self), PyObject *args) {
     Py_ssize_t *sp_start = NULL, *sp_end = NULL;
     Py_ssize_t nspans = read_spans(spans, &sp_start, &sp_end);
     if (nspans < 0) return NULL;
-    PyObject *result = launch_rows(text, sp_start, sp_end, nspans);
+    Rows rows = {NULL, 0, 0};
+    PyObject *result = launch_rows(text, sp_start, sp_end, nspans, &rows) < 0 ? NULL : rows_list(&rows);
+    PyMem_Free(rows.at);
     PyMem_Free(sp_start);
     PyMem_Free(sp_end);
     return result;
@@ -305,8 +419,8 @@ PyObject *claunch_launches(PyObject *Py_UNUSED(self), PyObject *args) {
 /* structure_counts(text, spans, word, not_names, reserved) -> (kernels, launches): the structure
  * pass's facts in one call (launches.structure_counts_python is the reference): the kernel count
  * of `count_kernels`, and the launch rows of `launches`, or only their number when `launch_shape`
- * reads each as a plain launch (tree-sitter then parses none of them). The spans are read once.
- * `reserved` None (the words not made yet): the rows whenever there is one. */
+ * reads each as a plain launch (tree-sitter then parses none of them, and no row is made). The
+ * spans are read once. `reserved` None (the words not made yet): the rows whenever there is one. */
 PyObject *claunch_structure_counts(PyObject *Py_UNUSED(self), PyObject *args) {
     PyObject *text, *spans, *word, *not_names, *reserved;
     if (!PyArg_ParseTuple(args, "UOUO!O:structure_counts", &text, &spans, &word, &PyTuple_Type, &not_names,
@@ -319,22 +433,25 @@ PyObject *claunch_structure_counts(PyObject *Py_UNUSED(self), PyObject *args) {
     Py_ssize_t *sp_start = NULL, *sp_end = NULL;
     Py_ssize_t nspans = read_spans(spans, &sp_start, &sp_end);
     if (nspans < 0) return NULL;
-    PyObject *rows = NULL, *result = NULL;
+    Rows rows = {NULL, 0, 0};
+    PyObject *result = NULL, *list = NULL;
     Py_ssize_t kernels = count_kernel_defs(text, sp_start, sp_end, nspans, word, not_names);
-    if (kernels < 0) goto done;
-    rows = launch_rows(text, sp_start, sp_end, nspans);
-    if (!rows) goto done;
-    Py_ssize_t count = PyList_GET_SIZE(rows), plain = 0;
-    for (; plain < count && reserved != Py_None; plain++) {
-        PyObject *row = PyList_GET_ITEM(rows, plain);
-        int ok = launch_well_formed(text, PyLong_AsSsize_t(PyTuple_GET_ITEM(row, 0)),
-                                    PyLong_AsSsize_t(PyTuple_GET_ITEM(row, 4)) + 1, reserved);
+    if (kernels < 0 || launch_rows(text, sp_start, sp_end, nspans, &rows) < 0) goto done;
+    Py_ssize_t plain = 0;
+    for (; plain < rows.n && reserved != Py_None; plain++) {
+        const Py_ssize_t *row = rows.at + 5 * plain;
+        int ok = launch_well_formed(text, row[0], row[4] + 1, reserved);
         if (ok < 0) goto done;
         if (!ok) break;
     }
-    result = plain == count ? Py_BuildValue("(nn)", kernels, count) : Py_BuildValue("(nO)", kernels, rows);
+    if (plain == rows.n) {
+        result = Py_BuildValue("(nn)", kernels, rows.n);
+    } else if ((list = rows_list(&rows))) {
+        result = Py_BuildValue("(nO)", kernels, list);
+        Py_DECREF(list);
+    }
 done:
-    Py_XDECREF(rows);
+    PyMem_Free(rows.at);
     PyMem_Free(sp_start);
     PyMem_Free(sp_end);
     return result;

@@ -3,8 +3,12 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
+from musify.frontend.scanner import CodeMap, scan_python
 from musify.options import Options
+from musify.passes import torch_cpp
 from musify.rules import load_ruleset
 from musify.runner import migrate_text
 
@@ -63,3 +67,36 @@ def test_dispatch_key_and_case_labels(rules):
     assert "case c10::DeviceType::PrivateUse1: return 1;" in lines[1]
     assert lines[4] == "  case c10::DeviceType::CUDA: return 1;"  # kept: would duplicate the next label
     assert [(d.id, d.line) for d in diags] == [("MU6050", 5)]
+
+
+def _enclosing_block_per_character(text: str, code, pos: int):
+    """`torch_cpp._enclosing_block` as it was written, one character at a time: the reference."""
+    depth, i = 0, pos
+    while i > 0:
+        i -= 1
+        if text[i] not in "{}" or not code.is_code(i):
+            continue
+        if text[i] == "}":
+            depth += 1
+        elif depth:
+            depth -= 1
+        else:
+            break
+    else:
+        return None
+    depth = 0
+    for j in range(i, len(text)):
+        if text[j] in "{}" and code.is_code(j):
+            depth += 1 if text[j] == "{" else -1
+            if depth == 0:
+                return i, j + 1
+    return None
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from(["{", "}", "x", " ", "/*", "*/", "//", "\n", '"', '{"}"', "'}'", "case"]), max_size=30))
+def test_enclosing_block_is_the_per_character_search(pieces: list[str]) -> None:
+    text = "".join(pieces)
+    code = CodeMap(scan_python(text).spans)
+    for pos in range(len(text) + 1):
+        assert torch_cpp._enclosing_block(text, code, pos) == _enclosing_block_per_character(text, code, pos), (text, pos)

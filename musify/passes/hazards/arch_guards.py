@@ -19,6 +19,7 @@ from musify.passes.hazards.common import comparison_at, line_end, operator_next_
 from musify.passes.hazards.file_facts import directive_at
 
 _LOOKED_AT = frozenset({Ctx.CODE, Ctx.DIRECTIVE, Ctx.MACRO})
+_UNSEEN = object()  # a value not translated yet (None is an answer: not an arch number)
 
 
 def active(ruleset, options) -> bool:
@@ -37,16 +38,20 @@ def run(ctx: PassContext) -> list[Edit]:
     if not macros or ctx.options.reverse:
         return []
     edits: list[Edit] = []
+    rules: dict = {}  # each macro's rule, looked up once (a header compares one macro hundreds of times)
+    translations: dict = {}  # each value's translation (`translate` formats the whole arch map)
     for ident in ctx.scan.idents.select(macros, _LOOKED_AT):
         name = ident.name
-        rule = ctx.ruleset.lookup(name)
+        rule = rules[name] if name in rules else rules.setdefault(name, ctx.ruleset.lookup(name))
         renamed = rule is not None and rule.replacement is not None
         directive = directive_at(ctx, ident.start) if ident.ctx != Ctx.CODE else None
         limit = directive.end if directive is not None else line_end(text, ident.end)
         cmp = comparison_at(text, ident.start, ident.end, limit)
         if cmp is not None:
             expr = " ".join(text[cmp.expr_start:cmp.expr_end].split())
-            tr = translate(cmp.value, ctx.options.arch_map)
+            tr = translations.get(cmp.value, _UNSEEN)
+            if tr is _UNSEEN:
+                tr = translations[cmp.value] = translate(cmp.value, ctx.options.arch_map)
             if tr is None:
                 ctx.warn("MU2002", ident.start, name, expr=expr, why=f"{cmp.value} is not an arch number")
             elif not renamed:

@@ -8,6 +8,9 @@ and reported.
 
 from __future__ import annotations
 
+import re
+import string
+
 from musify.engine.edits import Edit
 from musify.frontend.scanner import Ctx
 from musify.passes._base import PassContext
@@ -15,6 +18,11 @@ from musify.passes.hazards.file_facts import directive_at, without_comments
 from musify.patterns import lazy_pattern
 
 _MACRO_NAME = int(Ctx.MACRO_NAME)  # a row's context, as `IdentList.data` holds it
+# the first character after a defined name and its blanks: one in `_NEVER_FIRST` starts no body
+# `_BODY_TOKEN` matches (not a blank, a letter, '_', a line continuation's '\\' or a comment's '/'),
+# or ends the directive ('\n' after blanks alone: no continuation; '': the end of the text)
+_FIRST_AFTER = lazy_pattern(globals(), "_FIRST_AFTER", r"[ \t]*(.?)", re.DOTALL)
+_NEVER_FIRST = frozenset({"", "\n", *(set(string.digits + string.punctuation) - {"_", "\\", "/"})})
 _BODY_TOKEN = lazy_pattern(globals(), "_BODY_TOKEN", r"\s*(?:\\\r?\n\s*)*([A-Za-z_]\w*)\s*(?:\\\r?\n\s*)*$")
 
 
@@ -25,12 +33,14 @@ def run(ctx: PassContext) -> list[Edit]:
     names = ctx.ruleset.names
     text = ctx.text
     for ident in idents.select(contexts=(Ctx.MACRO_NAME,)):
+        if text.startswith("(", ident.end):
+            continue  # a function-like macro is never `#define X X` (most defined candidates are)
+        if _FIRST_AFTER.match(text, ident.end).group(1) in _NEVER_FIRST:
+            continue  # an empty body or one of a number, a string...: never one name (most others)
         directive = directive_at(ctx, ident.start)
         if directive is None:
             continue
         after = text[ident.end:directive.end]
-        if after.startswith("("):
-            continue  # a function-like macro is never `#define X X`
         body = _body(ctx, ident.end, directive.end, after)
         m = _BODY_TOKEN.fullmatch(body)
         if m is None:
