@@ -323,17 +323,21 @@ def _walk(root: str, exclude: tuple[str, ...], respect_gitignore: bool, found: D
     Each folder's path is carried beside its relpath (not joined again from its parts). Without
     stamps or exclusions, the compiled walk (`_cwalk.walk`) lists the tree in one call where it
     holds only folders and regular files (no link, no musify file, no .gitignore to honour),
-    each file's `Found` made there as `Found(root, rel, classify(name))` makes it; this walk is its
-    reference and walks whatever it declines."""
+    each file's `Found` made there as `Found(root, rel, classify(name))` makes it, in the order
+    sorting them gives (so a run over one input sorts nothing); this walk is its reference and
+    walks whatever it declines."""
     files = found.files
     unlisted = found.unlisted.setdefault(root, set())
     if _NATIVE is not None and not stamps and not exclude:
         got = _NATIVE.walk(root, respect_gitignore, Found, _BY_EXT, classify)
         if got is not None:  # else something only this walk decides about: it walks the tree
             listed, folders = got
-            files.extend(listed)
             unlisted.update(folders)
-            files.sort(key=_BY_PLACE)
+            if files:  # another input's files before these: the whole list sorted
+                files.extend(listed)
+                files.sort(key=_BY_PLACE)
+            else:
+                files.extend(listed)  # (listed in their relpaths' order: nothing to sort)
             return
     ignore = GitIgnore()
     todo = [("", root)]
