@@ -14,6 +14,7 @@ from __future__ import annotations
 import io
 import os
 import time
+from contextlib import contextmanager
 from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING
 
@@ -82,7 +83,11 @@ def _edit(text: str, path: str, ruleset: RuleSet, options: Options, project: Pro
     comes back without the scan and the passes' shared scratch facts (a huge file's tokens and
     function lists are most of what its migration holds, and nothing after the passes reads them)."""
     NO_SCAN, LineIndex, language_for, plan, file_bits = _FRONT or _front()
-    language = language_for(kind or classify(path))
+    kind = kind or classify(path)
+    made = _STEADY[2].get(kind) if _STEADY[0] is ruleset and _STEADY[1] is options else None
+    if made is not None and made[2] is not plan:
+        made = None  # (another `plan` put in `_FRONT` since)
+    language = made[0] if made is not None else language_for(kind)
     sc = language.front_end(text, ruleset)
     ctx = PassContext(path, text, sc, ruleset, options, project or ProjectInfo(), LineIndex(text),
                       display or path, abspath)
@@ -91,7 +96,12 @@ def _edit(text: str, path: str, ruleset: RuleSet, options: Options, project: Pro
     if sc.problems:
         _report_problems(ctx, sc)
     edits = None  # an EditList once a pass makes one: compact, a huge file has a million of them
-    passes, prefixes = plan(language, ruleset, options)
+    if made is not None:
+        passes, prefixes = made[1]
+    else:
+        passes, prefixes = made_plan = plan(language, ruleset, options)
+        if _STEADY[0] is ruleset and _STEADY[1] is options:
+            _STEADY[2][kind] = (language, made_plan, plan)
     present = sc.idents.names if prefixes and sc.prefixes is prefixes else None  # the scan's candidate names
     bits = None  # the file's literal words (`literals.file_bits`), asked by the first pass with triggers
     for name, run, needs, triggers, idle in passes:  # idle: the facts it writes finding nothing
@@ -139,6 +149,23 @@ def _front() -> tuple:
 
 
 _FRONT: list = []
+# while a run migrates its files (`steady`): its RuleSet and Options, and by file kind the
+# language, its plan and the `plan` that made it, asked once a run rather than once a file (the
+# run changes neither; `languages.plan` checks the rule tables' sizes on every call, which a
+# caller migrating text with rules it changes between calls still gets)
+_STEADY: list = [None, None, {}]
+
+
+@contextmanager
+def steady(ruleset: RuleSet, options: Options) -> Iterator[None]:
+    """While the block runs, `_edit` remembers each kind's language and plan for `ruleset` and
+    `options` (a run's files: neither changes meanwhile), forgotten on the way out."""
+    before = _STEADY[:]
+    _STEADY[:] = [ruleset, options, {}]
+    try:
+        yield
+    finally:
+        _STEADY[:] = before
 
 
 def prepare(kinds: set[str], ruleset: RuleSet, options: Options) -> None:
