@@ -95,8 +95,10 @@ def join_rel(root: str, rel: str) -> str:
     """`root` joined with the posix relative path `rel` (listed names: no empty component), as
     `os.path.join(root, *rel.split("/"))` gives it, without its Python-level loop where the
     separator is "/" already (planning asks it of every file)."""
-    if _SLASH and root and not rel.startswith("/") and "//" not in rel:
-        return root + rel if root.endswith("/") else f"{root}/{rel}"
+    # (indexing, not `startswith`/`endswith`: each of those parses its arguments, and this is
+    # asked two or three times a file)
+    if _SLASH and root and rel[:1] != "/" and "//" not in rel:
+        return root + rel if root[-1] == "/" else f"{root}/{rel}"
     return os.path.join(root, *rel.split("/"))
 
 

@@ -125,5 +125,11 @@ def reading(paths: Sequence[str]) -> Iterator[ReadAhead | None]:
 
 
 def take(path: str) -> tuple[bytes, os.stat_result] | None:
-    """What the active read-ahead holds for `path` (None: there is none, or read it yourself)."""
-    return _ACTIVE[-1].take(path) if _ACTIVE else None
+    """What the active read-ahead holds for `path` (None: there is none, or read it yourself):
+    `ReadAhead.take` of the innermost, without its call (every file of a run asks)."""
+    if not _ACTIVE:
+        return None
+    ahead = _ACTIVE[-1]
+    k = ahead._index.get(path)
+    reader = ahead._reader
+    return None if k is None or reader is None else reader.take(k)

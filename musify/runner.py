@@ -14,8 +14,8 @@ from __future__ import annotations
 import io
 import os
 import time
-from contextlib import contextmanager
 from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from typing import TYPE_CHECKING
 
 from musify import diagnostics, packed_edits, readahead
@@ -52,10 +52,15 @@ class FileJob:
     display: str = ""  # the path as the user should see it in messages
 
     def __init__(self, abspath: str, rel: str, root: str, kind: str, output_rel: str, display: str = "") -> None:
-        """What the dataclass would generate, the fields written to the instance dictionary
-        directly (a frozen one sets each through `object.__setattr__`: planning makes one job
-        per file, and this is a third of the generated one's cost)."""
-        self.__dict__.update(abspath=abspath, rel=rel, root=root, kind=kind, output_rel=output_rel, display=display)
+        """What the dataclass would generate, the fields given as the instance dictionary (a
+        frozen one sets each through `object.__setattr__`: planning makes one job per file, and
+        this is a third of the generated one's cost; a dictionary made whole and set, rather
+        than keywords copied into it)."""
+        _SET_DICT(self, {"abspath": abspath, "rel": rel, "root": root, "kind": kind, "output_rel": output_rel,
+                         "display": display})
+
+
+_SET_DICT = FileJob.__dict__["__dict__"].__set__  # a job's instance dictionary, given whole
 
 
 def migrate_text(text: str, path: str, ruleset: RuleSet, options: Options,
@@ -249,7 +254,7 @@ def migrate_file_stated(job: FileJob, ruleset: RuleSet, options: Options,
         _fill(result, ctx, edits, text, size, ruleset)
         if edits and (new != data if data is not None else not _encodes_to(text, new)):
             result.status = "migrated"
-        elif job.output_rel.rsplit("/", 1)[-1] != job.rel.rsplit("/", 1)[-1]:
+        elif job.output_rel.rpartition("/")[2] != job.rel.rpartition("/")[2]:
             result.status = "migrated"  # renamed
         return result, new, st
     except UnicodeDecodeError as exc:  # only a wide codec decodes strictly: its mark lied
