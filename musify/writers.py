@@ -12,10 +12,19 @@ import os
 import stat
 import tempfile
 
-from musify.discover import join_rel
+from musify.discover import _SLASH, join_rel
 from musify.file_tools import _holds, copy_file, discard, own_like, stat_or_none
 from musify.frontend import compiled
-from musify.out_folders import _GIVEN, _MADE, _ids, _made_now, _run_umask, forget_dirs, prepare_threads
+from musify.out_folders import (
+    _FOLDERS,
+    _GIVEN,
+    _MADE,
+    _ids,
+    _made_now,
+    _run_umask,
+    forget_dirs,
+    prepare_threads,
+)
 
 __all__ = ["forget_dirs", "prepare_threads", "write_into", "write_stated", "write_stated_many"]
 
@@ -75,7 +84,7 @@ def write_stated_many(out_dir: str, ports: list[tuple[str, bytes | None, str, os
             causes[k] = _write_one(out_dir, rel, data, source, st)
             continue
         given = attributes.get(None if st is None else (st.st_mode, st.st_uid, st.st_gid)) or _given(st)
-        batch.append((directory, made is None, join_rel(directory, temp), dst, data, *given))
+        batch.append((directory, made is None, _inside(directory, temp), dst, data, *given))
         where.append((k, directory, dst))
     _flush_batch(batch, where, ports, out_dir, causes)
     return causes
@@ -86,8 +95,19 @@ def _place(out_dir: str, rel: str) -> tuple[str, str]:
     `os.path.join` makes them, joined by `discover.join_rel` (the writer thread asks this of
     every port while it holds the interpreter's lock: `os.path.join` took three times as long)."""
     head, _, name = rel.rpartition("/")
-    directory = join_rel(out_dir, head) if head else (out_dir or ".")
-    return directory, join_rel(directory, name)
+    key = (out_dir, head)
+    directory = _FOLDERS.get(key)
+    if directory is None:  # (each folder joined once a run: its files share it)
+        directory = _FOLDERS[key] = join_rel(out_dir, head) if head else (out_dir or ".")
+    return directory, _inside(directory, name)
+
+
+def _inside(directory: str, name: str) -> str:
+    """`join_rel(directory, name)` for a name without "/" (a listed file's own name), by
+    concatenation where the separator is "/" already."""
+    if _SLASH and name:
+        return directory + name if directory[-1] == "/" else f"{directory}/{name}"
+    return join_rel(directory, name)
 
 
 def _write_one(out_dir: str, rel: str, data: bytes | None, source: str, st: os.stat_result | None) -> str | None:
@@ -159,7 +179,7 @@ def _put_native(directory: str, dst: str, data: bytes, st: os.stat_result | None
     run otherwise wins it back from the migrating thread after each of them). False, having
     made nothing, when the fixed temporary name is taken: the Python path makes a unique one."""
     first, mode, uid, gid = _GIVEN.get(None if st is None else (st.st_mode, st.st_uid, st.st_gid)) or _given(st)
-    tmp = join_rel(directory, _TEMP_NAME[0] if _TEMP_NAME else _temp_name())
+    tmp = _inside(directory, _TEMP_NAME[0] if _TEMP_NAME else _temp_name())
     fd = _CPORT.put(tmp, dst, data, first, mode, uid, gid)
     if fd == -2:
         return False
