@@ -236,7 +236,13 @@ def migrate_file_stated(job: FileJob, ruleset: RuleSet, options: Options,
         if data is None:
             return result, None, st
         codec = wide_codec(data)  # UTF-16/32 with a byte-order mark: kept in that encoding
-        text, bad = _decode(data) if codec is None else (decode_wide(data, codec), 0)
+        if codec is not None:
+            text, bad = decode_wide(data, codec), 0
+        else:
+            try:  # (`_decode`'s common case without its call)
+                text, bad = data.decode("utf-8"), 0
+            except UnicodeDecodeError:
+                text, bad = _decode(data)
         size = len(data)
         if codec is None and size >= LARGE:
             data = None  # the text gives them back exactly (surrogateescape round-trips every byte)
