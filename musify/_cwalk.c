@@ -2,9 +2,10 @@
  * `_walk` is the reference and walks everything this declines).
  *
  * walk(root, gitignore, cls, by_ext, classify) -> (files, dir_rels) | None: every regular file and
- * every folder under `root` (a str path), without following links, in no particular order (the
- * caller sorts), each relpath posix and decoded as os.scandir decodes names (the file system
- * encoding, surrogateescape). A file is a `cls` (discover.Found) made as its __init__ makes it,
+ * every folder under `root` (a str path), without following links, the files in the order of their
+ * relpaths (as Python sorts them: each folder's entries are sorted, a folder's name as if "/"
+ * ended it, so the caller need not sort them), the folders in no particular order, each relpath
+ * posix and decoded as os.scandir decodes names (the file system encoding, surrogateescape). A file is a `cls` (discover.Found) made as its __init__ makes it,
  * its instance dictionary {root, rel, kind, symlink: None, stamp: None, error: None}, its kind
  * `by_ext[name[dot:]]` where discover.classify answers so (a dot after a character of the name
  * that is not a dot or a backslash), else `classify(name)`. A folder named ".git" is listed in
@@ -27,13 +28,14 @@
 #define WALK_PATH_MAX 8192
 
 static PyObject *empty_args;  /* () for object.__new__ */
+static PyObject *slash, *key_root, *key_rel, *key_kind, *key_symlink, *key_stamp, *key_error;  /* interned */
 
 typedef struct {
     char path[WALK_PATH_MAX];  /* the folder's path, then "/" and the relpath's next component */
     size_t root_len;           /* where the relpath starts in `path` (after the root and its "/") */
     int gitignore;
     PyObject *root, *cls, *by_ext, *classify;  /* borrowed */
-    PyObject *files, *dir_rels;
+    PyObject *files, *dir_rels, *template;
 } Walk;
 
 /* s[0:n] decoded as os.fsdecode decodes it, appended to `list` */
@@ -64,33 +66,112 @@ static PyObject *kind_of(Walk *w, PyObject *name) {
     return PyObject_CallOneArg(w->classify, name);
 }
 
-/* a `cls` for the file (relpath path[root_len:end], name `name_bytes`), appended to w->files */
-static int add_file(Walk *w, const char *rel, size_t rel_len, const char *name_bytes, size_t name_len) {
-    PyObject *rel_obj = NULL, *name = NULL, *kind = NULL, *dict = NULL, *obj = NULL;
+/* a `cls` for the file (relpath `rel`, name `name` decoded), appended to w->files: its instance
+ * dictionary a copy of the template {root, rel: None, kind: None, symlink: None, stamp: None,
+ * error: None} (made presized, in that key order, without a key looked up or interned per file)
+ * with its relpath and kind put in */
+static int add_file(Walk *w, const char *rel, size_t rel_len, PyObject *name) {
+    PyObject *rel_obj = NULL, *kind = NULL, *dict = NULL, *obj = NULL;
     int r = -1;
     if ((rel_obj = PyUnicode_DecodeFSDefaultAndSize(rel, (Py_ssize_t)rel_len)) == NULL) goto done;
-    if ((name = PyUnicode_DecodeFSDefaultAndSize(name_bytes, (Py_ssize_t)name_len)) == NULL) goto done;
     if ((kind = kind_of(w, name)) == NULL) goto done;
-    if ((dict = PyDict_New()) == NULL) goto done;
-    if (PyDict_SetItemString(dict, "root", w->root) < 0 || PyDict_SetItemString(dict, "rel", rel_obj) < 0
-        || PyDict_SetItemString(dict, "kind", kind) < 0 || PyDict_SetItemString(dict, "symlink", Py_None) < 0
-        || PyDict_SetItemString(dict, "stamp", Py_None) < 0 || PyDict_SetItemString(dict, "error", Py_None) < 0)
-        goto done;
+    if ((dict = PyDict_Copy(w->template)) == NULL) goto done;
+    if (PyDict_SetItem(dict, key_rel, rel_obj) < 0 || PyDict_SetItem(dict, key_kind, kind) < 0) goto done;
     if ((obj = PyBaseObject_Type.tp_new((PyTypeObject *)w->cls, empty_args, NULL)) == NULL) goto done;
     if (PyObject_GenericSetDict(obj, dict, NULL) < 0) goto done;
     r = PyList_Append(w->files, obj);
 done:
     Py_XDECREF(rel_obj);
-    Py_XDECREF(name);
     Py_XDECREF(kind);
     Py_XDECREF(dict);
     Py_XDECREF(obj);
     return r;
 }
 
+/* One entry of a folder, kept while the folder is sorted: its name (bytes and decoded), whether
+ * it is a folder, and its sort key (the decoded name, a folder's with "/" after it). */
+typedef struct {
+    char *bytes;
+    size_t len;
+    int is_dir;
+    PyObject *name, *key;
+} Entry;
+
+/* the order of the relpaths the entries start: a folder's relpaths all start with its name and
+ * "/", and no sibling's name holds "/", so comparing the keys (as Python compares str) orders
+ * every relpath of the tree as sorting them would */
+static int by_key(const void *a, const void *b) {
+    return PyUnicode_Compare(((const Entry *)a)->key, ((const Entry *)b)->key);
+}
+
+static void free_entries(Entry *entries, size_t n) {
+    for (size_t i = 0; i < n; i++) {
+        PyMem_Free(entries[i].bytes);
+        Py_XDECREF(entries[i].name);
+        Py_XDECREF(entries[i].key);
+    }
+    PyMem_Free(entries);
+}
+
+/* The folder's entries, read whole (1), each but "." and ".." with its name decoded and its
+ * sort key; 0: declined (what the Python walk decides about, or a failed read); -1: a Python
+ * error. `*out`/`*count` are set in every case (freed by the caller). */
+static int read_entries(Walk *w, DIR *dir, Entry **out, size_t *count) {
+    size_t n = 0, cap = 16;
+    Entry *entries = PyMem_Malloc(cap * sizeof(Entry));
+    *out = entries;
+    *count = 0;
+    if (entries == NULL) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    for (;;) {
+        errno = 0;
+        struct dirent *de = readdir(dir);
+        if (de == NULL) return errno != 0 ? 0 : 1;
+        const char *name = de->d_name;
+        if (name[0] == '.' && (name[1] == 0 || (name[1] == '.' && name[2] == 0))) continue;
+        if (strncmp(name, ".musify", 7) == 0 || (w->gitignore && strcmp(name, ".gitignore") == 0)) return 0;
+        unsigned char type = de->d_type;
+        if (type == DT_UNKNOWN) {  /* what DirEntry.is_dir(follow_symlinks=False) asks then */
+            struct stat st;
+            if (fstatat(dirfd(dir), name, &st, AT_SYMLINK_NOFOLLOW) != 0) return 0;
+            type = S_ISDIR(st.st_mode) ? DT_DIR : S_ISREG(st.st_mode) ? DT_REG : DT_UNKNOWN;
+        }
+        if (type != DT_DIR && type != DT_REG) return 0;
+        if (n == cap) {
+            Entry *more = PyMem_Realloc(entries, 2 * cap * sizeof(Entry));
+            if (more == NULL) {
+                PyErr_NoMemory();
+                return -1;
+            }
+            *out = entries = more;
+            cap *= 2;
+        }
+        Entry *e = &entries[n];
+        e->len = strlen(name);
+        e->is_dir = type == DT_DIR;
+        e->name = e->key = NULL;
+        if ((e->bytes = PyMem_Malloc(e->len + 1)) == NULL) {
+            PyErr_NoMemory();
+            return -1;
+        }
+        memcpy(e->bytes, name, e->len + 1);
+        *count = ++n;
+        if ((e->name = PyUnicode_DecodeFSDefaultAndSize(name, (Py_ssize_t)e->len)) == NULL) return -1;
+        if (e->is_dir) {
+            if ((e->key = PyUnicode_Concat(e->name, slash)) == NULL) return -1;
+        } else {
+            e->key = Py_NewRef(e->name);
+        }
+    }
+}
+
 /* 1: walked; 0: declined (the caller walks in Python); -1: a Python error is set. path[0:len] is
  * the folder's path, `fd` the folder opened (taken: closed here). Each folder is opened from its
- * parent's descriptor: the system looks up one name, not the whole path again. */
+ * parent's descriptor: the system looks up one name, not the whole path again. Its entries are
+ * read whole and sorted (`by_key`), so the tree's files come out in their relpaths' order and the
+ * caller need not sort them. */
 static int walk_dir(Walk *w, size_t len, int fd) {
     if (fd < 0) return 0;
     DIR *dir = fdopendir(fd);
@@ -98,59 +179,33 @@ static int walk_dir(Walk *w, size_t len, int fd) {
         close(fd);
         return 0;
     }
-    int result = 1;
-    for (;;) {
-        errno = 0;
-        struct dirent *de = readdir(dir);
-        if (de == NULL) {
-            if (errno != 0) result = 0;
-            break;
-        }
-        const char *name = de->d_name;
-        if (name[0] == '.' && (name[1] == 0 || (name[1] == '.' && name[2] == 0))) continue;
-        if (strncmp(name, ".musify", 7) == 0 || (w->gitignore && strcmp(name, ".gitignore") == 0)) {
-            result = 0;
-            break;
-        }
-        int is_dir;
-        unsigned char type = de->d_type;
-        if (type == DT_UNKNOWN) {  /* what DirEntry.is_dir(follow_symlinks=False) asks then */
-            struct stat st;
-            if (fstatat(dirfd(dir), name, &st, AT_SYMLINK_NOFOLLOW) != 0) {
-                result = 0;
-                break;
-            }
-            type = S_ISDIR(st.st_mode) ? DT_DIR : S_ISREG(st.st_mode) ? DT_REG : DT_UNKNOWN;
-        }
-        if (type == DT_DIR) is_dir = 1;
-        else if (type == DT_REG) is_dir = 0;
-        else {
-            result = 0;
-            break;
-        }
-        size_t name_len = strlen(name);
-        if (len + 1 + name_len + 1 > WALK_PATH_MAX) {
+    Entry *entries;
+    size_t n;
+    int result = read_entries(w, dir, &entries, &n);
+    if (result == 1 && n > 1) qsort(entries, n, sizeof(Entry), by_key);
+    for (size_t i = 0; result == 1 && i < n; i++) {
+        Entry *e = &entries[i];
+        if (len + 1 + e->len + 1 > WALK_PATH_MAX) {
             result = 0;
             break;
         }
         w->path[len] = '/';
-        memcpy(w->path + len + 1, name, name_len + 1);
-        size_t end = len + 1 + name_len;
+        memcpy(w->path + len + 1, e->bytes, e->len + 1);
+        size_t end = len + 1 + e->len;
         const char *rel = w->path + w->root_len;
         size_t rel_len = end - w->root_len;
-        if (is_dir) {
+        if (e->is_dir) {
             if (add_decoded(w->dir_rels, rel, rel_len) < 0) {
                 result = -1;
                 break;
             }
-            if (strcmp(name, ".git") == 0) continue;  /* listed, never entered (as the Python walk) */
-            result = walk_dir(w, end, openat(dirfd(dir), name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
-            if (result != 1) break;
-        } else if (add_file(w, rel, rel_len, name, name_len) < 0) {
+            if (strcmp(e->bytes, ".git") == 0) continue;  /* listed, never entered (as the Python walk) */
+            result = walk_dir(w, end, openat(dirfd(dir), e->bytes, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+        } else if (add_file(w, rel, rel_len, e->name) < 0) {
             result = -1;
-            break;
         }
     }
+    free_entries(entries, n);
     w->path[len] = 0;
     closedir(dir);
     return result;
@@ -187,14 +242,20 @@ static PyObject *cwalk_walk(PyObject *self, PyObject *args) {
     w->classify = classify;
     w->files = PyList_New(0);
     w->dir_rels = PyList_New(0);
+    w->template = PyDict_New();
     PyObject *out = NULL;
-    if (w->files && w->dir_rels) {
+    if (w->files && w->dir_rels && w->template && PyDict_SetItem(w->template, key_root, root_str) == 0
+        && PyDict_SetItem(w->template, key_rel, Py_None) == 0 && PyDict_SetItem(w->template, key_kind, Py_None) == 0
+        && PyDict_SetItem(w->template, key_symlink, Py_None) == 0
+        && PyDict_SetItem(w->template, key_stamp, Py_None) == 0
+        && PyDict_SetItem(w->template, key_error, Py_None) == 0) {
         int r = walk_dir(w, len, open(w->path, O_RDONLY | O_DIRECTORY | O_CLOEXEC));
         if (r == 1) out = PyTuple_Pack(2, w->files, w->dir_rels);
         else if (r == 0) out = Py_NewRef(Py_None);
     }
     Py_XDECREF(w->files);
     Py_XDECREF(w->dir_rels);
+    Py_XDECREF(w->template);
     PyMem_Free(w);
     return out;
 }
@@ -210,5 +271,14 @@ static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_cwalk", NULL, -1, m
 
 PyMODINIT_FUNC PyInit__cwalk(void) {
     if (empty_args == NULL && (empty_args = PyTuple_New(0)) == NULL) return NULL;
+    if (slash == NULL) {
+        if ((slash = PyUnicode_InternFromString("/")) == NULL || (key_root = PyUnicode_InternFromString("root")) == NULL
+            || (key_rel = PyUnicode_InternFromString("rel")) == NULL
+            || (key_kind = PyUnicode_InternFromString("kind")) == NULL
+            || (key_symlink = PyUnicode_InternFromString("symlink")) == NULL
+            || (key_stamp = PyUnicode_InternFromString("stamp")) == NULL
+            || (key_error = PyUnicode_InternFromString("error")) == NULL)
+            return NULL;
+    }
     return PyModule_Create(&module);
 }

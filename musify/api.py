@@ -197,17 +197,27 @@ def _plan(files: list[Found], inputs: list[str], options: Options, prefixes: dic
     if not options.rename_files:
         renamed_kinds = frozenset()
     roots = _display_roots(inputs)
+    # a new extension by what follows the dot of the old one (`_split_ext`, without its call)
+    new_tails = {ext[1:]: new for ext, new in new_exts.items() if ext[:1] == "."}
     paths: list[str | None] = []  # each file's path; None for a link or a missing file (no job)
     asked = []  # (index, new relpath) of each file renamed unless it keeps its name
-    for f in files:
-        if f.symlink is not None or f.kind in ("missing", "special"):
+    for k, f in enumerate(files):
+        kind = f.kind
+        if f.symlink is not None or kind in ("missing", "special"):
             paths.append(None)
             continue
-        if f.kind in renamed_kinds:
-            stem, ext = _split_ext(f.rel)
-            if ext in new_exts:
-                asked.append((len(paths), stem + new_exts[ext]))
-        paths.append(join_rel(f.root, f.rel))
+        rel = f.rel
+        if kind in renamed_kinds:
+            stem, _, tail = rel.rpartition(".")
+            if stem and stem[-1] not in "./" and "/" not in tail:  # plainly the name's extension
+                new = new_tails.get(tail)
+                if new is not None:
+                    asked.append((k, stem + new))
+            else:
+                stem, ext = _split_ext(rel)
+                if ext in new_exts:
+                    asked.append((k, stem + new_exts[ext]))
+        paths.append(join_rel(f.root, rel))
     items = [(files[k], target, paths[k]) for k, target in asked]
     if meanwhile is not None and len(items) >= OVERLAP_MIN:
         keeps = beside(functools.partial(renames.keep_names, items, existing, unlisted), functools.partial(meanwhile, files))
@@ -216,14 +226,24 @@ def _plan(files: list[Found], inputs: list[str], options: Options, prefixes: dic
     targets = {k: target for (k, target), kept in zip(asked, keeps) if not kept}
     plan: list[tuple[Found, FileJob | None]] = []
     shown: dict[str, str | None] = {}  # input root -> what its files' shown paths start with (None: ask _display)
+    last_root = head = prefix = None  # (the files of one root come together: its head and prefix asked once)
     for k, (f, abspath) in enumerate(zip(files, paths)):
         if abspath is None:
             plan.append((f, None))
             continue
         rel, root = f.rel, f.root
-        head = shown[root] if root in shown else shown.setdefault(root, _shown_head(roots.get(root)))
-        plan.append((f, FileJob(abspath, rel, root, f.kind, _join(prefixes.get(root, ""), targets.get(k, rel)),
-                                printable(head + rel) if head is not None else _display(inputs, f, roots))))
+        if root is not last_root:
+            last_root = root
+            head = shown[root] if root in shown else shown.setdefault(root, _shown_head(roots.get(root)))
+            prefix = prefixes.get(root, "")
+        target = targets.get(k, rel)
+        if head is not None:
+            display = head + rel
+            if not display.isprintable():
+                display = printable(display)
+        else:
+            display = _display(inputs, f, roots)
+        plan.append((f, FileJob(abspath, rel, root, f.kind, f"{prefix}/{target}" if prefix else target, display)))
     return plan
 
 
@@ -295,8 +315,10 @@ def _project(plan: list[tuple[Found, FileJob | None]], options: Options) -> Proj
         if job is None:
             continue
         rel, out = job.rel, job.output_rel
-        new = out[out.rfind("/") + 1:]
-        old = rel[rel.rfind("/") + 1:]
+        if out == rel:
+            continue  # (the same name: most files of a tree given alone)
+        new = out.rpartition("/")[2]
+        old = rel.rpartition("/")[2]
         if new != old:
             renames[rel] = rel[:len(rel) - len(old)] + new
     return build_project_info(relpaths, renames)

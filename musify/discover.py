@@ -95,8 +95,10 @@ def join_rel(root: str, rel: str) -> str:
     """`root` joined with the posix relative path `rel` (listed names: no empty component), as
     `os.path.join(root, *rel.split("/"))` gives it, without its Python-level loop where the
     separator is "/" already (planning asks it of every file)."""
-    if _SLASH and root and not rel.startswith("/") and "//" not in rel:
-        return root + rel if root.endswith("/") else f"{root}/{rel}"
+    # (indexing, not `startswith`/`endswith`: each of those parses its arguments, and this is
+    # asked two or three times a file)
+    if _SLASH and root and rel[:1] != "/" and "//" not in rel:
+        return root + rel if root[-1] == "/" else f"{root}/{rel}"
     return os.path.join(root, *rel.split("/"))
 
 
@@ -323,17 +325,21 @@ def _walk(root: str, exclude: tuple[str, ...], respect_gitignore: bool, found: D
     Each folder's path is carried beside its relpath (not joined again from its parts). Without
     stamps or exclusions, the compiled walk (`_cwalk.walk`) lists the tree in one call where it
     holds only folders and regular files (no link, no musify file, no .gitignore to honour),
-    each file's `Found` made there as `Found(root, rel, classify(name))` makes it; this walk is its
-    reference and walks whatever it declines."""
+    each file's `Found` made there as `Found(root, rel, classify(name))` makes it, in the order
+    sorting them gives (so a run over one input sorts nothing); this walk is its reference and
+    walks whatever it declines."""
     files = found.files
     unlisted = found.unlisted.setdefault(root, set())
     if _NATIVE is not None and not stamps and not exclude:
         got = _NATIVE.walk(root, respect_gitignore, Found, _BY_EXT, classify)
         if got is not None:  # else something only this walk decides about: it walks the tree
             listed, folders = got
-            files.extend(listed)
             unlisted.update(folders)
-            files.sort(key=_BY_PLACE)
+            if files:  # another input's files before these: the whole list sorted
+                files.extend(listed)
+                files.sort(key=_BY_PLACE)
+            else:
+                files.extend(listed)  # (listed in their relpaths' order: nothing to sort)
             return
     ignore = GitIgnore()
     todo = [("", root)]

@@ -9,6 +9,10 @@ from __future__ import annotations
 import os
 
 _MADE: dict[str, bool] = {}  # folder -> whether this run created it
+# a port's (first mode, mode, uid, gid) by its source's (mode, uid, gid), None: no source stat
+# (`writers._given`): what the umask and the owner make of them, known once a run
+_GIVEN: dict[tuple[int, int, int] | None, tuple[int, int, int, int]] = {}
+_FOLDERS: dict[tuple[str, str], str] = {}  # (output tree, a port's folder in it) -> the folder's path
 
 
 def ensure_dir(directory: str) -> None:
@@ -47,6 +51,8 @@ def _mkdir_once(directory: str) -> bool:
 def forget_dirs() -> None:
     """Start a new run: folders may have been removed since the last one (and the umask changed)."""
     _MADE.clear()
+    _GIVEN.clear()
+    _FOLDERS.clear()
     _UMASK.clear()
     _IDS.clear()
 

@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING
 
 from musify import collector, lifeline, readahead, writers
 from musify.classes import dataclass
-from musify.runner import FileJob, migrate_file_stated
+from musify.runner import FileJob, migrate_file_stated, steady
 from musify.writer_thread import port_writer
 
 if TYPE_CHECKING:
@@ -77,7 +77,7 @@ def _work(item: tuple[int, FileJob]) -> tuple[int, FileResult, bytes | None, str
 def _work_chunk(items: tuple[tuple[int, FileJob], ...]) -> list[tuple[int, FileResult, bytes | None, str | None]]:
     """`_work` for a chunk of jobs, as `Executor.map` would run them, the chunk's files read
     ahead meanwhile by this worker's reader thread (each worker reads only its own files)."""
-    with readahead.reading([job.abspath for _, job in items]):
+    with readahead.reading([job.abspath for _, job in items]), steady(_WORKER["ruleset"], _WORKER["options"]):
         return [_work(item) for item in items]
 
 
@@ -141,7 +141,7 @@ def run_jobs(todo: list[tuple[int, FileJob]], ruleset: RuleSet, options: Options
     if options.jobs <= 1 or len(todo) < 2:
         # the run's long-lived objects (modules, rules, plan) out of every collection meanwhile
         with collector.frozen(), port_writer(writes if len(todo) > 1 and THREAD else None) as writer, \
-                readahead.reading([job.abspath for _, job in todo]):
+                readahead.reading([job.abspath for _, job in todo]), steady(ruleset, options):
             for i, job in todo:
                 result, data, st = migrate_file_stated(job, ruleset, options, project)
                 if writer is not None:

@@ -63,9 +63,9 @@ class ReadAhead:
         (`offer`), by path; such a file is not read again (and, as every file, is handed over only
         while its path still names it unchanged)."""
         native = _native()
-        self._index: dict[str, int] = {}
-        for k, path in enumerate(paths):
-            self._index.setdefault(path, k)
+        # path -> its first place in `paths` (made in C: the later places of a path given twice
+        # come first, so its first one is written last)
+        self._index: dict[str, int] = dict(zip(reversed(paths), range(len(paths) - 1, -1, -1)))
         given = [offered.get(path) for path in paths] if offered else None
         self._reader = None if native is None else native.Reader(
             list(paths), os.stat_result, max_files or MAX_FILES, max_bytes or MAX_BYTES,
@@ -125,5 +125,11 @@ def reading(paths: Sequence[str]) -> Iterator[ReadAhead | None]:
 
 
 def take(path: str) -> tuple[bytes, os.stat_result] | None:
-    """What the active read-ahead holds for `path` (None: there is none, or read it yourself)."""
-    return _ACTIVE[-1].take(path) if _ACTIVE else None
+    """What the active read-ahead holds for `path` (None: there is none, or read it yourself):
+    `ReadAhead.take` of the innermost, without its call (every file of a run asks)."""
+    if not _ACTIVE:
+        return None
+    ahead = _ACTIVE[-1]
+    k = ahead._index.get(path)
+    reader = ahead._reader
+    return None if k is None or reader is None else reader.take(k)

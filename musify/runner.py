@@ -15,6 +15,7 @@ import io
 import os
 import time
 from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from typing import TYPE_CHECKING
 
 from musify import diagnostics, packed_edits, readahead
@@ -51,10 +52,15 @@ class FileJob:
     display: str = ""  # the path as the user should see it in messages
 
     def __init__(self, abspath: str, rel: str, root: str, kind: str, output_rel: str, display: str = "") -> None:
-        """What the dataclass would generate, the fields written to the instance dictionary
-        directly (a frozen one sets each through `object.__setattr__`: planning makes one job
-        per file, and this is a third of the generated one's cost)."""
-        self.__dict__.update(abspath=abspath, rel=rel, root=root, kind=kind, output_rel=output_rel, display=display)
+        """What the dataclass would generate, the fields given as the instance dictionary (a
+        frozen one sets each through `object.__setattr__`: planning makes one job per file, and
+        this is a third of the generated one's cost; a dictionary made whole and set, rather
+        than keywords copied into it)."""
+        _SET_DICT(self, {"abspath": abspath, "rel": rel, "root": root, "kind": kind, "output_rel": output_rel,
+                         "display": display})
+
+
+_SET_DICT = FileJob.__dict__["__dict__"].__set__  # a job's instance dictionary, given whole
 
 
 def migrate_text(text: str, path: str, ruleset: RuleSet, options: Options,
@@ -82,7 +88,11 @@ def _edit(text: str, path: str, ruleset: RuleSet, options: Options, project: Pro
     comes back without the scan and the passes' shared scratch facts (a huge file's tokens and
     function lists are most of what its migration holds, and nothing after the passes reads them)."""
     NO_SCAN, LineIndex, language_for, plan, file_bits = _FRONT or _front()
-    language = language_for(kind or classify(path))
+    kind = kind or classify(path)
+    made = _STEADY[2].get(kind) if _STEADY[0] is ruleset and _STEADY[1] is options else None
+    if made is not None and made[2] is not plan:
+        made = None  # (another `plan` put in `_FRONT` since)
+    language = made[0] if made is not None else language_for(kind)
     sc = language.front_end(text, ruleset)
     ctx = PassContext(path, text, sc, ruleset, options, project or ProjectInfo(), LineIndex(text),
                       display or path, abspath)
@@ -91,7 +101,12 @@ def _edit(text: str, path: str, ruleset: RuleSet, options: Options, project: Pro
     if sc.problems:
         _report_problems(ctx, sc)
     edits = None  # an EditList once a pass makes one: compact, a huge file has a million of them
-    passes, prefixes = plan(language, ruleset, options)
+    if made is not None:
+        passes, prefixes = made[1]
+    else:
+        passes, prefixes = made_plan = plan(language, ruleset, options)
+        if _STEADY[0] is ruleset and _STEADY[1] is options:
+            _STEADY[2][kind] = (language, made_plan, plan)
     present = sc.idents.names if prefixes and sc.prefixes is prefixes else None  # the scan's candidate names
     bits = None  # the file's literal words (`literals.file_bits`), asked by the first pass with triggers
     for name, run, needs, triggers, idle in passes:  # idle: the facts it writes finding nothing
@@ -139,6 +154,23 @@ def _front() -> tuple:
 
 
 _FRONT: list = []
+# while a run migrates its files (`steady`): its RuleSet and Options, and by file kind the
+# language, its plan and the `plan` that made it, asked once a run rather than once a file (the
+# run changes neither; `languages.plan` checks the rule tables' sizes on every call, which a
+# caller migrating text with rules it changes between calls still gets)
+_STEADY: list = [None, None, {}]
+
+
+@contextmanager
+def steady(ruleset: RuleSet, options: Options) -> Iterator[None]:
+    """While the block runs, `_edit` remembers each kind's language and plan for `ruleset` and
+    `options` (a run's files: neither changes meanwhile), forgotten on the way out."""
+    before = _STEADY[:]
+    _STEADY[:] = [ruleset, options, {}]
+    try:
+        yield
+    finally:
+        _STEADY[:] = before
 
 
 def prepare(kinds: set[str], ruleset: RuleSet, options: Options) -> None:
@@ -204,7 +236,13 @@ def migrate_file_stated(job: FileJob, ruleset: RuleSet, options: Options,
         if data is None:
             return result, None, st
         codec = wide_codec(data)  # UTF-16/32 with a byte-order mark: kept in that encoding
-        text, bad = _decode(data) if codec is None else (decode_wide(data, codec), 0)
+        if codec is not None:
+            text, bad = decode_wide(data, codec), 0
+        else:
+            try:  # (`_decode`'s common case without its call)
+                text, bad = data.decode("utf-8"), 0
+            except UnicodeDecodeError:
+                text, bad = _decode(data)
         size = len(data)
         if codec is None and size >= LARGE:
             data = None  # the text gives them back exactly (surrogateescape round-trips every byte)
@@ -222,7 +260,7 @@ def migrate_file_stated(job: FileJob, ruleset: RuleSet, options: Options,
         _fill(result, ctx, edits, text, size, ruleset)
         if edits and (new != data if data is not None else not _encodes_to(text, new)):
             result.status = "migrated"
-        elif job.output_rel.rsplit("/", 1)[-1] != job.rel.rsplit("/", 1)[-1]:
+        elif job.output_rel.rpartition("/")[2] != job.rel.rpartition("/")[2]:
             result.status = "migrated"  # renamed
         return result, new, st
     except UnicodeDecodeError as exc:  # only a wide codec decodes strictly: its mark lied

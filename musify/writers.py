@@ -12,10 +12,19 @@ import os
 import stat
 import tempfile
 
-from musify.discover import join_rel
+from musify.discover import _SLASH, join_rel
 from musify.file_tools import _holds, copy_file, discard, own_like, stat_or_none
 from musify.frontend import compiled
-from musify.out_folders import _MADE, _ids, _made_now, _run_umask, forget_dirs, prepare_threads
+from musify.out_folders import (
+    _FOLDERS,
+    _GIVEN,
+    _MADE,
+    _ids,
+    _made_now,
+    _run_umask,
+    forget_dirs,
+    prepare_threads,
+)
 
 __all__ = ["forget_dirs", "prepare_threads", "write_into", "write_stated", "write_stated_many"]
 
@@ -39,10 +48,10 @@ def write_stated(out_dir: str, rel: str, data: bytes | None, source: str, st: os
         copy_file(source, dst)
         return
     made = _MADE.get(directory)
+    if made is None:  # a folder not known yet: made now (then nothing can be in it), or found there
+        made = _made_now(directory)
     if not made and st is not None and _holds(dst, data, None, st):
-        return  # (a folder not known yet is asked for the file first: on a re-run it is there)
-    if made is None:
-        _made_now(directory)
+        return
     st = st or stat_or_none(dst)  # the target's attributes when the source has gone
     if _CPORT is not None and _put_native(directory, dst, data, st):
         return
@@ -66,8 +75,7 @@ def write_stated_many(out_dir: str, ports: list[tuple[str, bytes | None, str, os
     batch: list[tuple] = []
     where: list[tuple[int, str, str]] = []  # per batched port: its index, folder, target
     temp = _TEMP_NAME[0] if _TEMP_NAME else _temp_name()
-    # (first mode, mode, uid, gid) by the source's (mode, uid, gid): a tree's files share a few
-    attributes: dict[tuple[int, int, int] | None, tuple[int, int, int, int]] = {}
+    attributes = _GIVEN
     for k, (rel, data, source, st) in enumerate(ports):
         directory, dst = _place(out_dir, rel)
         made = _MADE.get(directory)
@@ -75,12 +83,8 @@ def write_stated_many(out_dir: str, ports: list[tuple[str, bytes | None, str, os
             _flush_batch(batch, where, ports, out_dir, causes)
             causes[k] = _write_one(out_dir, rel, data, source, st)
             continue
-        key = None if st is None else (st.st_mode, st.st_uid, st.st_gid)
-        given = attributes.get(key)
-        if given is None:
-            mode, owner, first = _attributes(st)
-            given = attributes[key] = (first, mode, *(owner if owner is not None else (-1, -1)))
-        batch.append((directory, made is None, join_rel(directory, temp), dst, data, *given))
+        given = attributes.get(None if st is None else (st.st_mode, st.st_uid, st.st_gid)) or _given(st)
+        batch.append((directory, made is None, _inside(directory, temp), dst, data, *given))
         where.append((k, directory, dst))
     _flush_batch(batch, where, ports, out_dir, causes)
     return causes
@@ -91,8 +95,19 @@ def _place(out_dir: str, rel: str) -> tuple[str, str]:
     `os.path.join` makes them, joined by `discover.join_rel` (the writer thread asks this of
     every port while it holds the interpreter's lock: `os.path.join` took three times as long)."""
     head, _, name = rel.rpartition("/")
-    directory = join_rel(out_dir, head) if head else (out_dir or ".")
-    return directory, join_rel(directory, name)
+    key = (out_dir, head)
+    directory = _FOLDERS.get(key)
+    if directory is None:  # (each folder joined once a run: its files share it)
+        directory = _FOLDERS[key] = join_rel(out_dir, head) if head else (out_dir or ".")
+    return directory, _inside(directory, name)
+
+
+def _inside(directory: str, name: str) -> str:
+    """`join_rel(directory, name)` for a name without "/" (a listed file's own name), by
+    concatenation where the separator is "/" already."""
+    if _SLASH and name:
+        return directory + name if directory[-1] == "/" else f"{directory}/{name}"
+    return join_rel(directory, name)
 
 
 def _write_one(out_dir: str, rel: str, data: bytes | None, source: str, st: os.stat_result | None) -> str | None:
@@ -148,19 +163,28 @@ def _attributes(st: os.stat_result | None) -> tuple[int, tuple[int, int] | None,
     return mode, owner, first
 
 
+def _given(st: os.stat_result | None) -> tuple[int, int, int, int]:
+    """(first mode, mode, uid, gid) of a port whose source has the stat `st` (`_attributes`; -1
+    for no owner to set), remembered for the run by the source's (mode, uid, gid): a tree's
+    files share a few, and every port asks."""
+    mode, owner, first = _attributes(st)
+    given = _GIVEN[None if st is None else (st.st_mode, st.st_uid, st.st_gid)] = \
+        (first, mode, *(owner if owner is not None else (-1, -1)))
+    return given
+
+
 def _put_native(directory: str, dst: str, data: bytes, st: os.stat_result | None) -> bool:
     """`_port_temp` and the rename by one call of the compiled `_cport.put`, which makes all
     their system calls with the interpreter's lock given away once (the writer thread of a -j1
     run otherwise wins it back from the migrating thread after each of them). False, having
     made nothing, when the fixed temporary name is taken: the Python path makes a unique one."""
-    mode, owner, first = _attributes(st)
-    tmp = os.path.join(directory, _TEMP_NAME[0] if _TEMP_NAME else _temp_name())
-    uid, gid = owner if owner is not None else (-1, -1)
+    first, mode, uid, gid = _GIVEN.get(None if st is None else (st.st_mode, st.st_uid, st.st_gid)) or _given(st)
+    tmp = _inside(directory, _TEMP_NAME[0] if _TEMP_NAME else _temp_name())
     fd = _CPORT.put(tmp, dst, data, first, mode, uid, gid)
     if fd == -2:
         return False
     if fd >= 0:  # written, but its mode or owner is not yet the port's: set them through it
-        _own_and_rename(fd, tmp, dst, mode, owner, st)
+        _own_and_rename(fd, tmp, dst, mode, None if st is None else (st.st_uid, st.st_gid), st)
     return True
 
 

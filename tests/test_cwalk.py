@@ -74,8 +74,16 @@ def test_compiled_walk_agrees_with_the_python_walk(tmp_path, seed):
     with open(os.path.join(root, b".git", b"objects", b"k.cu"), "wb") as fh:
         fh.write(b"int x;\n")
     os.makedirs(os.path.join(root, b"empty", b"deeper", b"still"))
-    assert _walk(os.fsdecode(root), True) is not None  # walked, not declined
+    walked = _walk(os.fsdecode(root), True)
+    assert walked is not None  # walked, not declined
+    rels = [f.rel for f in walked[0]]
+    assert rels == sorted(rels)  # listed in order: the caller sorts nothing
     _assert_same(os.fsdecode(root))
+    other = os.fsencode(tmp_path / "s")  # a second input: the two lists sorted as one
+    os.mkdir(other)
+    _tree(other, random.Random(seed + 100), 2)
+    got = discover.discover([os.fsdecode(other), os.fsdecode(root)], (), True, stamps=False)
+    assert got.files == sorted(got.files, key=lambda f: (f.root, f.rel))
 
 
 def test_a_git_file_is_listed(tmp_path):

@@ -219,8 +219,10 @@ def scan(text: str, prefixes: tuple[str, ...] = VENDOR_PREFIXES) -> Scan:
     if _NATIVE is not None:
         found = _NATIVE.scan(text, prefixes)
         if found is not None:
-            return Scan(native_idents(found[0], found[1], found[2], found[7]), found[3], found[4], found[5], found[6],
-                        None, None, prefixes)
+            rows, itemsize, names, includes, directives, spans, problems, contexts = found
+            # (`native_idents`, without its call: every file is scanned)
+            return Scan(IdentList(array("i" if itemsize == 4 else "q", rows), names, contexts), includes, directives,
+                        spans, problems, None, None, prefixes)
     return scan_python(text, prefixes)
 
 
