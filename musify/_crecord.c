@@ -372,6 +372,8 @@ static PyObject *memo_get(PyObject *memo, PyObject *key) {
 static PyObject *memo_get(PyObject *memo, PyObject *key) { return PyDict_GetItemWithError(memo, key); }
 #endif
 
+#define FEW_FIELDS 32  /* field tuples a file's counts are kept on the stack for */
+
 /* record(text, rows, starts, ...): `starts` is the file's line table (a list or an array), or
  * None: then each edit's line is found by counting the newlines since the one before (the edits
  * are in order; the table costs an int object a line, for a file that needs it for nothing else) */
@@ -398,16 +400,23 @@ static PyObject *record(PyObject *self, PyObject *args) {
         ints_close(&rows);
         Py_RETURN_NONE;
     }
-    PyObject *result = NULL, *json = NULL, **infos = NULL;
-    Py_ssize_t *count = NULL, nfields = PyList_GET_SIZE(fields);
+    PyObject *result = NULL, *json = NULL, **infos = NULL, *few_infos[FEW_FIELDS];
+    Py_ssize_t *count = NULL, nfields = PyList_GET_SIZE(fields), few_count[FEW_FIELDS];
     Out o = {NULL, 0, 0};
     int bad = 0;
     Py_ssize_t n = rows.n / 3, len = PyUnicode_GET_LENGTH(text);
     int kind = PyUnicode_KIND(text);
     const void *data = PyUnicode_DATA(text);
     if (rows.n % 3 || (!walk && starts.n == 0)) goto fallback;
-    count = PyMem_Calloc((size_t)(nfields ? nfields : 1), sizeof(Py_ssize_t));
-    infos = PyMem_Calloc((size_t)(nfields ? nfields : 1), sizeof(PyObject *));
+    if (nfields <= FEW_FIELDS) {  /* most files: a few field tuples, counted on the stack */
+        memset(few_count, 0, (size_t)nfields * sizeof *few_count);
+        memset(few_infos, 0, (size_t)nfields * sizeof *few_infos);
+        count = few_count;
+        infos = few_infos;
+    } else {
+        count = PyMem_Calloc((size_t)nfields, sizeof(Py_ssize_t));
+        infos = PyMem_Calloc((size_t)nfields, sizeof(PyObject *));
+    }
     if (!count || !infos) {
         PyErr_NoMemory();
         goto done;
@@ -499,8 +508,8 @@ done:
     Py_XDECREF(json);
     if (infos)
         for (Py_ssize_t i = 0; i < nfields; i++) Py_XDECREF(infos[i]);
-    PyMem_Free(infos);
-    PyMem_Free(count);
+    if (infos != few_infos) PyMem_Free(infos);
+    if (count != few_count) PyMem_Free(count);
     PyMem_Free(o.buf);
     ints_close(&starts);
     ints_close(&rows);
