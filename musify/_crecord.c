@@ -10,7 +10,7 @@
  *
  * record(text, rows, starts, fields, memo, render, ascii)
  *     -> (json | None, lines_touched, bytes_changed, by_library, by_kind, renamed, includes, shims,
- *         inferred, converted) | None
+ *         inferred, converted, line_count) | None
  *   rows: an `EditList`'s array (start, end, index into `fields` per row); starts: a `LineIndex`'s
  *   line starts (a list of ints or an array of 8-byte ints); memo[fields[i]]: what an edit with
  *   those fields adds, (library, kind, category, the name it counts as converted or None,
@@ -18,8 +18,10 @@
  *   packed_edits.PackedEdits renders; lines_touched counts the changes of start line from edit to
  *   edit (plus one); bytes_changed sums (end - start) when `ascii` (a character is a byte), else
  *   the UTF-8 length of each replaced text (a lone surrogate from surrogateescape is one byte);
- *   the rest is what runner._tally sums, its dicts in key order. None unless every span lies in
- *   the text in start order and every field tuple used is in the memo.
+ *   the rest is what runner._tally sums, its dicts in key order; line_count is the file's
+ *   `LineIndex.line_count` (the table's length, or the newlines plus one, counted on to the end
+ *   of the text by the walk that found the edits' lines). None unless every span lies in the text
+ *   in start order and every field tuple used is in the memo.
  * entry(keys, values, raw_at, raw, shape=None) -> str | None: "{" key0 value0 "," key1 value1 ... "}"
  *   with each value as json.dumps(value, separators=(",", ":")) writes it, and `raw` (ASCII JSON
  *   text) written as it is for value `raw_at` when it is not None. `shape` = (class, key texts,
@@ -49,6 +51,8 @@
  *   dict is not an exact dict.
  * line_count(text) -> int: text.count("\n") + 1 (a file's `lines_total` where its line starts
  *   were never made: most files of a big tree), sixteen characters compared at once.
+ * sorted_counts(d) -> dict: dict(sorted(d.items())) of a dict (runner._sorted: a file's facts
+ *   and unconverted names in key order).
  *
  * The module is four files: this one (record() and the method table), _crecord_entry.c,
  * _crecord_totals.c, and _crecord_out.c (the output buffer and JSON strings: _crecord.h). */
@@ -179,18 +183,6 @@ typedef struct {
     Py_ssize_t count;
 } KeyCount;
 
-/* PyUnicode_Compare of two exact str (the order of their code points), with memcmp for two
- * one-byte strings (whose bytes are their code points) */
-static inline int str_order(PyObject *a, PyObject *b) {
-    if (a == b) return 0;
-    if (PyUnicode_KIND(a) == PyUnicode_1BYTE_KIND && PyUnicode_KIND(b) == PyUnicode_1BYTE_KIND) {
-        Py_ssize_t la = PyUnicode_GET_LENGTH(a), lb = PyUnicode_GET_LENGTH(b);
-        int c = memcmp(PyUnicode_DATA(a), PyUnicode_DATA(b), (size_t)(la < lb ? la : lb));
-        return c ? c : (la > lb) - (la < lb);
-    }
-    return PyUnicode_Compare(a, b);
-}
-
 static int key_order(const void *a, const void *b) {
     return str_order(((const KeyCount *)a)->key, ((const KeyCount *)b)->key);
 }
@@ -269,7 +261,7 @@ static int summed_dicts(PyObject *const *infos, const Py_ssize_t *count, Py_ssiz
 /* the counts of a file from how many of its edits have each field tuple and what each tuple
  * adds (`infos`, the memo's values): the tuple `record` answers after the JSON, lines, bytes */
 static PyObject *tally(PyObject *const *infos, const Py_ssize_t *count, Py_ssize_t nfields, PyObject *json,
-                       long long touched, long long changed) {
+                       long long touched, long long changed, Py_ssize_t lines) {
     PyObject *by[3] = {NULL, NULL, NULL}, *sorted[3] = {NULL, NULL, NULL}, *result = NULL;
     Py_ssize_t includes = 0, shims = 0, inferred = 0, converted = 0;  /* by library, kind, renamed name */
     int summed = summed_dicts(infos, count, nfields, sorted);
@@ -302,20 +294,20 @@ static PyObject *tally(PyObject *const *infos, const Py_ssize_t *count, Py_ssize
     }
     for (int k = 0; k < 3 && !summed; k++)
         if (!(sorted[k] = sorted_dict(by[k]))) goto done;
-    /* the tuple Py_BuildValue("(OLLOOOnnnn)", ...) made, built directly (its format read for every file) */
-    PyObject *items[10] = {Py_NewRef(json), PyLong_FromLongLong(touched), PyLong_FromLongLong(changed),
+    /* the tuple Py_BuildValue("(OLLOOOnnnnn)", ...) made, built directly (its format read for every file) */
+    PyObject *items[11] = {Py_NewRef(json), PyLong_FromLongLong(touched), PyLong_FromLongLong(changed),
                            Py_NewRef(sorted[0]), Py_NewRef(sorted[1]), Py_NewRef(sorted[2]),
                            PyLong_FromSsize_t(includes), PyLong_FromSsize_t(shims), PyLong_FromSsize_t(inferred),
-                           PyLong_FromSsize_t(converted)};
-    result = PyTuple_New(10);
-    for (int k = 0; k < 10; k++) {
+                           PyLong_FromSsize_t(converted), PyLong_FromSsize_t(lines)};
+    result = PyTuple_New(11);
+    for (int k = 0; k < 11; k++) {
         if (!result || !items[k]) {
             Py_XDECREF(items[k]);
             continue;
         }
         PyTuple_SET_ITEM(result, k, items[k]);
     }
-    for (int k = 0; k < 10 && result; k++)
+    for (int k = 0; k < 11 && result; k++)
         if (!items[k]) Py_CLEAR(result);
 done:
     for (int k = 0; k < 3; k++) {
@@ -325,16 +317,21 @@ done:
     return result;
 }
 
-/* the newlines in [from, to) of the text; *last: the offset of the last one (left as it was without one) */
+/* the newlines in [from, to) of the text; *last: the offset of the last one (left as it was without
+ * one). A one-byte text's counted sixteen bytes at once and its last found from the end: one
+ * memchr call per newline was a fifth of record() on a tree of small files */
 static Py_ssize_t newlines(int kind, const void *data, Py_ssize_t from, Py_ssize_t to, Py_ssize_t *last) {
     Py_ssize_t count = 0;
     if (kind == PyUnicode_1BYTE_KIND) {
-        const char *base = data, *c = base + from, *end = base + to;
-        while (c < end && (c = memchr(c, '\n', (size_t)(end - c))) != NULL) {
-            count++;
-            *last = c - base;
-            c++;
-        }
+        const unsigned char *base = data;
+        if (to <= from || !(count = crecord_newlines_1(base + from, to - from))) return count;
+#if defined(__GLIBC__)
+        *last = (const unsigned char *)memrchr(base + from, '\n', (size_t)(to - from)) - base;
+#else
+        Py_ssize_t i = to - 1;
+        while (base[i] != '\n') i--;
+        *last = i;
+#endif
         return count;
     }
     for (Py_ssize_t i = from; i < to; i++)
@@ -382,6 +379,8 @@ static PyObject *memo_get(PyObject *memo, PyObject *key) {
 static PyObject *memo_get(PyObject *memo, PyObject *key) { return PyDict_GetItemWithError(memo, key); }
 #endif
 
+#define FEW_FIELDS 32  /* field tuples a file's counts are kept on the stack for */
+
 /* record(text, rows, starts, ...): `starts` is the file's line table (a list or an array), or
  * None: then each edit's line is found by counting the newlines since the one before (the edits
  * are in order; the table costs an int object a line, for a file that needs it for nothing else) */
@@ -408,16 +407,23 @@ static PyObject *record(PyObject *self, PyObject *args) {
         ints_close(&rows);
         Py_RETURN_NONE;
     }
-    PyObject *result = NULL, *json = NULL, **infos = NULL;
-    Py_ssize_t *count = NULL, nfields = PyList_GET_SIZE(fields);
+    PyObject *result = NULL, *json = NULL, **infos = NULL, *few_infos[FEW_FIELDS];
+    Py_ssize_t *count = NULL, nfields = PyList_GET_SIZE(fields), few_count[FEW_FIELDS];
     Out o = {NULL, 0, 0, NULL};
     int bad = 0;
     Py_ssize_t n = rows.n / 3, len = PyUnicode_GET_LENGTH(text);
     int kind = PyUnicode_KIND(text);
     const void *data = PyUnicode_DATA(text);
     if (rows.n % 3 || (!walk && starts.n == 0)) goto fallback;
-    count = PyMem_Calloc((size_t)(nfields ? nfields : 1), sizeof(Py_ssize_t));
-    infos = PyMem_Calloc((size_t)(nfields ? nfields : 1), sizeof(PyObject *));
+    if (nfields <= FEW_FIELDS) {  /* most files: a few field tuples, counted on the stack */
+        memset(few_count, 0, (size_t)nfields * sizeof *few_count);
+        memset(few_infos, 0, (size_t)nfields * sizeof *few_infos);
+        count = few_count;
+        infos = few_infos;
+    } else {
+        count = PyMem_Calloc((size_t)nfields, sizeof(Py_ssize_t));
+        infos = PyMem_Calloc((size_t)nfields, sizeof(PyObject *));
+    }
     if (!count || !infos) {
         PyErr_NoMemory();
         goto done;
@@ -498,7 +504,9 @@ static PyObject *record(PyObject *self, PyObject *args) {
     } else {
         json = Py_NewRef(Py_None);
     }
-    result = tally(infos, count, nfields, json, touched, changed);
+    /* the file's line count: the table's length, or the newlines after the last edit counted too */
+    Py_ssize_t lines = walk ? walked + newlines(kind, data, at, len, &nl) : starts.n;
+    result = tally(infos, count, nfields, json, touched, changed, lines);
     goto done;
 fallback:
     if (PyErr_Occurred()) goto done;
@@ -507,8 +515,8 @@ done:
     Py_XDECREF(json);
     if (infos)
         for (Py_ssize_t i = 0; i < nfields; i++) Py_XDECREF(infos[i]);
-    PyMem_Free(infos);
-    PyMem_Free(count);
+    if (infos != few_infos) PyMem_Free(infos);
+    if (count != few_count) PyMem_Free(count);
     PyMem_Free(o.buf);
     ints_close(&starts);
     ints_close(&rows);
@@ -518,7 +526,7 @@ done:
 static PyMethodDef methods[] = {
     {"record", record, METH_VARARGS,
      "record(text, rows, starts, fields, memo, render, ascii) -> (json, lines, bytes, by_library, by_kind, "
-     "renamed, includes, shims, inferred, converted) | None"},
+     "renamed, includes, shims, inferred, converted, line_count) | None"},
     {"entry", crecord_entry, METH_VARARGS, "entry(keys, values, raw_at, raw, shape=None) -> str | None: a record entry's JSON"},
     {"entries", crecord_entries, METH_VARARGS,
      "entries(files, start, limit, deterministic, layout) -> (bytes, next): the record's entries from `start` on"},
@@ -526,6 +534,7 @@ static PyMethodDef methods[] = {
     {"sums", crecord_sums, METH_VARARGS,
      "sums(files, int_names, dict_names) -> (status, ints, dicts, converted, unconverted, severities, ids) | None"},
     {"line_count", crecord_line_count, METH_O, "line_count(text) -> int: text.count('\\n') + 1, a file's lines_total"},
+    {"sorted_counts", crecord_sorted_counts, METH_O, "sorted_counts(d) -> dict: dict(sorted(d.items()))"},
     {NULL, NULL, 0, NULL},
 };
 

@@ -69,11 +69,26 @@ static inline int out_ascii(Out *o, PyObject *s) {
     return out_write(o, (const char *)PyUnicode_DATA(s), PyUnicode_GET_LENGTH(s));
 }
 
+/* PyUnicode_Compare of two exact str (the order of their code points), with memcmp for two
+ * one-byte strings (whose bytes are their code points) */
+static inline int str_order(PyObject *a, PyObject *b) {
+    if (a == b) return 0;
+    if (PyUnicode_KIND(a) == PyUnicode_1BYTE_KIND && PyUnicode_KIND(b) == PyUnicode_1BYTE_KIND) {
+        Py_ssize_t la = PyUnicode_GET_LENGTH(a), lb = PyUnicode_GET_LENGTH(b);
+        int c = memcmp(PyUnicode_DATA(a), PyUnicode_DATA(b), (size_t)(la < lb ? la : lb));
+        return c ? c : (la > lb) - (la < lb);
+    }
+    return PyUnicode_Compare(a, b);
+}
+
 /* the module's functions kept in the other files: _crecord_entry.c, _crecord_totals.c */
 PyObject *crecord_entry(PyObject *self, PyObject *args);
 PyObject *crecord_entries(PyObject *self, PyObject *args);
 PyObject *crecord_add_counts(PyObject *self, PyObject *args);
 PyObject *crecord_sums(PyObject *self, PyObject *args);
 PyObject *crecord_line_count(PyObject *self, PyObject *text);
+PyObject *crecord_sorted_counts(PyObject *self, PyObject *d);
+/* how many of the n bytes at p are '\n' (sixteen compared at once) */
+Py_ssize_t crecord_newlines_1(const unsigned char *p, Py_ssize_t n);
 
 #endif

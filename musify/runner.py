@@ -351,29 +351,26 @@ def _fill(result: FileResult, ctx: PassContext, edits: EditList | None, text: st
     here, where the file was migrated (in a worker under -j), not in the run's serial part. A
     file without edits (most headers of a big tree) keeps the result's zero counts and empty
     dicts, and its list is one shared empty one: what `_figures` makes of no edits
-    (tests/test_per_file_path.py)."""
+    (tests/test_per_file_path.py). The figures go straight to the result's fields, and the edit
+    count is read off the list's array (`len(edits)`, a Python call, was asked twice a file)."""
     found = ctx.found
-    if edits:
-        packed, touched, replaced, by_lib, by_kind, renamed, includes, shims, inferred, converted = \
-            _figures(edits, text, ctx.lines, size == len(text), not ctx.options.json_lite, ruleset)
-        result.edit_count = len(edits)
-        result.edits = packed
-        result.include_rewrites = includes
-        result.shim_includes = shims
-        result.inferred_edits = inferred
-        result.edits_by_library = by_lib
-        result.edits_by_kind = by_kind
-        result.renamed = renamed
-        result.lines_changed = touched
-        result.bytes_changed = replaced
+    n = len(edits._a) // 3 if edits is not None else 0
+    if n:
+        (result.edits, result.lines_changed, result.bytes_changed, result.edits_by_library, result.edits_by_kind,
+         result.renamed, result.include_rewrites, result.shim_includes, result.inferred_edits, converted,
+         result.lines_total) = _figures(edits, text, ctx.lines, size == len(text), not ctx.options.json_lite, ruleset)
+        result.edit_count = n
     else:
         result.edits = None if ctx.options.json_lite else NO_EDITS
         converted = 0
+        result.lines_total = ctx.lines.line_count if text else 0
     unconverted = found.unconverted
     if unconverted or converted:
-        result.references = {"converted": converted, "unconverted": sum(unconverted.values())}
-        result.unconverted = _sorted(unconverted)
-    result.lines_total = ctx.lines.line_count if text else 0
+        references = result.references  # (the result's own, made with it: written, not made again)
+        references["converted"] = converted
+        references["unconverted"] = sum(unconverted.values())
+        if unconverted:
+            result.unconverted = _sorted(unconverted)
     if found.facts:
         result.facts = _sorted(found.facts)
     if found.diagnostics:
@@ -389,10 +386,12 @@ NO_EDITS = PackedEdits.of_json(0, "[]")  # every file's empty edit list (immutab
 
 def _figures(edits: EditList, text: str, lines: LineIndex, ascii: bool, render: bool, ruleset: RuleSet) -> tuple:
     """(packed edits or None, lines touched, bytes changed, edits by library, by kind, references
-    converted per name, include rewrites, shim includes, inferred edits, converted references) of
-    `edits`, merged edits of `text` (`ascii`: a character is a byte of the file); the packed
-    edits only when `render`. One pass in C where it is built (the field tuples the run has not
-    counted yet counted first); `summarise` and `_tally` in Python (the reference) for the rest."""
+    converted per name, include rewrites, shim includes, inferred edits, converted references,
+    the file's line count) of `edits`, merged edits of `text` (`ascii`: a character is a byte of
+    the file); the packed edits only when `render`. One pass in C where it is built (the field
+    tuples the run has not counted yet counted first), which counts the file's lines on from the
+    walk that found the edits' lines; `summarise`, `_tally` and `LineIndex.line_count` in Python
+    (the reference) for the rest."""
     fields, memo = edits._fields.values, _COUNTED[1] if _COUNTED[0] is ruleset else _counted_fields(ruleset)
     if _NATIVE is not None:
         n = len(edits._a) // 3
@@ -403,13 +402,13 @@ def _figures(edits: EditList, text: str, lines: LineIndex, ascii: bool, render: 
             _count_new(memo, fields, ruleset)
             got = _NATIVE.record(text, edits._a, starts, fields, memo, small, ascii)
         if got is not None:
-            json_text, *figures = got
+            json_text = got[0]
             if json_text is not None:
-                return (PackedEdits.of_json(n, json_text), *figures)
-            return (PackedEdits(edits, text, lines.position) if render else None, *figures)
+                return (PackedEdits.of_json(n, json_text), *got[1:])
+            return (PackedEdits(edits, text, lines.position) if render else None, *got[1:])
     summary = summarise(edits, text, lines, ascii, render)
     return (summary.edits, summary.lines_touched, summary.bytes_changed,
-            *_tally(fields, summary.counts, memo, ruleset))
+            *_tally(fields, summary.counts, memo, ruleset), lines.line_count)
 
 
 def _tally(fields: list[tuple], counts: list[int], counted: dict[tuple, tuple],
@@ -440,8 +439,9 @@ def _tally(fields: list[tuple], counts: list[int], counted: dict[tuple, tuple],
     return _sorted(by_lib), _sorted(by_kind), _sorted(renamed), includes, shims, inferred, sum(renamed.values())
 
 
-def _sorted(counts: dict) -> dict:
-    """A plain dict of `counts` in key order (an empty one, of a file without any, made directly)."""
+def _sorted_python(counts: dict) -> dict:
+    """A plain dict of `counts` in key order (an empty one, of a file without any, made directly):
+    `_sorted`, the reference of `_crecord.sorted_counts` (one C call, asked of every file's facts)."""
     return dict(sorted(counts.items())) if len(counts) > 1 else dict(counts)
 
 
@@ -518,3 +518,4 @@ def _converted_of(ruleset: RuleSet) -> Callable[[str], bool]:
 _CONVERTED: list = [None, None]  # the RuleSet the answers are for, and its `converted` (which remembers them)
 # `_figures` in C (_crecord.c), or None: the Python above is the reference
 _NATIVE = compiled.load("_crecord", "musify")
+_sorted = getattr(_NATIVE, "sorted_counts", None) or _sorted_python

@@ -542,3 +542,31 @@ def test_sixteen_at_a_time_reads_alike(tail, made):
     native, plain, _ = _figures(text, edits, True, lines_index)
     _same(native, plain)
     assert NATIVE.record(text, a, lines_index.made, edits._fields.values, runner._COUNTED[1], True, False) is not None
+
+
+@needs_crecord
+@SETTINGS
+@given(keys=st.lists(st.one_of(words, st.sampled_from(["", "a", "ab", "é", "Ā", "𐀀", "\udcff", "a\0"])), unique=True),
+       counter=st.booleans(), ordered=st.booleans())
+def test_a_dict_of_counts_is_put_in_key_order_alike(keys, counter, ordered):
+    """`_crecord.sorted_counts` (a file's facts and unconverted names in key order) is
+    `runner._sorted_python`: the same plain dict, items in the same order, whether the keys came
+    in order (copied as they are) or not (sorted), of a dict or a Counter, of any string width."""
+    keys = sorted(keys) if ordered else keys
+    d = (Counter if counter else dict)((k, i) for i, k in enumerate(keys))
+    got, want = NATIVE.sorted_counts(d), runner._sorted_python(d)
+    assert type(got) is dict and got is not d
+    assert list(got.items()) == list(want.items())
+
+
+@needs_crecord
+@pytest.mark.parametrize("d", [{1: 1, 0: 2}, {0: 1}, {(1, "a"): 1, (0, "b"): 2}, {"b": 1, 2: 0}])
+def test_counts_of_other_keys_are_put_in_order_alike(d):
+    """Keys that are not strings: sorted as `sorted` sorts the items, or refused alike."""
+    try:
+        want = runner._sorted_python(d)
+    except TypeError:
+        with pytest.raises(TypeError):
+            NATIVE.sorted_counts(d)
+        return
+    assert list(NATIVE.sorted_counts(d).items()) == list(want.items())

@@ -204,6 +204,20 @@ def test_totals_of_odd_counts_agree_with_their_reference(odd):
     assert json.dumps(got) == json.dumps(ref)
 
 
+def test_totals_of_labels_met_again_as_other_objects_agree_with_their_reference():
+    """The C sums remember a label's place by its address: a label met again as another object
+    with the same text, labels of many files (more than the places remembered), and freed objects
+    whose addresses come back, all sum as the reference sums them."""
+    rng = random.Random(7)
+    files = [_result(rng, i, partial=False) for i in range(300)]
+    for i, f in enumerate(files):
+        label, same = "cuda" + str(i % 97), ("cuda" + str(i))[:4] + "Malloc"  # (other objects each time)
+        f.renamed = {label: 1, same: 2} if i % 2 else {"cudaMalloc": 2, label: 1} if i % 3 else dict(f.renamed)
+        f.facts = {("ker" + str(i))[:3] + "nels": i % 5, "launches": 1}
+    got, ref = compute_totals(files), _reference_totals(files)
+    assert json.dumps(got) == json.dumps(ref)
+
+
 class _Doubled(FileResult):
     """A result whose `edit_count` is a property (a data descriptor: read before its __dict__)."""
 

@@ -31,7 +31,7 @@ def _fill_reference(result: FileResult, ctx: PassContext, text: str, size: int) 
     """What `_fill` did for every file before its no-edit shortcut: the figures of the empty
     list from `_figures`, every field written."""
     edits = EditList()
-    packed, touched, replaced, by_lib, by_kind, renamed, includes, shims, inferred, converted = \
+    packed, touched, replaced, by_lib, by_kind, renamed, includes, shims, inferred, converted, _ = \
         runner._figures(edits, text, LineIndex(text), size == len(text), not ctx.options.json_lite, RULES)
     found = ctx.found
     result.edit_count = 0
