@@ -1,5 +1,6 @@
-/* The _crecord extension's add_counts() and sums(): the record's totals; and line_count(), a
- * file's lines_total (musify/_crecord.c says what they answer). */
+/* The _crecord extension's add_counts() and sums(): the record's totals; line_count(), a file's
+ * lines_total, and the newline count record() walks with; and sorted_counts(), a file's dicts of
+ * counts in key order (musify/_crecord.c says what they answer). */
 #include "_crecord.h"
 
 /* ---- add_counts() ---- */
@@ -373,7 +374,7 @@ done:
 
 /* how many of the n bytes at p are '\n': sixteen compared at once where SSE2 is there (every
  * x86-64), each lane's count kept under 256 by summing the lanes every 255 blocks */
-static Py_ssize_t newlines_1(const unsigned char *p, Py_ssize_t n) {
+Py_ssize_t crecord_newlines_1(const unsigned char *p, Py_ssize_t n) {
     Py_ssize_t count = 0, i = 0;
 #if defined(__SSE2__)
     const __m128i nl = _mm_set1_epi8('\n'), zero = _mm_setzero_si128();
@@ -401,7 +402,7 @@ PyObject *crecord_line_count(PyObject *self, PyObject *text) {
     const void *data = PyUnicode_DATA(text);
     switch (PyUnicode_KIND(text)) {
     case PyUnicode_1BYTE_KIND:
-        count = newlines_1((const unsigned char *)data, n);
+        count = crecord_newlines_1((const unsigned char *)data, n);
         break;
     case PyUnicode_2BYTE_KIND:
         for (Py_ssize_t i = 0; i < n; i++) count += ((const Py_UCS2 *)data)[i] == '\n';
@@ -410,4 +411,41 @@ PyObject *crecord_line_count(PyObject *self, PyObject *text) {
         for (Py_ssize_t i = 0; i < n; i++) count += ((const Py_UCS4 *)data)[i] == '\n';
     }
     return PyLong_FromSsize_t(count + 1);
+}
+
+/* ---- sorted_counts() ---- */
+
+/* whether the dict's keys are exact str in strictly rising order (a file's facts always are:
+ * the passes write them in that order) */
+static int keys_in_order(PyObject *d) {
+    PyObject *key, *value, *prev = NULL;
+    Py_ssize_t pos = 0;
+    while (PyDict_Next(d, &pos, &key, &value)) {
+        if (!PyUnicode_CheckExact(key) || (prev && str_order(prev, key) >= 0)) return 0;
+        prev = key;
+    }
+    return 1;
+}
+
+/* dict(sorted(d.items())) of a dict (a Counter too: the answer is a plain dict), the items sorted
+ * as `sorted` sorts them; a dict of fewer than two items, or already in key order, copied as
+ * `dict(d)` copies it (one copy of the table, no sort and no item inserted one by one) */
+PyObject *crecord_sorted_counts(PyObject *self, PyObject *d) {
+    (void)self;
+    if (!PyDict_Check(d)) {
+        PyErr_SetString(PyExc_TypeError, "sorted_counts takes a dict");
+        return NULL;
+    }
+    if (PyDict_GET_SIZE(d) < 2 || keys_in_order(d)) return PyDict_Copy(d);
+    PyObject *items = PyDict_Items(d), *out = NULL;
+    if (!items || PyList_Sort(items) < 0) goto done;
+    Py_ssize_t n = PyList_GET_SIZE(items);
+    out = n > 5 ? _PyDict_NewPresized(n) : PyDict_New();
+    for (Py_ssize_t i = 0; out && i < n; i++) {
+        PyObject *item = PyList_GET_ITEM(items, i);
+        if (PyDict_SetItem(out, PyTuple_GET_ITEM(item, 0), PyTuple_GET_ITEM(item, 1)) < 0) Py_CLEAR(out);
+    }
+done:
+    Py_XDECREF(items);
+    return out;
 }
