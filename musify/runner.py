@@ -123,7 +123,7 @@ def _edit(text: str, path: str, ruleset: RuleSet, options: Options, project: Pro
                 continue  # the text holds none of its trigger words: it would find nothing
         found.current_pass = name
         made = run(ctx)
-        if not made:
+        if not (made._a if type(made) is EditList else made):  # (an EditList's array: no `__len__` call)
             continue
         if edits is None and type(made) is EditList:
             edits = made  # the identifier pass's own list, handed over rather than copied
@@ -138,7 +138,9 @@ def _edit(text: str, path: str, ruleset: RuleSet, options: Options, project: Pro
         return ctx, None
     if found.protected:
         edits = drop_protected(edits, found.protected)
-    return ctx, merge(edits) if edits else None
+        if not edits:
+            return ctx, None
+    return ctx, merge(edits)  # (edits made by a pass: never empty here, nor once merged)
 
 
 def _front() -> tuple:
@@ -249,7 +251,7 @@ def migrate_file_stated(job: FileJob, ruleset: RuleSet, options: Options,
         ctx, edits = _edit(text, job.rel, ruleset, options, project, job.display, job.abspath, job.kind)
         if bad:
             ctx.warn("MU0003", 0, origin="decoder", count=bad)
-        if not edits:
+        if edits is None:  # (`_edit` gives None or a non-empty list: no `__len__` call)
             new = data if data is not None else text.encode("utf-8", "surrogateescape")
         elif codec:
             new = encode_wide(apply(text, edits), codec)
@@ -258,9 +260,9 @@ def migrate_file_stated(job: FileJob, ruleset: RuleSet, options: Options,
         else:
             new = _encoded(apply_pieces(text, edits))
         _fill(result, ctx, edits, text, size, ruleset)
-        if edits and (new != data if data is not None else not _encodes_to(text, new)):
+        if edits is not None and (new != data if data is not None else not _encodes_to(text, new)):
             result.status = "migrated"
-        elif job.output_rel.rpartition("/")[2] != job.rel.rpartition("/")[2]:
+        elif job.output_rel != job.rel and job.output_rel.rpartition("/")[2] != job.rel.rpartition("/")[2]:
             result.status = "migrated"  # renamed
         return result, new, st
     except UnicodeDecodeError as exc:  # only a wide codec decodes strictly: its mark lied
@@ -335,7 +337,7 @@ def _read(job: FileJob, result: FileResult, shown: str) -> tuple[bytes | None, o
     if not data:
         result.diagnostics.append(diagnostics.make("MU0006", shown, 1, 1, origin="reader"))
         return None, st
-    if b"\0" in data[:BINARY_SNIFF] and wide_codec(data) is None:
+    if data.find(b"\0", 0, BINARY_SNIFF) >= 0 and wide_codec(data) is None:  # (no copy of the head)
         result.status = "skipped"
         head = job.output_rel.rsplit("/", 1)[0] + "/" if "/" in job.output_rel else ""
         result.output_path = head + job.rel.rsplit("/", 1)[-1]  # a binary keeps its name
