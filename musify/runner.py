@@ -231,7 +231,7 @@ def migrate_file_stated(job: FileJob, ruleset: RuleSet, options: Options,
     gets that mode and owner without looking at the source again."""
     t0 = time.perf_counter()
     shown = job.display or job.rel
-    result = FileResult(shown, job.output_rel, job.kind, "unchanged", rel=job.rel)
+    result = FileResult(shown, job.output_rel, job.kind, "unchanged", job.rel)
     st = None
     try:
         data, st = _read(job, result, shown)

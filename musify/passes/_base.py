@@ -93,18 +93,11 @@ class PassContext:
                  lines: LineIndex, display_path: str = "", abspath: str = "", found: Findings | None = None) -> None:
         """What the dataclass would generate (a frozen one sets each field through
         `object.__setattr__`, looked up again for each: a tenth of a small file's context), the
-        fields written to the instance dictionary directly."""
-        d = self.__dict__
-        d["path"] = path
-        d["text"] = text
-        d["scan"] = scan
-        d["ruleset"] = ruleset
-        d["options"] = options
-        d["project"] = project
-        d["lines"] = lines
-        d["display_path"] = display_path
-        d["abspath"] = abspath
-        d["found"] = Findings() if found is None else found
+        fields given as the instance dictionary, made whole (one dictionary built at its size,
+        rather than one made from the empty instance and grown key by key)."""
+        _SET_CONTEXT_DICT(self, {"path": path, "text": text, "scan": scan, "ruleset": ruleset, "options": options,
+                                 "project": project, "lines": lines, "display_path": display_path, "abspath": abspath,
+                                 "found": Findings() if found is None else found})
 
     # the accumulator's parts, for brevity in the passes
     @property
@@ -183,3 +176,6 @@ def _warn_python(ctx: PassContext, diag_id: str, offset: int, name: str, severit
 
 
 _warn = compiled_warn(_warn_python) or _warn_python
+
+
+_SET_CONTEXT_DICT = PassContext.__dict__["__dict__"].__set__  # a context's instance dictionary, given whole
