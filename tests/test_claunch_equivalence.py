@@ -9,6 +9,7 @@ same structure, and launch detection the same launches.
 from __future__ import annotations
 
 import os
+import random
 import subprocess
 import sys
 
@@ -206,6 +207,23 @@ def test_compiled_qualifier_search_is_the_pattern(text: str, words: set[str]) ->
     spans = scan_python(text).spans
     assert _claunch.definitions(text, spans, common._pattern_order(frozenset(words)), kernel) == \
         _claunch.definitions(text, spans, want, kernel)
+
+
+@needs_claunch
+@pytest.mark.parametrize("seed", range(40))
+def test_compiled_qualifier_search_across_blocks(seed: int) -> None:
+    """The word search tests sixteen places at once on two bytes of the word (`find_bytes`):
+    long texts dense in those bytes, a word at every place of a block and at the very end."""
+    from musify.passes.hazards import common
+
+    rng = random.Random(seed)
+    pieces = ["_", "__", "l", "g", "__global__", "__host__", " ", "x", "__globa", "lobal__"]
+    text = "".join(rng.choice(pieces) for _ in range(rng.randint(0, 120))) + rng.choice(["", "__global__", "__host__"])
+    words = frozenset(rng.sample(["__global__", "__host__", "__", "_g", "l__"], rng.randint(1, 3)))
+    pattern = common._qualifier_pattern(words)
+    want = [m.span() for m in pattern.finditer(text)
+            if not (m.start() and (text[m.start() - 1].isalnum() or text[m.start() - 1] == "_"))]
+    assert _claunch.qualifier_spans(text, common._pattern_order(words)) == want
 
 
 @needs_claunch

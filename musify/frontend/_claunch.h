@@ -65,6 +65,7 @@ PyObject *claunch_structure_counts(PyObject *self, PyObject *args);
 /* _claunch_defs.c */
 PyObject *claunch_definitions(PyObject *self, PyObject *args);
 PyObject *claunch_qualifier_spans(PyObject *self, PyObject *args);
+Py_ssize_t claunch_find_from(PyObject *text, PyObject *w, Py_ssize_t from, Py_ssize_t n);
 PyObject *claunch_pairs(PyObject *self, PyObject *args);
 /* _claunch_shape.c */
 PyObject *musify_claunch_launch_shape(PyObject *self, PyObject *args);

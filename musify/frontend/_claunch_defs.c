@@ -143,13 +143,55 @@ static int name_before(int kind, const void *data, Py_ssize_t lo, Py_ssize_t hi,
  * next occurrence is found with the string search and kept until the scan passes it; at a
  * position where several occur the first in order is the match, as the alternation tries them.
  * A new list of (start, end) tuples, or NULL with an exception. */
-/* text.find(w, from): glibc's memmem where both are one byte a character (the qualifier search's
- * PyUnicode_Find calls, each with its argument checks and slice set-up, were a third of a small
- * file's search), else PyUnicode_Find; -2 with an exception as it gives */
-static Py_ssize_t find_from(PyObject *text, PyObject *w, Py_ssize_t from, Py_ssize_t n) {
+#if defined(__SSE2__)
+#include <emmintrin.h>
+
+/* the first `w` (m > 1 bytes) in the n bytes at h, or -1: sixteen places tested at once on three
+ * of its bytes, its first, the first and the last that differ from it (the qualifier words start
+ * and end with "__", which most places with a '_' pass), each place that passes compared whole.
+ * glibc's memmem read these texts at several instructions a byte. */
+static Py_ssize_t find_bytes(const unsigned char *h, Py_ssize_t n, const unsigned char *w, Py_ssize_t m) {
+    Py_ssize_t j = 1, k = m - 1;
+    while (k > 0 && w[k] == w[0]) k--;
+    if (k == 0) k = m - 1;  /* the one byte repeated: its first and last places */
+    while (j < k && w[j] == w[0]) j++;
+    const __m128i a = _mm_set1_epi8((char)w[0]), b = _mm_set1_epi8((char)w[j]), c = _mm_set1_epi8((char)w[k]);
+    Py_ssize_t i = 0;
+    for (; i + k + 16 <= n; i += 16) {
+        __m128i eq = _mm_and_si128(_mm_cmpeq_epi8(_mm_loadu_si128((const __m128i *)(h + i)), a),
+                                   _mm_cmpeq_epi8(_mm_loadu_si128((const __m128i *)(h + i + k)), c));
+        unsigned mask = (unsigned)_mm_movemask_epi8(eq);
+        if (!mask) continue;
+        mask &= (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(_mm_loadu_si128((const __m128i *)(h + i + j)), b));
+        while (mask) {
+            Py_ssize_t at = i + __builtin_ctz(mask), x = 0;
+            if (at + m > n) return -1;  /* every later place too */
+            while (x < m && h[at + x] == w[x]) x++;
+            if (x == m) return at;
+            mask &= mask - 1;
+        }
+    }
+    for (; i + m <= n; i++)
+        if (h[i] == w[0] && memcmp(h + i, w, (size_t)m) == 0) return i;
+    return -1;
+}
+#endif
+
+/* text.find(w, from) where both are one byte a character: `find_bytes` (SSE2), else glibc's
+ * memmem (the qualifier search's PyUnicode_Find calls, each with its argument checks and slice
+ * set-up, were a third of a small file's search); else PyUnicode_Find; -2 with an exception as
+ * it gives. Shared with count_kernel_defs (_claunch.h). */
+Py_ssize_t claunch_find_from(PyObject *text, PyObject *w, Py_ssize_t from, Py_ssize_t n) {
     if (PyUnicode_KIND(text) == PyUnicode_1BYTE_KIND && PyUnicode_KIND(w) == PyUnicode_1BYTE_KIND && from <= n) {
         const char *data = (const char *)PyUnicode_DATA(text);
-        const char *at = memmem(data + from, (size_t)(n - from), PyUnicode_DATA(w), (size_t)PyUnicode_GET_LENGTH(w));
+        Py_ssize_t m = PyUnicode_GET_LENGTH(w);
+#if defined(__SSE2__)
+        if (m > 1) {
+            Py_ssize_t at = find_bytes((const unsigned char *)data + from, n - from, PyUnicode_DATA(w), m);
+            return at < 0 ? -1 : from + at;
+        }
+#endif
+        const char *at = memmem(data + from, (size_t)(n - from), PyUnicode_DATA(w), (size_t)m);
         return at ? at - data : -1;
     }
     return PyUnicode_Find(text, w, from, n, 1);
@@ -181,9 +223,9 @@ static PyObject *qualifier_spans(PyObject *text, PyObject *words) {
             PyObject *w = PyTuple_GET_ITEM(words, k);
             Py_ssize_t len = PyUnicode_GET_LENGTH(w);
             if (next[k] < pos) {
-                Py_ssize_t at = find_from(text, w, pos, n);
+                Py_ssize_t at = claunch_find_from(text, w, pos, n);
                 while (at >= 0 && k == nw - 1 && at + len < n && word_char(READ(at + len)))
-                    at = find_from(text, w, at + 1, n);  /* the look-ahead failed there */
+                    at = claunch_find_from(text, w, at + 1, n);  /* the look-ahead failed there */
                 if (at == -2) goto fail;
                 next[k] = at;
                 if (at < 0) continue;

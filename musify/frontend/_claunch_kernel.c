@@ -131,7 +131,7 @@ Py_ssize_t count_kernel_defs(PyObject *text, const Py_ssize_t *sp_start, const P
         }
     Py_ssize_t pos = 0;
     while (wlen && pos <= n - wlen) {
-        Py_ssize_t s = PyUnicode_Find(text, word, pos, n, 1);
+        Py_ssize_t s = claunch_find_from(text, word, pos, n);
         if (s == -2) return -1;
         if (s < 0) break;
         Py_ssize_t end = s + wlen;

@@ -2,6 +2,7 @@
  * (line, column) of the identifier pass's unrecognised names without that table. Part of the
  * `_cscan` extension (`_cscan.c` defines the module). */
 #include "_cscan.h"
+#include "../_cnewlines.h"
 
 /* line_starts(text) -> [0, offset after each newline...]: LineIndex's table */
 PyObject *musify_cscan_line_starts(PyObject *Py_UNUSED(self), PyObject *arg) {
@@ -45,13 +46,11 @@ PyObject *musify_cscan_line_starts(PyObject *Py_UNUSED(self), PyObject *arg) {
 /* the newlines in [from, to) of the text */
 static Py_ssize_t newlines(const Text *t, Py_ssize_t from, Py_ssize_t to, Py_ssize_t *last) {
     Py_ssize_t count = 0;
-    if (t->kind == PyUnicode_1BYTE_KIND) {
-        const char *base = t->data, *c = base + from, *end = base + to;
-        while (c < end && (c = memchr(c, '\n', (size_t)(end - c))) != NULL) {
-            count++;
-            *last = c - base;
-            c++;
-        }
+    if (t->kind == PyUnicode_1BYTE_KIND) {  /* counted sixteen at a time, the last found backwards */
+        if (to <= from) return 0;
+        const unsigned char *base = t->data;
+        count = musify_newlines_1(base + from, to - from);
+        if (count) *last = (const unsigned char *)memrchr(base + from, '\n', (size_t)(to - from)) - base;
         return count;
     }
     for (Py_ssize_t i = from; i < to; i++)
