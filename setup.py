@@ -25,7 +25,8 @@ DATA_SKIP = ("coverage",)  # docs/coverage: generated tables for maintainers, no
 EXT_MODULES = [
     Extension("musify.frontend._cscan", ["musify/frontend/_cscan.c", "musify/frontend/_cscan_ident.c",
                                          "musify/frontend/_cscan_lines.c"],
-              depends=["musify/frontend/_cscan.h", "musify/frontend/_cscan_lex.h", "musify/frontend/_cscan_label.h"],
+              depends=["musify/frontend/_cscan.h", "musify/frontend/_cscan_lex.h", "musify/frontend/_cscan_label.h",
+                       "musify/_cnewlines.h"],
               optional=True, extra_compile_args=["-O2"]),
     Extension("musify.frontend._claunch", ["musify/frontend/_claunch.c", "musify/frontend/_claunch_structure.c",
                                            "musify/frontend/_claunch_kernel.c", "musify/frontend/_claunch_defs.c",
@@ -37,7 +38,7 @@ EXT_MODULES = [
     Extension("musify._cread", ["musify/_cread.c"], optional=True, extra_compile_args=["-O2"]),
     Extension("musify._crecord", ["musify/_crecord.c", "musify/_crecord_entry.c", "musify/_crecord_totals.c",
                                   "musify/_crecord_out.c"],
-              depends=["musify/_crecord.h"], optional=True, extra_compile_args=["-O2"]),
+              depends=["musify/_crecord.h", "musify/_cnewlines.h"], optional=True, extra_compile_args=["-O2"]),
     Extension("musify._cdiag", ["musify/_cdiag.c"], optional=True, extra_compile_args=["-O2"]),
     Extension("musify._cwalk", ["musify/_cwalk.c"], optional=True, extra_compile_args=["-O2"]),
 ]
