@@ -48,7 +48,7 @@
  *   the sum of that attribute from 0; dicts: for each name, add_counts of that attribute's dicts;
  *   converted, unconverted: the sums of `f.references[...]`; severities, ids: occurrences of each
  *   `d.severity` and `d.id` over every `f.diagnostics`. None (nothing counted) when some file's
- *   dict is not an exact dict.
+ *   dict (or its `references`) is not an exact dict, or a count not an int within a long long.
  * line_count(text) -> int: text.count("\n") + 1 (a file's `lines_total` where its line starts
  *   were never made: most files of a big tree), sixteen characters compared at once.
  * sorted_counts(d) -> dict: dict(sorted(d.items())) of a dict (runner._sorted: a file's facts

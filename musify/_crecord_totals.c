@@ -46,39 +46,6 @@ PyObject *crecord_add_counts(PyObject *self, PyObject *args) {
 
 /* ---- sums() ---- */
 
-/* counter[key] += 1 (Counter's counting); -1 on an error */
-static int count_one(PyObject *counter, PyObject *key) {
-    PyObject *old = PyDict_GetItemWithError(counter, key);
-    if (!old && PyErr_Occurred()) return -1;
-    PyObject *one = PyLong_FromLong(1);
-    PyObject *n = !one ? NULL : old ? PyNumber_Add(old, one) : Py_NewRef(one);
-    Py_XDECREF(one);
-    if (!n) return -1;
-    int r = PyDict_SetItem(counter, key, n);
-    Py_DECREF(n);
-    return r;
-}
-
-/* counter[getattr(item, name)] += 1; -1 on an error */
-static int count_attr(PyObject *counter, PyObject *item, PyObject *name) {
-    PyObject *key = PyObject_GetAttr(item, name);
-    if (!key) return -1;
-    int r = count_one(counter, key);
-    Py_DECREF(key);
-    return r;
-}
-
-/* *sum = *sum + mapping[key]; -1 on an error */
-static int add_item(PyObject **sum, PyObject *mapping, PyObject *key) {
-    PyObject *v = PyObject_GetItem(mapping, key);
-    if (!v) return -1;
-    PyObject *s = PyNumber_Add(*sum, v);
-    Py_DECREF(v);
-    if (!s) return -1;
-    Py_SETREF(*sum, s);
-    return 0;
-}
-
 /* A sum of counts kept in C, key by key: `index` maps each key to its place in `keys` and
  * `values` (first seen first, as the dict the sums become keeps its keys). total.get(k, 0) + v
  * per item, each a lookup, an int made and a dict item replaced, was half of sums(). */
@@ -151,7 +118,7 @@ static void acc_free(Acc *acc) {
 
 /* *sum += v for an exact int or a bool v: 0, or 1 (another type, or beyond a long long: the
  * caller's Python path sums it) */
-static int add_int(long long *sum, PyObject *v) {
+static inline int add_int(long long *sum, PyObject *v) {
     if (!PyLong_CheckExact(v) && !PyBool_Check(v)) return 1;
     int overflow = 0;
     long long x = PyLong_AsLongLongAndOverflow(v, &overflow);
@@ -160,6 +127,36 @@ static int add_int(long long *sum, PyObject *v) {
         return 1;
     }
     return __builtin_add_overflow(*sum, x, sum) ? 1 : 0;
+}
+
+/* key's place in acc (a new key given one, at the end, its sum 0), or -1 on an error */
+static Py_ssize_t acc_place(Acc *acc, PyObject *key) {
+    Py_ssize_t i = met_find(acc, key);
+    if (i >= 0) return i;  /* this very key object met before */
+    PyObject *at = PyDict_GetItemWithError(acc->index, key);
+    if (at) {  /* an equal key met before as another object */
+        i = PyLong_AsSsize_t(at);
+        return met_add(acc, key, i) < 0 ? -1 : i;
+    }
+    if (PyErr_Occurred()) return -1;
+    i = PyList_GET_SIZE(acc->keys);  /* a new key: its place, at the end */
+    if (i == acc->cap) {
+        Py_ssize_t cap = acc->cap ? 2 * acc->cap : 64;
+        long long *values = PyMem_Realloc(acc->values, (size_t)cap * sizeof(long long));
+        if (!values) {
+            PyErr_NoMemory();
+            return -1;
+        }
+        acc->values = values;
+        acc->cap = cap;
+    }
+    PyObject *place = PyLong_FromSsize_t(i);
+    int r = !place || PyDict_SetItem(acc->index, key, place) < 0 || PyList_Append(acc->keys, key) < 0
+            || met_add(acc, key, i) < 0 ? -1 : 0;
+    Py_XDECREF(place);
+    if (r < 0) return -1;
+    acc->values[i] = 0;
+    return i;
 }
 
 /* acc[k] += v for each item of the exact dict d: 0, 1 (a value add_int leaves to Python) or -1 */
@@ -171,39 +168,31 @@ static int acc_dict(Acc *acc, PyObject *d) {
     while (r == 0 && PyDict_Next(d, &pos, &key, &value)) {
         Py_INCREF(key);
         Py_INCREF(value);
-        Py_ssize_t i = met_find(acc, key);
-        PyObject *at = i >= 0 ? NULL : PyDict_GetItemWithError(acc->index, key);
-        if (at) {  /* an equal key met before as another object */
-            i = PyLong_AsSsize_t(at);
-            if (met_add(acc, key, i) < 0) r = -1;
-        } else if (i >= 0) {  /* this very key object met before */
-        } else if (PyErr_Occurred()) {
-            r = -1;
-        } else {  /* a new key: its place, at the end */
-            i = PyList_GET_SIZE(acc->keys);
-            if (i == acc->cap) {
-                Py_ssize_t cap = acc->cap ? 2 * acc->cap : 64;
-                long long *values = PyMem_Realloc(acc->values, (size_t)cap * sizeof(long long));
-                if (!values) {
-                    PyErr_NoMemory();
-                    r = -1;
-                } else {
-                    acc->values = values;
-                    acc->cap = cap;
-                }
-            }
-            PyObject *place = r ? NULL : PyLong_FromSsize_t(i);
-            if (!place || PyDict_SetItem(acc->index, key, place) < 0 || PyList_Append(acc->keys, key) < 0
-                || met_add(acc, key, i) < 0)
-                r = -1;
-            else acc->values[i] = 0;
-            Py_XDECREF(place);
-        }
-        if (r == 0) r = add_int(&acc->values[i], value);
+        Py_ssize_t i = acc_place(acc, key);
+        r = i < 0 ? -1 : add_int(&acc->values[i], value);
         Py_DECREF(key);
         Py_DECREF(value);
     }
     Py_DECREF(d);
+    return r;
+}
+
+/* acc[key] += 1 (Counter's counting, kept in C as the dicts' sums are); -1 on an error */
+static int acc_count(Acc *acc, PyObject *key) {
+    Py_INCREF(key);
+    Py_ssize_t i = acc_place(acc, key);
+    Py_DECREF(key);
+    if (i < 0) return -1;
+    acc->values[i]++;
+    return 0;
+}
+
+/* acc[getattr(item, name)] += 1; -1 on an error */
+static int acc_count_attr(Acc *acc, PyObject *item, PyObject *name) {
+    PyObject *key = PyObject_GetAttr(item, name);
+    if (!key) return -1;
+    int r = acc_count(acc, key);
+    Py_DECREF(key);
     return r;
 }
 
@@ -229,82 +218,127 @@ static PyObject *attr_of(PyObject *f, PyObject *attrs, PyObject *name) {
     return PyObject_GetAttr(f, name);  /* a class attribute (a field's default), or its error */
 }
 
+#define SUMS_MAX 16  /* int and dict names each (the record has 8 and 5) */
+#define ROLES (3 + 2 * SUMS_MAX)  /* the names read of a file: status, ints, dicts, references, diagnostics */
+#define SEEN 64  /* places of a __dict__ remembered */
+
+/* What sums() gathers, and how it reads each file. */
+typedef struct {
+    Py_ssize_t ni, nd;
+    /* each name read of a file by its role: [0] status, [1, 1 + ni) the ints, then the dicts,
+     * [1 + ni + nd] references, [2 + ni + nd] diagnostics (borrowed: the arguments', or `own`'s) */
+    PyObject *role_names[ROLES];
+    int roles;
+    PyObject *own[5];  /* "status", "references", "diagnostics", "severity", "id", interned */
+    PyObject *converted, *unconverted;  /* interned */
+    /* the keys of the last __dict__ walked, by place, each with its role (-1: none): every result
+     * of a run stores its fields in the same order, so the next file's keys are met there (held,
+     * so no address is reused by another key while the sums are made) */
+    PyObject *seen[SEEN];
+    signed char seen_role[SEEN];
+    long long ints[SUMS_MAX], refs[2];
+    Acc dicts[SUMS_MAX], status, severities, ids;
+    PyTypeObject *plain[2];  /* a class whose objects' attributes are read from __dict__, one not */
+} Sums;
+
 /* Whether the attributes sums() reads of an object of `type` are read as getattr reads them
  * from the object's __dict__ first: the generic getattr, a __dict__, and no data descriptor (a
  * property, a slot) of any of those names. Remembered in plain[0] (yes) or plain[1] (no), for
  * the run's one class of results: a getattr each was a fifth of sums(). */
-static int plain_type(PyTypeObject *type, PyObject *int_names, PyObject *dict_names, PyObject **names,
-                      PyTypeObject **plain) {
+static int plain_type(Sums *s, PyTypeObject *type) {
     int ok = type->tp_getattro == PyObject_GenericGetAttr && type->tp_dictoffset != 0;
-    for (int g = 0; g < 3 && ok; g++) {
-        PyObject *group = g == 0 ? int_names : g == 1 ? dict_names : NULL;
-        Py_ssize_t n = group ? PyTuple_GET_SIZE(group) : 3;
-        for (Py_ssize_t k = 0; k < n && ok; k++) {
-            PyObject *name = group ? PyTuple_GET_ITEM(group, k) : names[k];
-            if (!PyUnicode_CheckExact(name)) {
-                ok = 0;
-                break;
-            }
-            PyObject *descr = _PyType_Lookup(type, name);  /* borrowed */
-            if (descr && Py_TYPE(descr)->tp_descr_set) ok = 0;
+    for (int k = 0; k < s->roles && ok; k++) {
+        PyObject *name = s->role_names[k];
+        if (!PyUnicode_CheckExact(name)) {
+            ok = 0;
+            break;
         }
+        PyObject *descr = _PyType_Lookup(type, name);  /* borrowed */
+        if (descr && Py_TYPE(descr)->tp_descr_set) ok = 0;
     }
-    plain[ok ? 0 : 1] = type;
+    s->plain[ok ? 0 : 1] = type;
     return ok;
 }
 
-static int sum_attrs(PyObject *f, PyObject *attrs, PyObject *int_names, PyObject *dict_names, PyObject *status,
-                     long long *ints, Acc *dicts, PyObject **refs, PyObject *severities, PyObject *ids,
-                     PyObject **names, Py_ssize_t ni, Py_ssize_t nd);
-
-/* one file's part of sums(); 0, 1 (a dict attribute that is not an exact dict, a count that is
- * not an int) or -1 (an error) */
-static int sum_file(PyObject *f, PyObject *int_names, PyObject *dict_names, PyObject *status,
-                    long long *ints, Acc *dicts, PyObject **refs, PyObject *severities, PyObject *ids,
-                    PyObject **names, PyTypeObject **plain) {
-    Py_ssize_t ni = PyTuple_GET_SIZE(int_names), nd = PyTuple_GET_SIZE(dict_names);
-    PyObject *attrs = NULL;  /* f's __dict__, where every name reads from it */
-    if (Py_TYPE(f) == plain[0] || (Py_TYPE(f) != plain[1] && plain_type(Py_TYPE(f), int_names, dict_names, names, plain)))
-        if (!(attrs = PyObject_GenericGetDict(f, NULL))) return -1;
-    int r = sum_attrs(f, attrs, int_names, dict_names, status, ints, dicts, refs, severities, ids, names, ni, nd);
-    Py_XDECREF(attrs);
-    return r;
+/* got[role] = a new reference to each value `attrs` stores under one of the role names (the
+ * very name object: any other key equal to it is left to attr_of), in one walk of the dict: a
+ * look-up by name each was a third of sums() */
+static void stored_fields(Sums *s, PyObject *attrs, PyObject **got) {
+    PyObject *key, *value;
+    Py_ssize_t pos = 0;
+    int place = 0, found = 0;
+    while (found < s->roles && PyDict_Next(attrs, &pos, &key, &value)) {
+        int role = -1;
+        if (place < SEEN && s->seen[place] == key) {
+            role = s->seen_role[place];
+        } else {
+            for (int k = 0; k < s->roles; k++)
+                if (s->role_names[k] == key) {
+                    role = k;
+                    break;
+                }
+            if (place < SEEN) {
+                Py_XSETREF(s->seen[place], Py_NewRef(key));
+                s->seen_role[place] = (signed char)role;
+            }
+        }
+        if (role >= 0 && !got[role]) {
+            got[role] = Py_NewRef(value);
+            found++;
+        }
+        place++;
+    }
 }
 
-static int sum_attrs(PyObject *f, PyObject *attrs, PyObject *int_names, PyObject *dict_names, PyObject *status,
-                     long long *ints, Acc *dicts, PyObject **refs, PyObject *severities, PyObject *ids,
-                     PyObject **names, Py_ssize_t ni, Py_ssize_t nd) {
-    PyObject *state = attr_of(f, attrs, names[0]);
+/* the value of role k: got[k] (taken), else read as getattr reads it */
+static PyObject *field(PyObject **got, int k, PyObject *f, PyObject *attrs, PyObject *name) {
+    PyObject *v = got[k];
+    got[k] = NULL;
+    return v ? v : attr_of(f, attrs, name);
+}
+
+/* refs[k] += references[name] for an exact dict of ints: 0, 1 (anything else: Python's path) or -1 */
+static int add_ref(long long *sum, PyObject *references, PyObject *name) {
+    PyObject *v = PyDict_GetItemWithError(references, name);
+    return v ? add_int(sum, v) : PyErr_Occurred() ? -1 : 1;
+}
+
+/* one file's part of sums(), its attributes in `got` where stored_fields found them; 0, 1 (a dict
+ * attribute that is not an exact dict, a count that is not an int) or -1 (an error) */
+static int sum_attrs(Sums *s, PyObject *f, PyObject *attrs, PyObject **got) {
+    PyObject *state = field(got, 0, f, attrs, s->role_names[0]);
     if (!state) return -1;
-    int counted = count_one(status, state);
+    int counted = acc_count(&s->status, state);
     Py_DECREF(state);
     if (counted < 0) return -1;
-    for (Py_ssize_t k = 0; k < ni; k++) {
-        PyObject *v = attr_of(f, attrs, PyTuple_GET_ITEM(int_names, k));
+    for (Py_ssize_t k = 0; k < s->ni; k++) {
+        PyObject *v = field(got, (int)(1 + k), f, attrs, s->role_names[1 + k]);
         if (!v) return -1;
-        int r = add_int(&ints[k], v);
+        int r = add_int(&s->ints[k], v);
         Py_DECREF(v);
         if (r) return r;
     }
-    for (Py_ssize_t k = 0; k < nd; k++) {
-        PyObject *d = attr_of(f, attrs, PyTuple_GET_ITEM(dict_names, k));
+    for (Py_ssize_t k = 0; k < s->nd; k++) {
+        PyObject *d = field(got, (int)(1 + s->ni + k), f, attrs, s->role_names[1 + s->ni + k]);
         if (!d) return -1;
-        int r = PyDict_CheckExact(d) ? acc_dict(&dicts[k], d) : 1;
+        int r = PyDict_CheckExact(d) ? acc_dict(&s->dicts[k], d) : 1;
         Py_DECREF(d);
         if (r) return r;
     }
-    PyObject *references = attr_of(f, attrs, names[1]);
+    int at = (int)(1 + s->ni + s->nd);
+    PyObject *references = field(got, at, f, attrs, s->role_names[at]);
     if (!references) return -1;
-    int r = add_item(&refs[0], references, names[3]) < 0 || add_item(&refs[1], references, names[4]) < 0 ? -1 : 0;
+    int r = !PyDict_CheckExact(references) ? 1 : add_ref(&s->refs[0], references, s->converted);
+    if (r == 0) r = add_ref(&s->refs[1], references, s->unconverted);
     Py_DECREF(references);
-    if (r < 0) return -1;
-    PyObject *diagnostics = attr_of(f, attrs, names[2]);
+    if (r) return r;
+    PyObject *diagnostics = field(got, at + 1, f, attrs, s->role_names[at + 1]);
     if (!diagnostics) return -1;
     PyObject *it = PyObject_GetIter(diagnostics), *d;
     Py_DECREF(diagnostics);
     if (!it) return -1;
     while ((d = PyIter_Next(it))) {
-        r = count_attr(severities, d, names[5]) < 0 || count_attr(ids, d, names[6]) < 0 ? -1 : 0;
+        r = acc_count_attr(&s->severities, d, s->own[3]) < 0 || acc_count_attr(&s->ids, d, s->own[4]) < 0 ? -1 : 0;
         Py_DECREF(d);
         if (r < 0) break;
     }
@@ -312,7 +346,55 @@ static int sum_attrs(PyObject *f, PyObject *attrs, PyObject *int_names, PyObject
     return r < 0 || PyErr_Occurred() ? -1 : 0;
 }
 
-#define SUMS_MAX 16  /* int and dict names each (the record has 8 and 5) */
+/* one file's part of sums(): as sum_attrs */
+static int sum_file(Sums *s, PyObject *f) {
+    PyObject *attrs = NULL;  /* f's __dict__, where every name reads from it */
+    PyObject *got[ROLES] = {NULL};
+    if (Py_TYPE(f) == s->plain[0] || (Py_TYPE(f) != s->plain[1] && plain_type(s, Py_TYPE(f)))) {
+        if (!(attrs = PyObject_GenericGetDict(f, NULL))) return -1;
+        if (PyDict_CheckExact(attrs)) stored_fields(s, attrs, got);
+    }
+    int r = sum_attrs(s, f, attrs, got);
+    for (int k = 0; k < s->roles; k++) Py_XDECREF(got[k]);
+    Py_XDECREF(attrs);
+    return r;
+}
+
+static int acc_init(Acc *acc) { return (acc->index = PyDict_New()) && (acc->keys = PyList_New(0)) ? 0 : -1; }
+
+static void sums_free(Sums *s) {
+    for (int k = 0; k < 5; k++) Py_XDECREF(s->own[k]);
+    Py_XDECREF(s->converted);
+    Py_XDECREF(s->unconverted);
+    for (int k = 0; k < SEEN; k++) Py_XDECREF(s->seen[k]);
+    for (Py_ssize_t k = 0; k < s->nd; k++) acc_free(&s->dicts[k]);
+    acc_free(&s->status);
+    acc_free(&s->severities);
+    acc_free(&s->ids);
+}
+
+/* the answer: (status, ints, dicts, converted, unconverted, severities, ids) */
+static PyObject *sums_made(const Sums *s) {
+    PyObject *ints = PyList_New(s->ni), *dicts = PyList_New(s->nd), *result = NULL;
+    PyObject *status = acc_dict_made(&s->status), *severities = acc_dict_made(&s->severities);
+    PyObject *ids = acc_dict_made(&s->ids);
+    PyObject *converted = PyLong_FromLongLong(s->refs[0]), *unconverted = PyLong_FromLongLong(s->refs[1]);
+    if (!ints || !dicts || !status || !severities || !ids || !converted || !unconverted) goto done;
+    for (Py_ssize_t k = 0; k < s->ni; k++)
+        if (!(PyList_SET_ITEM(ints, k, PyLong_FromLongLong(s->ints[k])), PyList_GET_ITEM(ints, k))) goto done;
+    for (Py_ssize_t k = 0; k < s->nd; k++)
+        if (!(PyList_SET_ITEM(dicts, k, acc_dict_made(&s->dicts[k])), PyList_GET_ITEM(dicts, k))) goto done;
+    result = PyTuple_Pack(7, status, ints, dicts, converted, unconverted, severities, ids);
+done:
+    Py_XDECREF(ints);
+    Py_XDECREF(dicts);
+    Py_XDECREF(status);
+    Py_XDECREF(severities);
+    Py_XDECREF(ids);
+    Py_XDECREF(converted);
+    Py_XDECREF(unconverted);
+    return result;
+}
 
 PyObject *crecord_sums(PyObject *self, PyObject *args) {
     PyObject *files, *int_names, *dict_names;
@@ -320,24 +402,27 @@ PyObject *crecord_sums(PyObject *self, PyObject *args) {
                           &PyTuple_Type, &dict_names)) return NULL;
     Py_ssize_t ni = PyTuple_GET_SIZE(int_names), nd = PyTuple_GET_SIZE(dict_names);
     if (ni > SUMS_MAX || nd > SUMS_MAX) Py_RETURN_NONE;
-    static const char *attrs[] = {"status", "references", "diagnostics", "converted", "unconverted",
-                                  "severity", "id"};
-    PyObject *names[7] = {NULL};
-    long long sums[SUMS_MAX] = {0};
-    Acc accs[SUMS_MAX] = {{0}};
-    PyTypeObject *plain[2] = {NULL, NULL};  /* a class whose objects' attributes are read from __dict__, one not */
-    PyObject *zero = PyLong_FromLong(0), *status = PyDict_New(), *severities = PyDict_New(), *ids = PyDict_New();
-    PyObject *ints = PyList_New(ni), *dicts = PyList_New(nd), *refs[2] = {NULL, NULL}, *result = NULL;
-    if (!zero || !status || !severities || !ids || !ints || !dicts) goto done;
-    for (int k = 0; k < 7; k++)
-        if (!(names[k] = PyUnicode_InternFromString(attrs[k]))) goto done;
+    static const char *own[] = {"status", "references", "diagnostics", "severity", "id"};
+    Sums *s = PyMem_Calloc(1, sizeof *s);
+    if (!s) return PyErr_NoMemory();
+    s->ni = ni, s->nd = nd;
+    s->roles = (int)(3 + ni + nd);
+    PyObject *result = NULL;
+    for (int k = 0; k < 5; k++)
+        if (!(s->own[k] = PyUnicode_InternFromString(own[k]))) goto done;
+    if (!(s->converted = PyUnicode_InternFromString("converted"))
+        || !(s->unconverted = PyUnicode_InternFromString("unconverted"))) goto done;
+    s->role_names[0] = s->own[0];
+    for (Py_ssize_t k = 0; k < ni; k++) s->role_names[1 + k] = PyTuple_GET_ITEM(int_names, k);
+    for (Py_ssize_t k = 0; k < nd; k++) s->role_names[1 + ni + k] = PyTuple_GET_ITEM(dict_names, k);
+    s->role_names[1 + ni + nd] = s->own[1];
+    s->role_names[2 + ni + nd] = s->own[2];
     for (Py_ssize_t k = 0; k < nd; k++)
-        if (!(accs[k].index = PyDict_New()) || !(accs[k].keys = PyList_New(0))) goto done;
-    refs[0] = Py_NewRef(zero);
-    refs[1] = Py_NewRef(zero);
+        if (acc_init(&s->dicts[k]) < 0) goto done;
+    if (acc_init(&s->status) < 0 || acc_init(&s->severities) < 0 || acc_init(&s->ids) < 0) goto done;
     for (Py_ssize_t i = 0; i < PyList_GET_SIZE(files); i++) {
         PyObject *f = Py_NewRef(PyList_GET_ITEM(files, i));
-        int r = sum_file(f, int_names, dict_names, status, sums, accs, refs, severities, ids, names, plain);
+        int r = sum_file(s, f);
         Py_DECREF(f);
         if (r < 0) goto done;
         if (r > 0) {  /* not what this was written for: the caller's Python path counts */
@@ -345,24 +430,10 @@ PyObject *crecord_sums(PyObject *self, PyObject *args) {
             goto done;
         }
     }
-    for (Py_ssize_t k = 0; k < ni; k++)
-        if (!(PyList_SET_ITEM(ints, k, PyLong_FromLongLong(sums[k])), PyList_GET_ITEM(ints, k))) goto done;
-    for (Py_ssize_t k = 0; k < nd; k++)
-        if (!(PyList_SET_ITEM(dicts, k, acc_dict_made(&accs[k])), PyList_GET_ITEM(dicts, k))) goto done;
-    result = Py_BuildValue("(OOOOOOO)", status, ints, dicts, refs[0], refs[1], severities, ids);
+    result = sums_made(s);
 done:
-    for (int k = 0; k < 7; k++) Py_XDECREF(names[k]);
-    for (Py_ssize_t k = 0; k < nd; k++) {
-        acc_free(&accs[k]);
-    }
-    Py_XDECREF(zero);
-    Py_XDECREF(status);
-    Py_XDECREF(severities);
-    Py_XDECREF(ids);
-    Py_XDECREF(ints);
-    Py_XDECREF(dicts);
-    Py_XDECREF(refs[0]);
-    Py_XDECREF(refs[1]);
+    sums_free(s);
+    PyMem_Free(s);
     return result;
 }
 

@@ -298,6 +298,40 @@ def test_the_run_s_totals_sum_alike(files):
         [list(v) if isinstance(v, dict) else v for v in plain.values()]
 
 
+def _reordered(f: FileResult, fresh: bool) -> FileResult:
+    """`f` with its fields stored in reverse order, each name a new string when `fresh` (the sums
+    read a file's fields in one walk of its __dict__, by the very name objects in the order the
+    last file stored them; any other key is looked up)."""
+    g = object.__new__(FileResult)
+    g.__dict__ = {(_fresh(k) if fresh else k): v for k, v in reversed(f.__dict__.items())}
+    return g
+
+
+@needs_crecord
+@pytest.mark.parametrize("references", [{"converted": 2, "unconverted": 1}, Counter(converted=2, unconverted=1),
+                                        {"converted": 2.5, "unconverted": 1}, {"converted": 2, "unconverted": 2 ** 70}])
+def test_totals_of_files_stored_in_any_order_and_of_any_references_sum_alike(references):
+    """Fields stored in another order or under other name objects than the last file's, and
+    references that are not an exact dict of ints (summed by Python's path), sum as in Python."""
+    made = [FileResult(f"{i}.cu", f"{i}.mu", "cuda-source", ["migrated", "unchanged"][i % 2], edit_count=i,
+                       renamed={"cudaMalloc": i}, references=dict(references) if i % 3 else references,
+                       diagnostics=[make("MU2030", f"{i}.cu", 1, 1, "cudnnCreate")] * (i % 3))
+            for i in range(9)]
+    files = [_reordered(f, fresh=bool(i % 2)) if i % 3 == 1 else f for i, f in enumerate(made)]
+    native = compute_totals(files)
+    assert native == _without_native(lambda: compute_totals(files))
+    assert native["references_converted"] == sum(f.references["converted"] for f in made)
+
+
+@needs_crecord
+def test_totals_of_references_without_a_count_fail_alike():
+    files = [FileResult("a.cu", "a.mu", "cuda-source", "migrated", references={"converted": 1})]
+    with pytest.raises(KeyError):
+        compute_totals(files)
+    with pytest.raises(KeyError):
+        _without_native(lambda: compute_totals(files))
+
+
 @needs_crecord
 def test_a_real_run_writes_the_same_record_with_and_without_c():
     """A run over the corpora, its record and totals rendered by both paths."""
