@@ -42,7 +42,7 @@ HAZARDS: dict[str, tuple[str, str]] = {
 }
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, init=False)
 class Rule:  # no __slots__: slotted dataclasses unpickle ~10x slower, and the cache is a pickle
     cuda: str
     musa: str | None
@@ -58,6 +58,17 @@ class Rule:  # no __slots__: slotted dataclasses unpickle ~10x slower, and the c
     origin: str = ""  # "rules/runtime/functions.yaml:12"
     hazard: tuple[str, ...] = ()  # tags from HAZARDS
     overrides: str | None = None  # why this record replaces another file's record of the same name
+
+    def __init__(self, cuda: str, musa: str | None, kind: str, library: str, status: str,
+                 diag: str | None = None, note: str | None = None, inferred: bool = False,
+                 section: str | None = None, header: str | None = None, reverse: bool = True,
+                 origin: str = "", hazard: tuple[str, ...] = (), overrides: str | None = None) -> None:
+        """The fields in order, as dataclasses' own `__init__` sets them (the same signature:
+        tests/test_classes.py compares them); written here because that one, fourteen frozen
+        fields, was compiled at every start-up (about 5 M instructions)."""
+        self.__dict__.update(cuda=cuda, musa=musa, kind=kind, library=library, status=status, diag=diag,
+                             note=note, inferred=inferred, section=section, header=header, reverse=reverse,
+                             origin=origin, hazard=hazard, overrides=overrides)
 
     @property
     def replacement(self) -> str | None:
