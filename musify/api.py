@@ -15,7 +15,6 @@ from datetime import datetime, timezone
 from typing import TYPE_CHECKING, TypeVar
 
 from musify import __version__, cache, collector, diagnostics, file_tools, readahead, renames, runner, writers
-from musify.classes import dataclass
 from musify.config import run_excludes
 from musify.discover import SOURCE_KINDS, Discovery, Found, discover, join_rel, link_stays_inside, printable
 from musify.finalise import finalise
@@ -40,12 +39,16 @@ class UsageError(ValueError):
     """A request that cannot be carried out as asked (reported before anything is written)."""
 
 
-@dataclass
 class Outputs:
-    """Where the migrated bytes went, for callers that want them (stdout, diff, tests)."""
+    """Where the migrated bytes went, for callers that want them (stdout, diff, tests). A plain
+    class: the methods a dataclass adds were compiled at every start-up (1 M instructions) for
+    an object a run makes once."""
 
-    texts: dict[str, bytes]
-    diff: str
+    __slots__ = ("diff", "texts")
+
+    def __init__(self, texts: dict[str, bytes], diff: str) -> None:
+        self.texts = texts
+        self.diff = diff
 
 
 def migrate(inputs: list[str], options: Options | None = None, mode: str = "none",

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import copy
 import dataclasses
+import inspect
 import pickle
 from dataclasses import field
 from typing import NamedTuple
@@ -18,7 +19,7 @@ import pytest
 from musify.classes import dataclass, named_tuple
 from musify.diagnostics import Diagnostic
 from musify.options import Options
-from musify.rules.model import Rule
+from musify.rules.model import Rule, RuleSet
 
 VARIANTS = [{}, {"frozen": True}, {"slots": True}, {"frozen": True, "slots": True}]
 
@@ -224,3 +225,39 @@ def test_named_tuple_refuses_a_field_without_default_after_one_with() -> None:
         class Bad:
             a: int = 0
             b: int
+
+
+def _default(f: dataclasses.Field) -> object:
+    if f.default_factory is not dataclasses.MISSING:
+        return f.default_factory()
+    return inspect.Parameter.empty if f.default is dataclasses.MISSING else f.default
+
+
+@pytest.mark.parametrize("cls", [Options, Rule, RuleSet])
+def test_a_written_init_takes_what_the_generated_one_took(cls) -> None:
+    """Options, Rule and RuleSet write their own `__init__` (dataclasses compiled theirs at every
+    start-up): the same fields, in order, positional or by name, with the same defaults; the
+    object's attributes set in field order (its pickle unchanged); frozen as before."""
+    fields = dataclasses.fields(cls)
+    params = list(inspect.signature(cls.__init__).parameters.values())[1:]
+    if cls is not Options:
+        assert [p.name for p in params] == [f.name for f in fields]
+    required = [f.name for f in fields if _default(f) is inspect.Parameter.empty]
+    values = {f.name: f"v{i}" for i, f in enumerate(fields)}
+    whole = cls(**values)
+    assert [(name, getattr(whole, name)) for name in vars(whole)] == list(values.items())
+    assert cls(*values.values()) == whole and pickle.loads(pickle.dumps(whole)) == whole
+    least = cls(*[values[name] for name in required])
+    assert [getattr(least, f.name) for f in fields if f.name not in required] == \
+        [_default(f) for f in fields if f.name not in required]
+    assert dataclasses.replace(least, **{fields[-1].name: "x"}) == cls(*[values[n] for n in required],
+                                                                      **{fields[-1].name: "x"})
+    if cls is not RuleSet:
+        with pytest.raises(dataclasses.FrozenInstanceError):
+            whole.kind = 1
+    with pytest.raises(TypeError):
+        cls(*values.values(), "one too many")
+    with pytest.raises(TypeError):
+        cls(**values, unknown=1)
+    with pytest.raises(TypeError):
+        cls(*values.values(), **{fields[0].name: "again"})

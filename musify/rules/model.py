@@ -42,7 +42,7 @@ HAZARDS: dict[str, tuple[str, str]] = {
 }
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, init=False)
 class Rule:  # no __slots__: slotted dataclasses unpickle ~10x slower, and the cache is a pickle
     cuda: str
     musa: str | None
@@ -58,6 +58,17 @@ class Rule:  # no __slots__: slotted dataclasses unpickle ~10x slower, and the c
     origin: str = ""  # "rules/runtime/functions.yaml:12"
     hazard: tuple[str, ...] = ()  # tags from HAZARDS
     overrides: str | None = None  # why this record replaces another file's record of the same name
+
+    def __init__(self, cuda: str, musa: str | None, kind: str, library: str, status: str,
+                 diag: str | None = None, note: str | None = None, inferred: bool = False,
+                 section: str | None = None, header: str | None = None, reverse: bool = True,
+                 origin: str = "", hazard: tuple[str, ...] = (), overrides: str | None = None) -> None:
+        """The fields in order, as dataclasses' own `__init__` sets them (the same signature:
+        tests/test_classes.py compares them); written here because that one, fourteen frozen
+        fields, was compiled at every start-up (about 5 M instructions)."""
+        self.__dict__.update(cuda=cuda, musa=musa, kind=kind, library=library, status=status, diag=diag,
+                             note=note, inferred=inferred, section=section, header=header, reverse=reverse,
+                             origin=origin, hazard=hazard, overrides=overrides)
 
     @property
     def replacement(self) -> str | None:
@@ -77,7 +88,7 @@ def rule_key(rule: Rule) -> tuple[bool, str]:
     return rule.kind == "header", cuda
 
 
-@dataclass
+@dataclass(init=False)
 class RuleSet:
     """All records compiled for lookup: plain dicts, so the hot path is one dict probe per name
     (loaded from the compiled file, `names` and `headers` are `LazyRules`: the same mapping, each
@@ -95,6 +106,20 @@ class RuleSet:
     overridden: dict[tuple[bool, str], list[Rule]] = field(default_factory=dict)
     # spellings that look like a CUDA vendor name (`cuda`, `cu[A-Z]`, ...): a regex alternation
     vendor_pattern: str = ""
+
+    def __init__(self, names: MutableMapping[str, Rule] | None = None, headers: MutableMapping[str, Rule] | None = None,
+                 qualified: dict | None = None, digest: str = "", by_hazard: dict | None = None,
+                 overridden: dict | None = None, vendor_pattern: str = "") -> None:
+        """The fields in order, a table not given empty (as the default factories made it);
+        written here because dataclasses compiled its own at every start-up (about 2 M
+        instructions) for an object a run makes once or twice."""
+        self.names = {} if names is None else names
+        self.headers = {} if headers is None else headers
+        self.qualified = {} if qualified is None else qualified
+        self.digest = digest
+        self.by_hazard = {} if by_hazard is None else by_hazard
+        self.overridden = {} if overridden is None else overridden
+        self.vendor_pattern = vendor_pattern
 
     def add(self, rule: Rule) -> None:
         if len(self.__dict__) > _RULESET_FIELDS:  # something derived (or set by a caller) to forget
