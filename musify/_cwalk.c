@@ -24,8 +24,27 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#if defined(__linux__)
+#include <stdint.h>
+#include <sys/syscall.h>
+#endif
 
 #define WALK_PATH_MAX 8192
+/* Linux: a folder is listed with getdents64 on the descriptor its parent opened, not through
+ * fdopendir, which asks the system three more times a folder (an fstat for its buffer size, a
+ * fcntl F_GETFL, a fcntl F_SETFD that the O_CLOEXEC of the open already did): on 2,000 folders
+ * 6,000 system calls of the run's critical path. The entries and their d_type are the same. */
+#if defined(__linux__) && defined(SYS_getdents64)
+#define RAW_LISTING 1
+#define LISTING_BYTES 32768
+struct raw_dirent {
+    uint64_t d_ino;
+    int64_t d_off;
+    unsigned short d_reclen;
+    unsigned char d_type;
+    char d_name[];
+};
+#endif
 
 static PyObject *empty_args;  /* () for object.__new__ */
 static PyObject *slash, *key_root, *key_rel, *key_kind, *key_symlink, *key_stamp, *key_error;  /* interned */
@@ -36,7 +55,74 @@ typedef struct {
     int gitignore;
     PyObject *root, *cls, *by_ext, *classify;  /* borrowed */
     PyObject *files, *dir_rels, *template;
+#ifdef RAW_LISTING
+    uint64_t listing[LISTING_BYTES / 8];  /* one folder's getdents64 (read whole before its subfolders) */
+#endif
 } Walk;
+
+/* One folder being listed: its descriptor (open, close-on-exec) and where the listing is. */
+typedef struct {
+    int fd;
+#ifdef RAW_LISTING
+    char *buf;
+    long pos, end;
+#else
+    DIR *dir;
+#endif
+} Listing;
+
+/* 1: `fd` (taken) is listed from now on; 0: it was closed (not a folder that can be listed). */
+static int listing_open(Walk *w, Listing *l, int fd) {
+    if (fd < 0) return 0;
+    l->fd = fd;
+#ifdef RAW_LISTING
+    l->buf = (char *)w->listing;
+    l->pos = l->end = 0;
+    return 1;
+#else
+    (void)w;
+    if ((l->dir = fdopendir(fd)) == NULL) {
+        close(fd);
+        return 0;
+    }
+    return 1;
+#endif
+}
+
+/* The next entry's name and d_type, or NULL: the end (errno 0) or a failed read (errno set). */
+static const char *listing_next(Listing *l, unsigned char *type) {
+#ifdef RAW_LISTING
+    if (l->pos >= l->end) {
+        long got;
+        do {
+            got = syscall(SYS_getdents64, l->fd, l->buf, (unsigned long)LISTING_BYTES);
+        } while (got < 0 && errno == EINTR);
+        if (got <= 0) {
+            errno = got < 0 ? errno : 0;
+            return NULL;
+        }
+        l->pos = 0;
+        l->end = got;
+    }
+    struct raw_dirent *de = (struct raw_dirent *)(l->buf + l->pos);
+    l->pos += de->d_reclen;
+    *type = de->d_type;
+    return de->d_name;
+#else
+    struct dirent *de = readdir(l->dir);
+    if (de == NULL) return NULL;
+    *type = de->d_type;
+    return de->d_name;
+#endif
+}
+
+static void listing_close(Listing *l) {
+#ifdef RAW_LISTING
+    close(l->fd);
+#else
+    closedir(l->dir);
+#endif
+}
 
 /* s[0:n] decoded as os.fsdecode decodes it, appended to `list` */
 static int add_decoded(PyObject *list, const char *s, size_t n) {
@@ -116,7 +202,7 @@ static void free_entries(Entry *entries, size_t n) {
 /* The folder's entries, read whole (1), each but "." and ".." with its name decoded and its
  * sort key; 0: declined (what the Python walk decides about, or a failed read); -1: a Python
  * error. `*out`/`*count` are set in every case (freed by the caller). */
-static int read_entries(Walk *w, DIR *dir, Entry **out, size_t *count) {
+static int read_entries(Walk *w, Listing *l, Entry **out, size_t *count) {
     size_t n = 0, cap = 16;
     Entry *entries = PyMem_Malloc(cap * sizeof(Entry));
     *out = entries;
@@ -126,16 +212,15 @@ static int read_entries(Walk *w, DIR *dir, Entry **out, size_t *count) {
         return -1;
     }
     for (;;) {
+        unsigned char type;
         errno = 0;
-        struct dirent *de = readdir(dir);
-        if (de == NULL) return errno != 0 ? 0 : 1;
-        const char *name = de->d_name;
+        const char *name = listing_next(l, &type);
+        if (name == NULL) return errno != 0 ? 0 : 1;
         if (name[0] == '.' && (name[1] == 0 || (name[1] == '.' && name[2] == 0))) continue;
         if (strncmp(name, ".musify", 7) == 0 || (w->gitignore && strcmp(name, ".gitignore") == 0)) return 0;
-        unsigned char type = de->d_type;
         if (type == DT_UNKNOWN) {  /* what DirEntry.is_dir(follow_symlinks=False) asks then */
             struct stat st;
-            if (fstatat(dirfd(dir), name, &st, AT_SYMLINK_NOFOLLOW) != 0) return 0;
+            if (fstatat(l->fd, name, &st, AT_SYMLINK_NOFOLLOW) != 0) return 0;
             type = S_ISDIR(st.st_mode) ? DT_DIR : S_ISREG(st.st_mode) ? DT_REG : DT_UNKNOWN;
         }
         if (type != DT_DIR && type != DT_REG) return 0;
@@ -173,15 +258,11 @@ static int read_entries(Walk *w, DIR *dir, Entry **out, size_t *count) {
  * read whole and sorted (`by_key`), so the tree's files come out in their relpaths' order and the
  * caller need not sort them. */
 static int walk_dir(Walk *w, size_t len, int fd) {
-    if (fd < 0) return 0;
-    DIR *dir = fdopendir(fd);
-    if (dir == NULL) {
-        close(fd);
-        return 0;
-    }
+    Listing listing;
+    if (!listing_open(w, &listing, fd)) return 0;
     Entry *entries;
     size_t n;
-    int result = read_entries(w, dir, &entries, &n);
+    int result = read_entries(w, &listing, &entries, &n);
     if (result == 1 && n > 1) qsort(entries, n, sizeof(Entry), by_key);
     for (size_t i = 0; result == 1 && i < n; i++) {
         Entry *e = &entries[i];
@@ -200,14 +281,14 @@ static int walk_dir(Walk *w, size_t len, int fd) {
                 break;
             }
             if (strcmp(e->bytes, ".git") == 0) continue;  /* listed, never entered (as the Python walk) */
-            result = walk_dir(w, end, openat(dirfd(dir), e->bytes, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+            result = walk_dir(w, end, openat(listing.fd, e->bytes, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
         } else if (add_file(w, rel, rel_len, e->name) < 0) {
             result = -1;
         }
     }
     free_entries(entries, n);
     w->path[len] = 0;
-    closedir(dir);
+    listing_close(&listing);
     return result;
 }
 
