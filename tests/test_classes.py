@@ -18,7 +18,11 @@ import pytest
 
 from musify.classes import dataclass, named_tuple
 from musify.diagnostics import Diagnostic
+from musify.discover import Discovery
 from musify.options import Options
+from musify.pool import Writes
+from musify.records import RunRecord
+from musify.report.summary import Report
 from musify.rules.model import Rule, RuleSet
 
 VARIANTS = [{}, {"frozen": True}, {"slots": True}, {"frozen": True, "slots": True}]
@@ -233,10 +237,10 @@ def _default(f: dataclasses.Field) -> object:
     return inspect.Parameter.empty if f.default is dataclasses.MISSING else f.default
 
 
-@pytest.mark.parametrize("cls", [Options, Rule, RuleSet])
+@pytest.mark.parametrize("cls", [Options, Rule, RuleSet, RunRecord, Discovery, Report, Writes])
 def test_a_written_init_takes_what_the_generated_one_took(cls) -> None:
-    """Options, Rule and RuleSet write their own `__init__` (dataclasses compiled theirs at every
-    start-up): the same fields, in order, positional or by name, with the same defaults; the
+    """Options, Rule, RuleSet, RunRecord, Discovery, Report and Writes write their own `__init__`
+    (dataclasses compiled theirs at every start-up): the same fields, in order, positional or by name, with the same defaults; the
     object's attributes set in field order (its pickle unchanged); frozen as before."""
     fields = dataclasses.fields(cls)
     params = list(inspect.signature(cls.__init__).parameters.values())[1:]
@@ -252,7 +256,7 @@ def test_a_written_init_takes_what_the_generated_one_took(cls) -> None:
         [_default(f) for f in fields if f.name not in required]
     assert dataclasses.replace(least, **{fields[-1].name: "x"}) == cls(*[values[n] for n in required],
                                                                       **{fields[-1].name: "x"})
-    if cls is not RuleSet:
+    if cls.__dataclass_params__.frozen:
         with pytest.raises(dataclasses.FrozenInstanceError):
             whole.kind = 1
     with pytest.raises(TypeError):

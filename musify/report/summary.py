@@ -21,10 +21,15 @@ NOT_RUN = "not-run"  # built but not run (a GPU backend without its GPU): not a 
 _SEVERITY, _DIAGNOSTICS = attrgetter("severity"), attrgetter("diagnostics")
 
 
-@dataclass
+@dataclass(init=False)  # __init__ below: dataclasses compiled its own at every start-up
 class Report:
     record: RunRecord
     _totals: dict | None = field(default=None, repr=False)
+
+    def __init__(self, record: RunRecord, _totals: dict | None = None) -> None:
+        """The fields in order, as dataclasses' own `__init__` sets them."""
+        self.record = record
+        self._totals = _totals
 
     @property
     def totals(self) -> dict:

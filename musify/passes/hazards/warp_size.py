@@ -23,9 +23,9 @@ import re
 from collections.abc import Container
 from functools import lru_cache
 from operator import is_
-from typing import NamedTuple
 
 from musify.arch import WARP_WIDTH
+from musify.classes import named_tuple
 from musify.engine.edits import Edit
 from musify.frontend import syntax
 from musify.passes._base import PassContext
@@ -48,7 +48,8 @@ _INT32 = re.compile(r"^(?:const\s+)?(?:unsigned|signed|unsigned\s+int|signed\s+i
 _LANE_ARITH = {("&", 31): "% W (or & (W - 1))", ("%", 32): "% W", (">>", 5): "/ W", ("/", 32): "/ W"}
 
 
-class _Names(NamedTuple):  # a NamedTuple: a frozen dataclass's class cost 1 ms an import
+@named_tuple  # a named tuple: a frozen dataclass's class cost 1 ms an import; typing.NamedTuple
+class _Names:  # compiled each of its string annotations at every start-up
     """The names the rules tag for this pass (`hazard:` in rules/)."""
 
     mask_arg: frozenset[str]
@@ -236,7 +237,8 @@ def _called_names(names: _Names) -> frozenset[str]:
     return made[1]
 
 
-class _Init(NamedTuple):
+@named_tuple  # not typing.NamedTuple: that compiled its seven string annotations at every start-up
+class _Init:
     """What the checks ask of one `init_declarator`, read from the tree once."""
 
     node: object
