@@ -28,23 +28,38 @@ from reprlib import recursive_repr
 _OWN = ("__repr__", "__eq__", "__hash__")
 
 
-def dataclass(cls: type | None = None, /, *, init: bool = True, frozen: bool = False, slots: bool = False):
-    """`dataclasses.dataclass(cls, init=init, frozen=frozen, slots=slots)` (repr and eq on)."""
+def dataclass(cls: type | None = None, /, *, init: bool | str = True, frozen: bool = False, slots: bool = False):
+    """`dataclasses.dataclass(cls, init=init, frozen=frozen, slots=slots)` (repr and eq on).
+
+    `init="fields"`: the `__init__` is one function written here, reading the class's fields
+    (the same parameters, defaults and default factories, the attributes set in field order)
+    rather than source compiled for the class: for a class a run makes a few times, where
+    compiling its `__init__` at every start-up costs more than all its calls (a class made per
+    file writes its own, which is faster per call)."""
 
     def wrap(cls: type) -> type:
         written = [name for name in _OWN if name in cls.__dict__]
         if written:
             raise TypeError(f"{cls.__qualname__} defines {', '.join(written)}: use dataclasses.dataclass")
+        shared_init = init == "fields"
+        if shared_init and ("__init__" in cls.__dict__ or "__post_init__" in cls.__dict__):
+            raise TypeError(f"{cls.__qualname__}: init='fields' makes __init__ (and calls no __post_init__)")
+        init_ = init is True
+        undocumented = shared_init and cls.__doc__ is None
+        if undocumented:  # else dataclasses documents it by asking `inspect` the signature of
+            cls.__doc__ = "-"  # object.__init__ (made from its text: ~6 ms); written below instead
         # a frozen class with its own __init__ (which sets its fields without __setattr__) and no
         # slots takes the frozen __setattr__/__delattr__ from here too; a generated __init__
         # needs the class frozen in dataclasses' own terms to set its fields
-        own_frozen = frozen and not init and not slots and "__setattr__" not in cls.__dict__ \
+        own_frozen = frozen and not init_ and not slots and "__setattr__" not in cls.__dict__ \
             and "__delattr__" not in cls.__dict__
-        made = dataclasses.dataclass(cls, init=init, repr=False, eq=False, frozen=frozen and not own_frozen,
+        made = dataclasses.dataclass(cls, init=init_, repr=False, eq=False, frozen=frozen and not own_frozen,
                                      slots=slots)
         _add_methods(made, frozen)
         if own_frozen:
             _add_frozen(made)
+        if shared_init:
+            _add_init(made, slots, document=undocumented)
         return made
 
     return wrap if cls is None else wrap(cls)
@@ -67,6 +82,64 @@ def _add_frozen(cls: type) -> None:
     for method in (__setattr__, __delattr__):
         method.__qualname__ = f"{cls.__qualname__}.{method.__name__}"
         setattr(cls, method.__name__, method)
+
+
+class _Factory:
+    """The default shown in a shared `__init__`'s signature for a field with a default factory
+    (as dataclasses shows it)."""
+
+    def __repr__(self) -> str:
+        return "<factory>"
+
+
+def _add_init(cls: type, slots: bool, document: bool) -> None:
+    """The `__init__` dataclasses would generate, as one function over the fields' names,
+    defaults and factories; its signature (`inspect.signature`) is the generated one's, and so
+    is the docstring `document` asks for (a class without one)."""
+    fields = [f for f in dataclasses.fields(cls) if f.init]
+    names = tuple(f.name for f in fields)
+    known = frozenset(names)
+    defaults = {f.name: f.default for f in fields if f.default is not dataclasses.MISSING}
+    factories = {f.name: f.default_factory for f in fields if f.default_factory is not dataclasses.MISSING}
+    where = f"{cls.__qualname__}.__init__()"
+
+    def __init__(self, *args, **values) -> None:
+        if len(args) > len(names):
+            raise TypeError(f"{where} takes {len(names) + 1} positional arguments but {len(args) + 1} were given")
+        for name, value in zip(names, args):
+            if name in values:
+                raise TypeError(f"{where} got multiple values for argument {name!r}")
+            values[name] = value
+        if not known.issuperset(values):
+            raise TypeError(f"{where} got an unexpected keyword argument {min(values.keys() - known)!r}")
+        ordered = {}
+        for name in names:
+            if name in values:
+                ordered[name] = values[name]
+            elif name in defaults:
+                ordered[name] = defaults[name]
+            elif name in factories:
+                ordered[name] = factories[name]()
+            else:
+                raise TypeError(f"{where} missing required argument: {name!r}")
+        if slots:
+            for name, value in ordered.items():
+                object.__setattr__(self, name, value)
+        else:  # a new object's dictionary is empty: the attributes land in field order
+            self.__dict__.update(ordered)
+
+    import inspect  # loaded already: dataclasses imports it
+
+    param = inspect.Parameter
+    shown = {**{name: _Factory() for name in factories}, **defaults}
+    params = [param(f.name, param.POSITIONAL_OR_KEYWORD, default=shown.get(f.name, param.empty), annotation=f.type)
+              for f in fields]
+    __init__.__signature__ = inspect.Signature([param("self", param.POSITIONAL_OR_KEYWORD), *params],
+                                               return_annotation=None)
+    if document:
+        cls.__doc__ = cls.__name__ + str(inspect.Signature(params))
+    __init__.__qualname__ = f"{cls.__qualname__}.__init__"
+    cls.__init__ = __init__
 
 
 def _values(names: tuple[str, ...]) -> Callable[[object], tuple]:

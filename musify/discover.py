@@ -106,7 +106,7 @@ _SLASH = os.sep == "/" and os.altsep is None
 _NATIVE = compiled.load("_cwalk", "musify") if _SLASH else None  # the compiled walk, or None
 
 
-@dataclass(init=False)  # __init__ below: dataclasses compiled its own at every start-up
+@dataclass(init="fields")  # made once a run: no __init__ compiled at every start-up
 class Discovery:
     """What discovery found under the inputs: the files, musify's own names, and the rest of
     each listed folder."""
@@ -118,13 +118,6 @@ class Discovery:
     # the whole of each listed folder, so whether a name is taken there is known without a look
     unlisted: dict[str, set[str]] = field(default_factory=dict)
 
-    def __init__(self, files: list[Found], owned: list[str] | None = None,
-                 unlisted: dict[str, set[str]] | None = None) -> None:
-        """The fields in order, a table not given empty (as the default factories made it);
-        written here because dataclasses compiled its own at every start-up."""
-        self.files = files
-        self.owned = [] if owned is None else owned
-        self.unlisted = {} if unlisted is None else unlisted
 
 
 # Names musify itself creates beside the files it writes; never migrated, never copied.

@@ -7,7 +7,7 @@ from dataclasses import fields, replace
 from musify.classes import dataclass
 
 
-@dataclass(frozen=True, init=False)
+@dataclass(frozen=True, init="fields")  # a run makes one or two: no __init__ compiled
 class Options:
     """A run's settings, from flags over the configuration over these defaults (a docstring of
     its own: without one the dataclass builds it from its signature at every start-up)."""
@@ -30,23 +30,6 @@ class Options:
     json_lite: bool = False  # leave the per-edit list out of the run record
     lock_wait: float = 10.0  # seconds an --in-place run waits for another one on the same tree
     cache: bool = True  # reuse unchanged files' results from the incremental cache (musify/cache.py)
-
-    def __init__(self, *args, **values) -> None:
-        """Each field, in order, from `args`, then `values`, else its default. Written once, here:
-        the `__init__` dataclasses writes for eighteen frozen fields was compiled at every
-        start-up (about 6 M instructions, 1.5 ms), and a run makes one or two of these."""
-        fields_ = self.__dataclass_fields__
-        if len(args) > len(fields_):
-            raise TypeError(f"Options.__init__() takes {len(fields_)} field values but {len(args)} were given")
-        for name, value in zip(fields_, args):
-            if name in values:
-                raise TypeError(f"Options.__init__() got multiple values for argument {name!r}")
-            values[name] = value
-        unknown = values.keys() - fields_.keys()
-        if unknown:
-            raise TypeError(f"Options.__init__() got an unexpected keyword argument {min(unknown)!r}")
-        for name, f in fields_.items():
-            object.__setattr__(self, name, values.get(name, f.default))
 
     def with_(self, **changes) -> Options:
         return replace(self, **changes)

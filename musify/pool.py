@@ -37,7 +37,7 @@ if TYPE_CHECKING:
     from musify.rules.model import RuleSet
 
 
-@dataclass(init=False)  # __init__ below: dataclasses compiled its own at every start-up
+@dataclass(init="fields")  # made once a run: no __init__ compiled at every start-up
 class Writes:
     """Where the runner writes each port as soon as it is made (`-o`); `done` is filled with
     index -> None (written, or nothing to write) or the cause of the failed write."""
@@ -45,11 +45,6 @@ class Writes:
     out_dir: str
     done: dict[int, str | None] = field(default_factory=dict)
 
-    def __init__(self, out_dir: str, done: dict[int, str | None] | None = None) -> None:
-        """The fields in order, `done` not given empty (as the default factory made it);
-        written here because dataclasses compiled its own at every start-up."""
-        self.out_dir = out_dir
-        self.done = {} if done is None else done
 
 
 _WORKER: dict = {}

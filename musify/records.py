@@ -190,7 +190,7 @@ if _ENCODE is None:  # no C accelerator in this Python: the plain call
 _EDITS_KEY = '"edits":null'
 
 
-@dataclass(init=False)  # __init__ below: dataclasses compiled its own at every start-up
+@dataclass(init="fields")  # made once a run: no __init__ compiled at every start-up
 class RunRecord:
     """The run record (`musify-run/2`): the run's settings, every file's entry, the totals."""
 
@@ -209,29 +209,6 @@ class RunRecord:
     verify: dict | None = None  # the `musify verify` section (docs/verify.md)
     analysis: dict | None = None  # the `--analyze` section
     schema: str = SCHEMA
-
-    def __init__(self, tool_version: str, command: str, inputs: list[str], output: str, options: dict, ruleset: str,
-                 started: str = "", seconds: float = 0.0, files: list[FileResult] | None = None, exit_code: int = 0,
-                 fail_on: str = "error", fail_on_change: bool = False, verify: dict | None = None,
-                 analysis: dict | None = None, schema: str = SCHEMA) -> None:
-        """The fields in order, `files` not given a new list (as the default factory made it);
-        written here because dataclasses compiled its own, fifteen fields, at every start-up
-        (about 5 M instructions) for an object a run makes once."""
-        self.tool_version = tool_version
-        self.command = command
-        self.inputs = inputs
-        self.output = output
-        self.options = options
-        self.ruleset = ruleset
-        self.started = started
-        self.seconds = seconds
-        self.files = [] if files is None else files
-        self.exit_code = exit_code
-        self.fail_on = fail_on
-        self.fail_on_change = fail_on_change
-        self.verify = verify
-        self.analysis = analysis
-        self.schema = schema
 
     @property
     def totals(self) -> dict:

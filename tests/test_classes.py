@@ -239,13 +239,13 @@ def _default(f: dataclasses.Field) -> object:
 
 @pytest.mark.parametrize("cls", [Options, Rule, RuleSet, RunRecord, Discovery, Report, Writes])
 def test_a_written_init_takes_what_the_generated_one_took(cls) -> None:
-    """Options, Rule, RuleSet, RunRecord, Discovery, Report and Writes write their own `__init__`
-    (dataclasses compiled theirs at every start-up): the same fields, in order, positional or by name, with the same defaults; the
+    """Rule writes its own `__init__`; Options, RuleSet, RunRecord, Discovery, Report and Writes
+    take the shared one of `dataclass(init="fields")` (dataclasses compiled theirs at every
+    start-up): the same fields, in order, positional or by name, with the same defaults; the
     object's attributes set in field order (its pickle unchanged); frozen as before."""
     fields = dataclasses.fields(cls)
     params = list(inspect.signature(cls.__init__).parameters.values())[1:]
-    if cls is not Options:
-        assert [p.name for p in params] == [f.name for f in fields]
+    assert [p.name for p in params] == [f.name for f in fields]
     required = [f.name for f in fields if _default(f) is inspect.Parameter.empty]
     values = {f.name: f"v{i}" for i, f in enumerate(fields)}
     whole = cls(**values)
@@ -265,3 +265,42 @@ def test_a_written_init_takes_what_the_generated_one_took(cls) -> None:
         cls(**values, unknown=1)
     with pytest.raises(TypeError):
         cls(*values.values(), **{fields[0].name: "again"})
+
+
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_the_shared_init_is_the_generated_one(variant) -> None:
+    """`init="fields"` against dataclasses' generated `__init__` on the same class body: the same
+    objects, the same signature, the same refusals, factories called per object."""
+
+    def body():
+        class Point:
+            x: int
+            y: str = "y"
+            tags: list = field(default_factory=list)
+        return Point
+
+    shared, generated = dataclass(init="fields", **variant)(body()), dataclasses.dataclass(**variant)(body())
+    assert str(inspect.signature(shared.__init__)) == str(inspect.signature(generated.__init__))
+    assert shared.__doc__ == generated.__doc__
+    for args, kw in [((1,), {}), ((1, "a"), {}), ((1,), {"tags": [2]}), ((), {"x": 3, "y": "b"})]:
+        a, b = shared(*args, **kw), generated(*args, **kw)
+        assert [getattr(a, f) for f in ("x", "y", "tags")] == [getattr(b, f) for f in ("x", "y", "tags")]
+    assert shared(1).tags is not shared(1).tags
+    for args, kw in [((), {}), ((1, "a", [], 4), {}), ((1,), {"x": 2}), ((1,), {"z": 0})]:
+        with pytest.raises(TypeError):
+            shared(*args, **kw)
+        with pytest.raises(TypeError):
+            generated(*args, **kw)
+    if variant.get("frozen"):
+        with pytest.raises(dataclasses.FrozenInstanceError):
+            shared(1).x = 2
+
+
+def test_the_shared_init_refuses_a_written_init() -> None:
+    with pytest.raises(TypeError):
+        @dataclass(init="fields")
+        class Both:
+            a: int
+
+            def __init__(self, a: int) -> None:
+                self.a = a

@@ -21,15 +21,10 @@ NOT_RUN = "not-run"  # built but not run (a GPU backend without its GPU): not a 
 _SEVERITY, _DIAGNOSTICS = attrgetter("severity"), attrgetter("diagnostics")
 
 
-@dataclass(init=False)  # __init__ below: dataclasses compiled its own at every start-up
+@dataclass(init="fields")  # made once or twice a run: no __init__ compiled at every start-up
 class Report:
     record: RunRecord
     _totals: dict | None = field(default=None, repr=False)
-
-    def __init__(self, record: RunRecord, _totals: dict | None = None) -> None:
-        """The fields in order, as dataclasses' own `__init__` sets them."""
-        self.record = record
-        self._totals = _totals
 
     @property
     def totals(self) -> dict:

@@ -88,7 +88,7 @@ def rule_key(rule: Rule) -> tuple[bool, str]:
     return rule.kind == "header", cuda
 
 
-@dataclass(init=False)
+@dataclass(init="fields")  # a run makes one or two: no __init__ compiled
 class RuleSet:
     """All records compiled for lookup: plain dicts, so the hot path is one dict probe per name
     (loaded from the compiled file, `names` and `headers` are `LazyRules`: the same mapping, each
@@ -106,20 +106,6 @@ class RuleSet:
     overridden: dict[tuple[bool, str], list[Rule]] = field(default_factory=dict)
     # spellings that look like a CUDA vendor name (`cuda`, `cu[A-Z]`, ...): a regex alternation
     vendor_pattern: str = ""
-
-    def __init__(self, names: MutableMapping[str, Rule] | None = None, headers: MutableMapping[str, Rule] | None = None,
-                 qualified: dict | None = None, digest: str = "", by_hazard: dict | None = None,
-                 overridden: dict | None = None, vendor_pattern: str = "") -> None:
-        """The fields in order, a table not given empty (as the default factories made it);
-        written here because dataclasses compiled its own at every start-up (about 2 M
-        instructions) for an object a run makes once or twice."""
-        self.names = {} if names is None else names
-        self.headers = {} if headers is None else headers
-        self.qualified = {} if qualified is None else qualified
-        self.digest = digest
-        self.by_hazard = {} if by_hazard is None else by_hazard
-        self.overridden = {} if overridden is None else overridden
-        self.vendor_pattern = vendor_pattern
 
     def add(self, rule: Rule) -> None:
         if len(self.__dict__) > _RULESET_FIELDS:  # something derived (or set by a caller) to forget
