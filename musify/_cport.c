@@ -17,6 +17,7 @@
  *   OSError, with `tmp` removed when it was created. */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
+#include "_cport.h"
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -255,184 +256,26 @@ done:
     return result;
 }
 
-/* probe(items) -> bytes: for each (target or None, source) of `items`, a list of str pairs, one
- * code: 1 when `target` exists (an lstat: `os.path.lexists`), else 2 when the first read of at
- * most 8 KB of `source` holds a NUL byte and no UTF-16/32 byte-order mark (`renames.keeps_name`:
- * a binary file), else 0 (a source that cannot be opened or read is not binary: the runner
- * reports it); 3 for a path holding a NUL character, which the caller answers itself. The
- * planning of a run asks this of every file it renames; the look-ups are made with the
- * interpreter's lock given away once. `renames.target_taken` and `keeps_name` are the reference. */
-#define SNIFF 8192
-
-static int wide_marked(const unsigned char *b, ssize_t n) {  /* textcodec.wide_codec, in its order */
-    if (n >= 4 && b[0] == 0xff && b[1] == 0xfe && b[2] == 0 && b[3] == 0 && n % 4 == 0) return 1;
-    if (n >= 4 && b[0] == 0 && b[1] == 0 && b[2] == 0xfe && b[3] == 0xff && n % 4 == 0) return 1;
-    if (n >= 2 && b[0] == 0xff && b[1] == 0xfe && n % 2 == 0) return 1;
-    if (n >= 2 && b[0] == 0xfe && b[1] == 0xff && n % 2 == 0) return 1;
-    return 0;
-}
-
-/* One file's code. With `st` (not NULL), the file is also fstat'ed, and *whole says whether `buf`
- * holds all of it as `_cread`'s reader would have read it: a regular file, one read of at least
- * its size plus one that gave exactly its size, closed cleanly. */
-static char probe_one(const char *target, const char *source, unsigned char *buf, struct stat *st,
-                      ssize_t *got, int *whole) {
-    struct stat taken;
-    *got = -1;
-    *whole = 0;
-    if (target && lstat(target, &taken) == 0) return 1;
-    int fd;
-    do {
-        fd = open(source, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
-    } while (fd < 0 && errno == EINTR);
-    if (fd < 0) return 0;
-    int regular = st && fstat(fd, st) == 0 && S_ISREG(st->st_mode) && st->st_size < SNIFF;
-    ssize_t n;
-    do {
-        n = read(fd, buf, SNIFF);
-    } while (n < 0 && errno == EINTR);
-    if (close(fd) == 0 && regular && n == st->st_size) *whole = 1;
-    *got = n;
-    if (n <= 0) return 0;
-    return memchr(buf, 0, (size_t)n) != NULL && !wide_marked(buf, n) ? 2 : 0;
-}
-
-/* `path` (a str, or None) as file-system bytes in *out (a new reference; NULL for None); 0 when it
- * holds a NUL character, -1 on error. */
-static int fs_path(PyObject *path, PyObject **out) {
-    *out = NULL;
-    if (path == Py_None) return 1;
-    if (!PyUnicode_Check(path)) {
-        PyErr_SetString(PyExc_TypeError, "probe: paths must be str or None");
-        return -1;
-    }
-    PyObject *b = PyUnicode_EncodeFSDefault(path);
-    if (!b) return -1;
-    *out = b;
-    return strlen(PyBytes_AS_STRING(b)) == (size_t)PyBytes_GET_SIZE(b);
-}
-
-typedef struct {
-    char *buf; /* a copy of the whole file (in the call's `slab`), or NULL */
-    ssize_t len;
-    struct stat st;
-} Kept;
-
-/* `probe`, and with `reads` also the files read whole while at most `budget` bytes are kept. */
-static PyObject *probe_items(PyObject *arg, Py_ssize_t budget, int reads) {
-    PyObject *seq = PySequence_Fast(arg, "probe: a list of (target, source) pairs");
-    if (!seq) return NULL;
-    Py_ssize_t n = PySequence_Fast_GET_SIZE(seq);
-    PyObject **paths = PyMem_Calloc((size_t)(2 * n + 1), sizeof(PyObject *));
-    PyObject *codes = PyBytes_FromStringAndSize(NULL, n);
-    unsigned char *buf = PyMem_Malloc(SNIFF);
-    Kept *kept = reads ? PyMem_Calloc((size_t)n + 1, sizeof(Kept)) : NULL;
-    /* The kept copies, one after another in one block: a malloc each grew the calling thread's
-     * own arena page by page (an mprotect a page, 2,000 on 8 MB) for memory freed at the end. A
-     * file is kept only under SNIFF bytes, so n of them take under n * SNIFF. */
-    size_t slab_size = reads && budget > 0 ? (size_t)(budget < n * (Py_ssize_t)SNIFF ? budget : n * (Py_ssize_t)SNIFF) : 0;
-    char *slab = slab_size ? malloc(slab_size) : NULL;
-    size_t used = 0;
-    PyObject *answer = NULL;
-    if (!paths || !codes || !buf || (reads && !kept)) {
-        PyErr_NoMemory();
-        goto done;
-    }
-    char *code = PyBytes_AS_STRING(codes);
-    for (Py_ssize_t i = 0; i < n; i++) {
-        PyObject *item = PySequence_Fast_GET_ITEM(seq, i);
-        if (!PyTuple_Check(item) || PyTuple_GET_SIZE(item) != 2) {
-            PyErr_SetString(PyExc_TypeError, "probe: a list of (target, source) pairs");
-            goto done;
-        }
-        int a = fs_path(PyTuple_GET_ITEM(item, 0), &paths[2 * i]);
-        int b = a < 0 ? -1 : fs_path(PyTuple_GET_ITEM(item, 1), &paths[2 * i + 1]);
-        if (a < 0 || b < 0) goto done;
-        if (paths[2 * i + 1] == NULL) {
-            PyErr_SetString(PyExc_TypeError, "probe: a source path is required");
-            goto done;
-        }
-        code[i] = a && b ? 0 : 3;
-    }
-    Py_BEGIN_ALLOW_THREADS
-    for (Py_ssize_t i = 0; i < n; i++) {
-        if (code[i] == 3) continue;
-        const char *target = paths[2 * i] ? PyBytes_AS_STRING(paths[2 * i]) : NULL;
-        struct stat st;
-        ssize_t got;
-        int whole;
-        code[i] = probe_one(target, PyBytes_AS_STRING(paths[2 * i + 1]), buf, kept && budget > 0 ? &st : NULL,
-                            &got, &whole);
-        if (whole && got <= budget && slab && used + (size_t)got <= slab_size) {
-            kept[i].buf = slab + used;
-            used += (size_t)got;
-            memcpy(kept[i].buf, buf, (size_t)got);
-            kept[i].len = got;
-            kept[i].st = st;
-            budget -= got;
-        }
-    }
-    Py_END_ALLOW_THREADS
-    if (!reads) {
-        answer = codes;
-        codes = NULL;
-        goto done;
-    }
-    PyObject *list = PyList_New(n);
-    if (!list) goto done;
-    for (Py_ssize_t i = 0; i < n; i++) {
-        PyObject *got = Py_None;
-        Py_INCREF(got);
-        if (kept[i].buf) {
-            Py_DECREF(got);
-            got = Py_BuildValue("(y#y#)", kept[i].buf, kept[i].len, (const char *)&kept[i].st, (Py_ssize_t)sizeof(struct stat));
-            if (!got) {
-                Py_DECREF(list);
-                goto done;
-            }
-        }
-        PyList_SET_ITEM(list, i, got);
-    }
-    answer = Py_BuildValue("(NN)", codes, list);
-    codes = NULL;
-done:
-    if (paths) {
-        for (Py_ssize_t i = 0; i < 2 * n; i++) Py_XDECREF(paths[i]);
-        PyMem_Free(paths);
-    }
-    PyMem_Free(kept);
-    free(slab);
-    PyMem_Free(buf);
-    Py_XDECREF(codes);
-    Py_DECREF(seq);
-    return answer;
-}
-
-static PyObject *probe(PyObject *self, PyObject *arg) {
-    (void)self;
-    return probe_items(arg, 0, 0);
-}
-
-/* probe_read(items, budget) -> (codes, reads): `probe`'s codes, and per item None or (bytes,
- * struct stat as bytes) of a file read whole by the probe's own read (`probe_one`), each kept
- * (in order) while its bytes fit what is left of `budget`: `_cread.Reader` takes them as read (the
- * planning's look at a renamed file is the read-ahead's read too; readahead.py). */
-static PyObject *probe_read(PyObject *self, PyObject *args) {
-    PyObject *items;
-    Py_ssize_t budget;
-    (void)self;
-    if (!PyArg_ParseTuple(args, "On", &items, &budget)) return NULL;
-    return probe_items(items, budget, 1);
-}
-
 static PyMethodDef methods[] = {
     {"put", put, METH_VARARGS, "Write one port and rename it into place, without the interpreter's lock."},
     {"put_batch", put_batch, METH_O, "Write ports in order (making their folders), the lock given away once."},
-    {"probe", probe, METH_O, "Per (target, source): 1 target exists, 2 source is binary, 0 neither, 3 ask Python."},
-    {"probe_read", probe_read, METH_VARARGS, "probe, and the files it read whole (bytes, stat) within a budget."},
+    {"probe", musify_cport_probe, METH_O, "Per (target, source): 1 target exists, 2 source is binary, 0 neither, 3 ask Python."},
+    {"probe_read", musify_cport_probe_read, METH_VARARGS, "probe, and the files it read whole (bytes, stat) within a budget."},
     {NULL, NULL, 0, NULL},
 };
 
 static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_cport", NULL, -1, methods};
 
-PyMODINIT_FUNC PyInit__cport(void) { return PyModule_Create(&module); }
+PyMODINIT_FUNC PyInit__cport(void) {
+    PyTypeObject *probe_type = musify_cport_probe_type();
+    if (PyType_Ready(probe_type) < 0) return NULL;
+    PyObject *m = PyModule_Create(&module);
+    if (!m) return NULL;
+    Py_INCREF(probe_type);
+    if (PyModule_AddObject(m, "Probe", (PyObject *)probe_type) < 0) {
+        Py_DECREF(probe_type);
+        Py_DECREF(m);
+        return NULL;
+    }
+    return m;
+}

@@ -253,7 +253,7 @@ def _finish(record, json_path: str | None, quiet: bool, report_path: str | None 
     from musify.report.summary import Report
 
     summary = Report(record)  # the run's totals summed once, for the record, the memo and the summary
-    with collector.paused():  # the lines and the record's pieces: many objects, no garbage cycle
+    with collector.settled():  # the lines and the record's pieces: many objects, no garbage cycle
         buffer = io.StringIO()
         print_diagnostics(record, buffer)
         console += buffer.getvalue()

@@ -115,7 +115,11 @@ def reading(paths: Sequence[str]) -> Iterator[ReadAhead | None]:
     if len(paths) < 2 or _native() is None:
         yield None
         return
-    ahead = ReadAhead(paths, offered=_OFFERED)
+    # the offers of these files leave `_OFFERED` with them (a -j worker's chunks are disjoint), so
+    # that each file's bytes are let go once it is migrated, not held until the run ends
+    offered = {path: _OFFERED.pop(path) for path in paths if path in _OFFERED} if _OFFERED else None
+    ahead = ReadAhead(paths, offered=offered)
+    del offered  # (this generator's frame lives as long as the block)
     _ACTIVE.append(ahead)
     try:
         yield ahead

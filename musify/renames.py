@@ -13,6 +13,7 @@ from __future__ import annotations
 import os
 import posixpath
 import sys
+import threading
 from dataclasses import replace
 
 from musify import diagnostics, readahead
@@ -76,39 +77,74 @@ def _taken_as_listed(f: Found, target: str, existing: set[tuple[str, str]], sess
 def keep_names(items: list[tuple[Found, str, str]], existing: set[tuple[str, str]],
                unlisted: dict[str, set[str]] | None = None) -> list[bool]:
     """For each (file, its new relpath, its path) whether the file keeps its name: its new name
-    is taken or it is binary (`target_taken`, then `keeps_name`, as for one file). The look-ups
-    (an lstat of each new name, the first 8 KB of each file) are made by one compiled call where
-    it is built (`_cport.probe`): through `os`, one call at a time, they were about 15 us a file
-    of the parent's serial part of a run, of which the system calls are under half. With
-    `unlisted` (the discovery's), a new name in a walked folder is answered by its listing: the
-    lstat of a name that is not there was about 40% of the probe. (A name made in the
-    milliseconds between the listing and this look is not seen, as one made just after it.)"""
-    if _NATIVE is None:
-        return [_taken(f, target, existing, unlisted) or keeps_name(f, path) for f, target, path in items]
-    sess = _session()
-    known = [_taken_as_listed(f, target, existing, sess, unlisted) for f, target, _ in items]
-    asked = [(None if taken is False else join_rel(f.root, target), path)
-             for (f, target, path), taken in zip(items, known) if taken is not True]
-    budget = readahead.offer_budget()
-    if budget:  # the files it reads whole are kept for the read-ahead (within `budget` bytes)
-        answers, reads = _NATIVE.probe_read(asked, budget)
-        readahead.offer({path: got for (_, path), got in zip(asked, reads) if got is not None})
-    else:
-        answers = _NATIVE.probe(asked)
-    if len(answers) == len(items) and 3 not in answers:  # every file asked, every one answered
-        return [code != 0 for code in answers]
-    codes = iter(answers)
-    out = []
-    for (f, target, path), taken in zip(items, known):
-        if taken is True:
-            out.append(True)
-            continue
-        code = next(codes)
-        if code == 3:  # a path the system cannot be asked about: the reference answers
-            out.append((taken is None and target_taken(f, target, existing)) or keeps_name(f, path))
+    is taken or it is binary (`target_taken`, then `keeps_name`, as for one file). `NameProbe`
+    asked by this thread alone."""
+    probe = NameProbe(items, existing, unlisted)
+    probe.run()
+    return probe.keeps()
+
+
+class NameProbe:
+    """`keep_names`' look-ups (an lstat of each new name, the first 8 KB of each file), made by
+    whichever threads call `run`: the run's planning starts it in a thread while it loads the
+    rules, then helps (`api.beside`), so both cores make the system calls once the rules are in.
+    Where it is built they are made by the compiled `_cport.Probe` (through `os`, one call at a
+    time, they were about 15 us a file of the parent's serial part of a run, of which the system
+    calls are under half), whose threads share the items; else the reference runs in the first
+    thread to ask. With `unlisted` (the discovery's), a new name in a walked folder is answered
+    by its listing: the lstat of a name that is not there was about 40% of the probe. (A name
+    made in the milliseconds between the listing and this look is not seen, as one made just
+    after it.)"""
+
+    def __init__(self, items: list[tuple[Found, str, str]], existing: set[tuple[str, str]],
+                 unlisted: dict[str, set[str]] | None = None) -> None:
+        self.items, self.existing, self.unlisted = items, existing, unlisted
+        self._answer: list[bool] | None = None
+        if _NATIVE is None:
+            self._claim = threading.Lock()  # the reference is computed once, by the first thread to ask
+            return
+        sess = _session()
+        self._known = [_taken_as_listed(f, target, existing, sess, unlisted) for f, target, _ in items]
+        self._asked = [(None if taken is False else join_rel(f.root, target), path)
+                       for (f, target, path), taken in zip(items, self._known) if taken is not True]
+        # the files it reads whole are kept for the read-ahead (within this many bytes)
+        self._budget = readahead.offer_budget()
+        self._probe = _NATIVE.Probe(self._asked, self._budget)
+
+    def run(self) -> None:
+        """Answer what no thread has taken yet; any number of threads may call this at once."""
+        if _NATIVE is not None:
+            self._probe.run()
+        elif self._claim.acquire(blocking=False):
+            self._answer = [_taken(f, target, self.existing, self.unlisted) or keeps_name(f, path)
+                            for f, target, path in self.items]
+
+    def keeps(self) -> list[bool]:
+        """The answers, in the items' order: once every `run` has returned."""
+        if _NATIVE is None:
+            assert self._answer is not None, "NameProbe.keeps() before run()"
+            return self._answer
+        got = self._probe.result()
+        if self._budget:
+            answers, reads = got
+            readahead.offer({path: read for (_, path), read in zip(self._asked, reads) if read is not None})
         else:
-            out.append(code != 0)
-    return out
+            answers = got
+        items = self.items
+        if len(answers) == len(items) and 3 not in answers:  # every file asked, every one answered
+            return [code != 0 for code in answers]
+        codes = iter(answers)
+        out = []
+        for (f, target, path), taken in zip(items, self._known):
+            if taken is True:
+                out.append(True)
+                continue
+            code = next(codes)
+            if code == 3:  # a path the system cannot be asked about: the reference answers
+                out.append((taken is None and target_taken(f, target, self.existing)) or keeps_name(f, path))
+            else:
+                out.append(code != 0)
+        return out
 
 
 def report_collisions(plan, files: list[FileResult], renames: dict[str, str], rename_files: bool) -> list[FileResult]:

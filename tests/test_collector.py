@@ -182,3 +182,34 @@ def test_the_program_started_with_stdout_closed_ends_as_python_would():
     done = subprocess.run([sys.executable, "-m", "musify", "--version"], check=False, cwd=REPO, stderr=subprocess.PIPE,
                           text=True, env=env, preexec_fn=lambda: os.close(1), timeout=60)
     assert done.returncode == 0 and done.stderr == ""
+
+
+def test_outlive_keeps_objects_only_in_the_program(monkeypatch):
+    """A run's plan is kept until the exit in the program (never freed one by one), and let go
+    as usual in any other process (a test, an API caller)."""
+
+    class Plan:
+        pass
+
+    plan = Plan()
+    gone = weakref.ref(plan)
+    collector.outlive(plan)  # not the program: nothing kept
+    del plan
+    assert gone() is None
+    monkeypatch.setattr(collector, "is_program", lambda: True)
+    monkeypatch.setattr(collector, "_KEPT", [])
+    plan = Plan()
+    kept = weakref.ref(plan)
+    collector.outlive(plan)
+    del plan
+    assert kept() is not None and collector._KEPT == [kept()]
+
+
+def test_settled_leaves_what_it_made_old():
+    """Objects made inside `settled` leave it in the oldest generation: the next young
+    collection does not walk them (it walked a whole run's end steps once, 5 ms)."""
+    with collector.settled():
+        made = [[k] for k in range(2000)]
+    young = {id(o) for o in gc.get_objects(generation=0)}
+    assert gc.is_tracked(made[0]) and not any(id(x) in young for x in made)
+    assert any(x is made[0] for x in gc.get_objects(generation=2))

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import os
 import stat
+import threading
 import time
 
 import pytest
@@ -353,3 +354,57 @@ def test_a_run_takes_the_probe_s_reads_and_matches_one_without(tmp_path, monkeyp
     assert offered == [41]
     assert records[0] == records[1]
     assert _tree_bytes(tmp_path / f"out{readahead.OFFER_BYTES}") == _tree_bytes(tmp_path / "out0")
+
+
+@needs_native
+def test_threads_sharing_one_probe_answer_as_one_probe(tmp_path):
+    """`_cport.Probe` run by several threads at once (each claims the items left): the codes of
+    `probe`, every file within the budget kept as `probe_read` keeps it, and its result given once."""
+    from musify import _cport
+
+    root = tmp_path / "s"
+    root.mkdir()
+    paths = []
+    for k in range(600):
+        p = root / f"f{k}.cu"
+        p.write_bytes((b"\0" if k % 97 == 0 else b"x%d\n" % k) * (1 + k % 50))
+        paths.append(str(p))
+    paths.append(str(root / "gone.cu"))
+    items = [(str(root / "f3.cu") if k == 5 else None, p) for k, p in enumerate(paths)]
+    codes, reads = _cport.probe_read(items, 1 << 30)
+    probe = _cport.Probe(items, 1 << 30)
+    workers = [threading.Thread(target=probe.run) for _ in range(3)]
+    for t in workers:
+        t.start()
+    probe.run()
+    for t in workers:
+        t.join()
+    shared_codes, shared_reads = probe.result()
+    assert shared_codes == codes == _cport.probe(items)
+    assert [None if r is None else r[0] for r in shared_reads] == [None if r is None else r[0] for r in reads]
+    assert {codes[5], codes[0], codes[-1]} == {1, 2, 0}  # a taken name, a binary file, a file gone
+    with pytest.raises(RuntimeError, match="already"):
+        probe.result()
+    probe.run()  # nothing left to do once answered
+    small = _cport.Probe(items, 100)  # a budget that few files fit: only what fits is kept
+    small.run()
+    kept = [r for r in small.result()[1] if r is not None]
+    assert kept and sum(len(r[0]) for r in kept) <= 100
+
+
+@needs_native
+def test_a_reading_takes_its_files_offers_with_it(tmp_path):
+    """`reading(paths)` takes the offers of its own files out of what was offered (a -j worker's
+    next chunk finds its own still there), so each file's bytes go once it is migrated."""
+    _, paths = _numbered(tmp_path, 4, b"old %d\n")
+    _, reads = _probe_reads(paths, 1 << 20)
+    readahead.offer(dict(zip(paths, reads)))
+    try:
+        with readahead.reading(paths[:2]) as ahead:
+            assert sorted(readahead._OFFERED) == paths[2:]
+            assert ahead.take(paths[0]) == read_regular_stated(paths[0])
+        with readahead.reading(paths[2:]) as ahead:
+            assert not readahead._OFFERED
+            assert ahead.take(paths[3]) == read_regular_stated(paths[3])
+    finally:
+        readahead.withdraw()

@@ -240,3 +240,32 @@ def test_the_runner_s_edits_are_edit_text_s():
         assert (list(merged) if merged is not None else []) == list(ref), text
         assert merged is None or len(merged) > 0
         assert ctx.found.diagnostics == ref_ctx.found.diagnostics and ctx.found.facts == ref_ctx.found.facts
+
+
+def test_beside_then_runs_in_this_thread_after_meanwhile():
+    """`then` (a share of the work's own work) runs in the caller's thread once `meanwhile` is
+    done, before the join; a `NameProbe` asked by both threads answers as `keep_names`."""
+    order: list[tuple[str, bool]] = []
+    main = threading.current_thread()
+    api.beside(lambda: None, lambda: order.append(("meanwhile", threading.current_thread() is main)),
+               then=lambda: order.append(("then", threading.current_thread() is main)))
+    assert order == [("meanwhile", True), ("then", True)]
+
+
+@pytest.mark.parametrize("native", [True, False])
+def test_a_name_probe_shared_by_two_threads_is_keep_names(tmp_path, monkeypatch, native):
+    from musify import renames
+
+    if not native:
+        monkeypatch.setattr(renames, "_NATIVE", None)
+    elif renames._NATIVE is None:
+        pytest.skip("the compiled probe is not built")
+    _tree(tmp_path / "in", 40)  # with a binary file and a file whose new name is taken
+    found = discover.discover([str(tmp_path / "in")])
+    items = [(f, f.rel[:-3] + ".mu", f.abspath) for f in found.files if f.rel.endswith(".cu")]
+    existing = {(f.root, f.rel) for f in found.files if f.rel.endswith(".mu")}
+    reference = renames.keep_names(items, existing)
+    probe = renames.NameProbe(items, existing, found.unlisted)
+    api.beside(probe.run, lambda: None, then=probe.run)
+    assert probe.keeps() == reference
+    assert sum(reference) == 2 and len(reference) > 20  # the binary file, the one whose new name is taken
