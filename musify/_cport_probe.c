@@ -110,7 +110,7 @@ typedef struct {
     int answered;     /* `result()` was given: what it held is freed */
 } Probe;
 
-static void probe_free(Probe *p) {
+static void probe_free(Probe *p, int keep_slab) {
     if (p->paths) {
         for (Py_ssize_t i = 0; i < 2 * p->n; i++) Py_XDECREF(p->paths[i]);
         PyMem_Free(p->paths);
@@ -120,12 +120,14 @@ static void probe_free(Probe *p) {
     p->code = NULL;
     PyMem_Free(p->kept);
     p->kept = NULL;
-    free(p->slab);
-    p->slab = NULL;
+    if (!keep_slab) {
+        free(p->slab);
+        p->slab = NULL;
+    }
 }
 
 static void Probe_dealloc(Probe *p) {
-    probe_free(p);
+    probe_free(p, 0);
     Py_TYPE(p)->tp_free((PyObject *)p);
 }
 
@@ -192,6 +194,18 @@ static void probe_work(Probe *p, unsigned char *buf) {
     }
 }
 
+/* The kept copies as a read-only buffer (`result(views=True)` slices it): the slab lives as long
+ * as a view of it does. */
+static int Probe_getbuffer(Probe *p, Py_buffer *view, int flags) {
+    if (!p->slab) {
+        PyErr_SetString(PyExc_BufferError, "probe: nothing kept");
+        return -1;
+    }
+    return PyBuffer_FillInfo(view, (PyObject *)p, p->slab, (Py_ssize_t)p->used, 1, flags);
+}
+
+static PyBufferProcs probe_buffer = {(getbufferproc)Probe_getbuffer, NULL};
+
 static PyObject *Probe_run(Probe *p, PyObject *unused) {
     (void)unused;
     if (p->answered) Py_RETURN_NONE;
@@ -206,8 +220,11 @@ static PyObject *Probe_run(Probe *p, PyObject *unused) {
     Py_RETURN_NONE;
 }
 
-/* The codes (bytes), and with a budget the reads too; what the probe held is let go. */
-static PyObject *probe_answer(Probe *p) {
+/* The codes (bytes), and with a budget the reads too, each data a bytes object, or with `views`
+ * a memoryview of the probe's own copy (no second copy of every file made while the run waits:
+ * the read-ahead copies each into bytes when its file is taken); what the probe held is let go
+ * (the copies once no view is left). */
+static PyObject *probe_answer(Probe *p, int views) {
     if (p->answered || p->running) {
         PyErr_SetString(PyExc_RuntimeError, p->answered ? "probe: result() was already given"
                                                         : "probe: result() while run() is under way");
@@ -217,36 +234,46 @@ static PyObject *probe_answer(Probe *p) {
     if (!codes) return NULL;
     PyObject *answer = codes;
     if (p->kept) {
-        PyObject *list = PyList_New(p->n);
-        if (!list) {
+        PyObject *list = PyList_New(p->n), *whole = NULL;
+        if (list && views && p->slab) whole = PyMemoryView_FromObject((PyObject *)p);
+        if (!list || (views && p->slab && !whole)) {
+            Py_XDECREF(list);
             Py_DECREF(codes);
             return NULL;
         }
         for (Py_ssize_t i = 0; i < p->n; i++) {
             PyObject *got = Py_None;
-            if (p->kept[i].buf) {
-                got = Py_BuildValue("(y#y#)", p->kept[i].buf, p->kept[i].len, (const char *)&p->kept[i].st,
-                                    (Py_ssize_t)sizeof(struct stat));
-                if (!got) {
-                    Py_DECREF(list);
-                    Py_DECREF(codes);
-                    return NULL;
-                }
+            Kept *k = &p->kept[i];
+            if (k->buf && whole) {
+                Py_ssize_t at = (Py_ssize_t)(k->buf - p->slab);
+                PyObject *data = PySequence_GetSlice(whole, at, at + k->len);
+                got = data ? Py_BuildValue("(Ny#)", data, (const char *)&k->st, (Py_ssize_t)sizeof(struct stat)) : NULL;
+            } else if (k->buf) {
+                got = Py_BuildValue("(y#y#)", k->buf, k->len, (const char *)&k->st, (Py_ssize_t)sizeof(struct stat));
             } else {
                 Py_INCREF(got);
             }
+            if (!got) {
+                Py_XDECREF(whole);
+                Py_DECREF(list);
+                Py_DECREF(codes);
+                return NULL;
+            }
             PyList_SET_ITEM(list, i, got);
         }
+        Py_XDECREF(whole);
         answer = Py_BuildValue("(NN)", codes, list);
     }
     p->answered = 1;
-    probe_free(p);
+    probe_free(p, views);
     return answer;
 }
 
-static PyObject *Probe_result(Probe *p, PyObject *unused) {
-    (void)unused;
-    return probe_answer(p);
+static PyObject *Probe_result(Probe *p, PyObject *args, PyObject *kwds) {
+    int views = 0;
+    static char *keywords[] = {"views", NULL};
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "|p", keywords, &views)) return NULL;
+    return probe_answer(p, views);
 }
 
 static PyObject *Probe_new(PyTypeObject *type, PyObject *args, PyObject *kwds) {
@@ -265,7 +292,8 @@ static PyObject *Probe_new(PyTypeObject *type, PyObject *args, PyObject *kwds) {
 
 static PyMethodDef probe_methods[] = {
     {"run", (PyCFunction)Probe_run, METH_NOARGS, "Answer items not yet claimed until none is left (any thread)."},
-    {"result", (PyCFunction)Probe_result, METH_NOARGS, "The codes (and reads, with a budget), once every run() returned."},
+    {"result", (PyCFunction)(void (*)(void))Probe_result, METH_VARARGS | METH_KEYWORDS,
+     "The codes (and reads, with a budget; views=True: memoryviews of the probe's copy), once every run() returned."},
     {NULL, NULL, 0, NULL},
 };
 
@@ -277,6 +305,7 @@ static PyTypeObject ProbeType = {
     .tp_flags = Py_TPFLAGS_DEFAULT,
     .tp_doc = "The rename probe's look-ups, shared by the threads that call run().",
     .tp_methods = probe_methods,
+    .tp_as_buffer = &probe_buffer,
     .tp_new = Probe_new,
 };
 
@@ -292,7 +321,7 @@ static PyObject *probe_once(PyObject *items, Py_ssize_t budget) {
     PyObject *answer = NULL, *ran = Probe_run(p, NULL);
     if (ran) {
         Py_DECREF(ran);
-        answer = probe_answer(p);
+        answer = probe_answer(p, 0);
     }
     Py_DECREF(p);
     return answer;

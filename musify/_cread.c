@@ -8,7 +8,9 @@
  * core, the migrating thread only copies bytes that are already there.
  *
  * Reader(paths, stat_result, max_files, max_bytes, max_file, offered=None)
- *   `offered`: per path, None or (bytes, struct stat as bytes), a read made as this thread makes
+ *   `offered`: per path, None or (data, struct stat as bytes), a read made as this thread makes
+ *   one, its data bytes or any object with a buffer (the rename probe's memoryview of its own
+ *   copy: musify/_cport_probe.c, copied into bytes only when taken);
  *   one (the rename probe's: musify/_cport.c `probe_read`); such a file is not read again, and is
  *   handed over, as every file, only while a stat of its path still finds it unchanged.
  *   Starts the thread, which reads `paths` (str) in order, holding at most `max_files` files or
@@ -55,7 +57,7 @@ static void forked_child(void) { this_pid = getpid(); }
 typedef struct {
     char *path; /* NULL: not for the thread (a NUL in the name): the caller reads it */
     char *buf;  /* READY: the file's bytes (malloc'ed) */
-    PyObject *pre; /* READY from the start: the bytes the rename probe read (offered), or NULL */
+    PyObject *pre; /* READY from the start: what the rename probe read (offered: bytes or a buffer), or NULL */
     Py_ssize_t len;
     struct stat st;
     int state;
@@ -199,15 +201,25 @@ static int take_offers(Reader *r, PyObject *offered) {
         PyObject *got = PySequence_Fast_GET_ITEM(seq, i);
         if (!PyTuple_Check(got) || PyTuple_GET_SIZE(got) != 2 || !r->items[i].path) continue;
         PyObject *data = PyTuple_GET_ITEM(got, 0), *st = PyTuple_GET_ITEM(got, 1);
-        if (!PyBytes_Check(data) || !PyBytes_Check(st) || PyBytes_GET_SIZE(st) != (Py_ssize_t)sizeof(struct stat))
-            continue;
+        if (!PyBytes_Check(st) || PyBytes_GET_SIZE(st) != (Py_ssize_t)sizeof(struct stat)) continue;
+        Py_ssize_t len;
+        if (PyBytes_Check(data)) {
+            len = PyBytes_GET_SIZE(data);
+        } else {
+            Py_buffer view;
+            if (PyObject_GetBuffer(data, &view, PyBUF_SIMPLE) < 0) {
+                PyErr_Clear();
+                continue;
+            }
+            len = view.len;
+            PyBuffer_Release(&view);
+        }
         Item *it = &r->items[i];
         memcpy(&it->st, PyBytes_AS_STRING(st), sizeof(struct stat));
-        if (!S_ISREG(it->st.st_mode) || it->st.st_size != PyBytes_GET_SIZE(data) || it->st.st_size > r->max_file)
-            continue;
+        if (!S_ISREG(it->st.st_mode) || it->st.st_size != len || it->st.st_size > r->max_file) continue;
         Py_INCREF(data);
         it->pre = data;
-        it->len = PyBytes_GET_SIZE(data);
+        it->len = len;
         it->state = READY;
     }
     Py_DECREF(seq);
@@ -359,7 +371,18 @@ static PyObject *Reader_take(Reader *r, PyObject *arg) {
         Py_XDECREF(pre);
         Py_RETURN_NONE;
     }
-    PyObject *data = pre ? pre : PyBytes_FromStringAndSize(buf, len);
+    PyObject *data;
+    if (pre && !PyBytes_Check(pre)) { /* an offered buffer: its bytes, copied now */
+        Py_buffer view;
+        data = NULL;
+        if (PyObject_GetBuffer(pre, &view, PyBUF_SIMPLE) == 0) {
+            data = PyBytes_FromStringAndSize(view.buf, view.len);
+            PyBuffer_Release(&view);
+        }
+        Py_DECREF(pre);
+    } else {
+        data = pre ? pre : PyBytes_FromStringAndSize(buf, len);
+    }
     free(buf);
     if (!data) return NULL;
     PyObject *stated = stat_result(r->stat_type, &st);

@@ -86,7 +86,7 @@ class ReadAhead:
 
 
 _ACTIVE: list[ReadAhead] = []  # the innermost reading() of this process
-_OFFERED: dict[str, tuple[bytes, bytes]] = {}  # path -> (bytes, struct stat) the rename probe read whole
+_OFFERED: dict[str, tuple[bytes | memoryview, bytes]] = {}  # path -> (data, struct stat) the rename probe read whole
 
 
 def offer_budget() -> int:
@@ -95,7 +95,7 @@ def offer_budget() -> int:
     return OFFER_BYTES if _native() is not None else 0
 
 
-def offer(reads: dict[str, tuple[bytes, bytes]]) -> None:
+def offer(reads: dict[str, tuple[bytes | memoryview, bytes]]) -> None:
     """Files the rename probe read whole (`_cport.probe_read`), by path: the run's read-ahead takes
     them as read rather than reading them again (the planning's read of a renamed file was about
     half of a small file's reading)."""

@@ -408,3 +408,25 @@ def test_a_reading_takes_its_files_offers_with_it(tmp_path):
             assert ahead.take(paths[3]) == read_regular_stated(paths[3])
     finally:
         readahead.withdraw()
+
+
+@needs_native
+def test_the_probe_s_views_are_handed_over_as_bytes(tmp_path):
+    """`Probe.result(views=True)`: each kept read a memoryview of the probe's one copy (no second
+    copy made while the run waits), which a Reader hands over as the same bytes as the reference."""
+    from musify import _cport
+
+    _, paths = _numbered(tmp_path, 6, b"line %d\n" + b"more\n" * 3)
+    probe = _cport.Probe([(None, p) for p in paths], 1 << 20)
+    probe.run()
+    codes, reads = probe.result(views=True)
+    assert codes == bytes(len(paths)) and all(type(r[0]) is memoryview for r in reads)
+    assert [bytes(r[0]) for r in reads] == [_cport.probe_read([(None, p)], 1 << 20)[1][0][0] for p in paths]
+    del probe  # the copies live as long as a view of them
+    ahead = readahead.ReadAhead(paths, offered=dict(zip(paths, reads)))
+    try:
+        got = [ahead.take(p) for p in paths]
+    finally:
+        ahead.close()
+    assert all(type(g[0]) is bytes for g in got)
+    assert got == [read_regular_stated(p) for p in paths]
