@@ -14,6 +14,7 @@ from musify import collector
 
 collector.hold_start_up()  # before click and the rest are imported; released as a command starts
 
+import functools
 import json
 import os
 import sys
@@ -41,8 +42,36 @@ _DIR = click.Path(file_okay=False)
 _EXISTING_FILE = click.Path(exists=True, dir_okay=False)
 
 
+class _Command(click.Command):
+    """A command whose parser takes a short option ("-o", "-q", "-j1") straight to click's
+    short-option matching. Click first tries such a word as a long option, and the failure it
+    catches builds a `NoSuchOption`, which looks for close matches with difflib (imported for
+    it): 75 us a word and 1.5 ms for the import, at every start-up that spells a short option.
+    What the parser decides is click's own: the same path it takes after that failure."""
+
+    def make_parser(self, ctx: click.Context):
+        parser = super().make_parser(ctx)
+        original = getattr(parser, "_process_opts", None)
+        if original is not None and all(hasattr(parser, a) for a in ("_opt_prefixes", "_long_opt", "_match_short_opt")):
+            parser._process_opts = functools.partial(_process_opts, parser, original)
+        return parser
+
+
+def _process_opts(parser, original, arg: str, state) -> None:
+    """`parser._process_opts(arg, state)`, without its failed try of a short option as a long one
+    (only where click would take the same path: no "=", not a "--" word, no such long option,
+    no token normalisation)."""
+    ctx = parser.ctx
+    if "=" in arg or arg[:2] in parser._opt_prefixes or arg in parser._long_opt \
+            or (ctx is not None and ctx.token_normalize_func is not None):
+        return original(arg, state)
+    return parser._match_short_opt(arg, state)
+
+
 class _Group(GuardedGroup):
     """Commands from other packages are imported only when one of them (or the list) is asked for."""
+
+    command_class = _Command
 
     def invoke(self, ctx: click.Context) -> object:
         collector.release_start_up()  # the command's own work is collected as always

@@ -60,7 +60,8 @@ def test_a_cached_check_loads_no_pass_front_end_or_optional_library(tmp_path: Pa
 # the incremental cache's pickles (--no-cache), the rule parsers (compiled rules, kept vocabularies),
 # and what only a -j worker uses (signal, for `lifeline`)
 NOT_FOR_A_PLAIN_RUN = ("musify.inplace", "musify.swap", "musify.journal", "musify.memo", "concurrent.futures",
-                       "logging", "pickle", "tomllib", "yaml", "musify.rules.flowfile", "signal")
+                       "logging", "pickle", "tomllib", "yaml", "musify.rules.flowfile", "signal",
+                       "difflib")  # (click's close-match search for an option it cannot match)
 
 
 def test_a_plain_run_imports_only_what_it_uses(tmp_path: Path, monkeypatch) -> None:
@@ -122,3 +123,25 @@ def test_the_rule_files_are_what_rglob_finds(tmp_path: Path) -> None:
     os.symlink(tmp_path / "nowhere", tmp_path / "broken.yaml")
     expected = sorted(p for p in tmp_path.rglob("*.yaml") if p.is_file())
     assert rule_files.rule_files(tmp_path) == expected and len(expected) == 5
+
+
+def test_short_options_parse_as_click_parses_them(monkeypatch) -> None:
+    """The commands' parser takes "-o", "-q", "-j1" straight to short-option matching, with the
+    same outcome as click's own order (and its errors for words it cannot match)."""
+    import click
+
+    from musify import cli
+
+    argv = ["src", "-o", "out", "-qj1", "--json=r.json", "-j", "2", "--no-cache", "-v"]
+    ours = cli.migrate_cmd.make_context("migrate", list(argv)).params
+    with monkeypatch.context() as m:
+        m.setattr(cli._Command, "make_parser", click.Command.make_parser)
+        theirs = cli.migrate_cmd.make_context("migrate", list(argv)).params
+    assert ours == theirs and ours["out_dir"] == "out" and ours["quiet"] and ours["jobs"] == 2
+    for bad, said in (["src", "-x"], "No such option '-x'"), (["src", "--bogus"], "No such option '--bogus'"):
+        try:
+            cli.migrate_cmd.make_context("migrate", bad)
+        except click.UsageError as exc:
+            assert said in exc.format_message()
+        else:
+            raise AssertionError(bad)
