@@ -36,8 +36,8 @@
 /* The system calls of one port, made without the interpreter's lock: `put` and `put_batch`
  * share them. Returns -1 (written and renamed), -2 (tmp taken: nothing created), the open
  * descriptor when the mode or owner differ, or -3 with *err and *failed set. */
-static int port_calls(const char *tmp, const char *dst, const char *buf, Py_ssize_t left, int first_mode, int mode,
-                      long uid, long gid, int *err, const char **failed) {
+int musify_cport_port_calls(const char *tmp, const char *dst, const char *buf, Py_ssize_t left, int first_mode,
+                            int mode, long uid, long gid, int *err, const char **failed) {
     int fd, keep_open = 0;
     struct stat st;
     *err = 0;
@@ -105,7 +105,7 @@ static PyObject *put(PyObject *self, PyObject *args) {
     }
     const char *tmp = PyBytes_AS_STRING(tmp_obj), *dst = PyBytes_AS_STRING(dst_obj);
     Py_BEGIN_ALLOW_THREADS
-    fd = port_calls(tmp, dst, data.buf, data.len, first_mode, mode, uid, gid, &err, &failed);
+    fd = musify_cport_port_calls(tmp, dst, data.buf, data.len, first_mode, mode, uid, gid, &err, &failed);
     Py_END_ALLOW_THREADS
     PyBuffer_Release(&data);
     PyObject *answer = fd == -3 ? os_error(err, failed) : PyLong_FromLong(fd);
@@ -133,7 +133,7 @@ static int make_one(const char *path, char **made, int *n_made, int max_made) {
 /* One folder of an output tree, made with its missing parents (as `writers._made_now`): 1 when
  * this call made it, 0 when it was there (a folder), -1 with errno set. Each folder it makes
  * is appended to `made` (parents first) so the caller remembers them too. */
-static int make_folder(char *path, char **made, int *n_made, int max_made) {
+int musify_cport_make_folder(char *path, char **made, int *n_made, int max_made) {
     int got = make_one(path, made, n_made, max_made);
     if (got >= 0 || errno != ENOENT) return got;
     char *slash = strrchr(path, '/');
@@ -142,12 +142,11 @@ static int make_folder(char *path, char **made, int *n_made, int max_made) {
         return -1;
     }
     *slash = '\0';
-    int parent = make_folder(path, made, n_made, max_made);
+    int parent = musify_cport_make_folder(path, made, n_made, max_made);
     *slash = '/';
     return parent < 0 ? -1 : make_one(path, made, n_made, max_made);
 }
 
-enum { FOLDER_MADE = 1, FOLDER_THERE = 2, FOLDER_FAILED = 3 };
 
 typedef struct {
     PyObject *folder, *tmp, *dst; /* fs-encoded bytes */
@@ -200,7 +199,7 @@ static PyObject *put_batch(PyObject *self, PyObject *arg) {
                     p->folder_state = ports[j].folder_state;
             }
             if (!p->folder_state) {
-                int got = make_folder(PyBytes_AS_STRING(p->folder), made, &n_made, max_made);
+                int got = musify_cport_make_folder(PyBytes_AS_STRING(p->folder), made, &n_made, max_made);
                 p->folder_state = got > 0 ? FOLDER_MADE : got == 0 ? FOLDER_THERE : FOLDER_FAILED;
             }
             if (p->folder_state != FOLDER_MADE) { /* the caller looks (and reports a failure) itself */
@@ -208,7 +207,7 @@ static PyObject *put_batch(PyObject *self, PyObject *arg) {
                 continue;
             }
         }
-        p->answer = port_calls(PyBytes_AS_STRING(p->tmp), PyBytes_AS_STRING(p->dst), p->data.buf, p->data.len,
+        p->answer = musify_cport_port_calls(PyBytes_AS_STRING(p->tmp), PyBytes_AS_STRING(p->dst), p->data.buf, p->data.len,
                                p->first_mode, p->mode, p->uid, p->gid, &p->err, &p->failed);
         if (p->answer == -3) p->answer = -4;
     }
@@ -259,6 +258,7 @@ done:
 static PyMethodDef methods[] = {
     {"put", put, METH_VARARGS, "Write one port and rename it into place, without the interpreter's lock."},
     {"put_batch", put_batch, METH_O, "Write ports in order (making their folders), the lock given away once."},
+    {"put_ports", musify_cport_put_ports, METH_VARARGS, "Write the writer thread's queued ports from `start` until one needs Python."},
     {"probe", musify_cport_probe, METH_O, "Per (target, source): 1 target exists, 2 source is binary, 0 neither, 3 ask Python."},
     {"probe_read", musify_cport_probe_read, METH_VARARGS, "probe, and the files it read whole (bytes, stat) within a budget."},
     {NULL, NULL, 0, NULL},

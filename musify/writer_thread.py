@@ -3,7 +3,7 @@
 Creating thousands of files is mostly system time (making folders, creating, renaming), and a
 system call releases the GIL: done by a second thread it runs on the other core while the main
 thread migrates the next files. It is woken once a batch waits (256 ports or 4 MB) and writes
-the batch by one call that gives the GIL away once (`writers.write_stated_many`): a thread woken
+the batch by one call that gives the GIL away once (`writers.write_queued`): a thread woken
 for every port takes the GIL from the migrating thread at each of that thread's own system calls.
 What the thread is given is bounded (by bytes and by count), so a big tree's ports are never all
 in memory; when it falls behind, the migration waits for it.
@@ -124,7 +124,7 @@ class PortWriter:
         return bool(self._queue) and (self._full or len(self._queue) >= BATCH or self.held >= BATCH_BYTES)
 
     def _run(self) -> None:
-        """Take everything queued at once and write it as one batch (`writers.write_stated_many`:
+        """Take everything queued at once and write it as one batch (`writers.write_queued`:
         their system calls with the interpreter's lock given away once, where the compiled writer
         is built), so the thread asks the migrating thread for the lock about once a batch, not
         once a system call."""
@@ -141,10 +141,8 @@ class PortWriter:
                     batch = [self._queue.popleft() for _ in range(min(len(self._queue), BATCH))]
                     self._taken += sum(len(data) for _, _, data, _, _ in batch if data is not None)
                     self._cond.notify_all()
-                causes = writers.write_stated_many(out_dir, [(rel, data, source, st) for _, rel, data, source, st in batch])
-                for (i, *_), cause in zip(batch, causes):
-                    if cause is not None:
-                        done[i] = cause
+                for k, cause in writers.write_queued(out_dir, batch):
+                    done[batch[k][0]] = cause
         except BaseException as exc:  # noqa: BLE001 -- handed to the main thread, which raises it
             with self._cond:
                 self._error = exc

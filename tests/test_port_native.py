@@ -113,18 +113,28 @@ def _ports(src: Path) -> list[tuple[str, bytes | None, str, os.stat_result | Non
             ("a/b/c/three.mu", b"three", str(src), st)]
 
 
+def _queued_causes(out: str, ports: list) -> list:
+    """`writers.write_queued` of `ports` queued as the writer thread queues them, as one cause each."""
+    causes = [None] * len(ports)
+    for k, cause in writers.write_queued(out, [(k, *port) for k, port in enumerate(ports)]):
+        causes[k] = cause
+    return causes
+
+
 @needs_native
 @pytest.mark.parametrize("mode", [0o644, 0o755, 0o600])
 @pytest.mark.parametrize("before", ["empty", "rerun", "other"])
-def test_a_batch_writes_the_tree_one_by_one_writes_write(tmp_path, monkeypatch, mode, before):
-    """`write_stated_many` (one `put_batch` call for what it can write) leaves the tree, and the
-    causes, that `write_stated` file by file leaves: into a fresh tree, into the tree of an
-    earlier run (identical ports left alone), and into a tree holding other files."""
+@pytest.mark.parametrize("batched", ["many", "queued"])
+def test_a_batch_writes_the_tree_one_by_one_writes_write(tmp_path, monkeypatch, mode, before, batched):
+    """`write_stated_many` (one `put_batch` call for what it can write) and `write_queued` (the
+    writer thread's queue, by `put_ports`) leave the tree, and the causes, that `write_stated` file
+    by file leaves: into a fresh tree, into the tree of an earlier run (identical ports left
+    alone), and into a tree holding other files."""
     src = tmp_path / "src.cu"
     src.write_bytes(b"source\n")
     os.chmod(src, mode)
     trees, stamps = [], []
-    for batched in (True, False):
+    for batched in (batched, False):
         writers.forget_dirs()
         out = tmp_path / ("batched" if batched else "single")
         if before == "rerun":
@@ -139,8 +149,10 @@ def test_a_batch_writes_the_tree_one_by_one_writes_write(tmp_path, monkeypatch, 
                 os.utime(p, ns=(10**18, 10**18))
         first = {p: p.stat().st_mtime_ns for p in out.rglob("*") if p.is_file()}
         ports = _ports(src)
-        if batched:
+        if batched == "many":
             causes = writers.write_stated_many(str(out), ports)
+        elif batched == "queued":
+            causes = _queued_causes(str(out), ports)
         else:
             causes = [writers._write_one(str(out), *port) for port in ports]
         assert causes == [None] * len(ports)
@@ -191,8 +203,41 @@ def test_a_failed_port_in_a_batch_says_what_the_single_write_says(tmp_path):
     writers._MADE[str(tmp_path / "out")] = True  # as if this run made it: the batch writes directly
     causes = writers.write_stated_many(str(tmp_path / "out"), ports)
     writers.forget_dirs()
+    writers._MADE[str(tmp_path / "out")] = True
+    queued = _queued_causes(str(tmp_path / "out"), ports)
+    writers.forget_dirs()
     single = writers._write_one(str(tmp_path / "out"), *ports[0])
-    assert causes[0] == single and single and causes[1] is None
+    assert causes[0] == queued[0] == single and single and causes[1] is None and queued[1] is None
+
+
+@needs_native
+def test_queued_ports_get_the_attributes_and_folders_of_single_writes(tmp_path):
+    """`write_queued`: each port's mode and owner what `write_stated` gives its source's stat
+    (another owner's too, set through the open file), the folders it made known to the run, and a
+    port whose folder was there before looked at first as `write_stated` does."""
+    writers.forget_dirs()
+    ports = []
+    for k, mode in enumerate((0o644, 0o755, 0o600, 0o644, 0o4755, 0o640, 0o755)):
+        src = tmp_path / f"s{k}.cu"
+        src.write_bytes(b"x")
+        os.chmod(src, mode)
+        ports.append((f"d{k % 3}/e/f{k}.mu", b"y%d" % k, str(src), os.stat(src)))
+    ports.append(("d9/none.mu", b"z", str(tmp_path / "gone.cu"), None))
+    fake = os.stat_result((0o100644, 1, 2, 1, os.getuid() + 1, os.getgid() + 1, 1, 0, 0, 0))
+    ports.append(("d9/other.mu", b"z", str(tmp_path / "s0.cu"), fake))
+    (tmp_path / "single" / "there").mkdir(parents=True)
+    (tmp_path / "queued" / "there").mkdir(parents=True)
+    ports.append(("there/was.mu", b"w", str(tmp_path / "s0.cu"), os.stat(tmp_path / "s0.cu")))
+    singles = [writers._write_one(str(tmp_path / "single"), *port) for port in ports]
+    writers.forget_dirs()
+    queued = _queued_causes(str(tmp_path / "queued"), ports)
+    assert queued == singles
+    assert _tree(tmp_path / "queued") == _tree(tmp_path / "single")
+    for rel, *_ in ports:
+        a, b = os.stat(tmp_path / "single" / rel), os.stat(tmp_path / "queued" / rel)
+        assert (a.st_mode, a.st_uid, a.st_gid) == (b.st_mode, b.st_uid, b.st_gid), rel
+    assert writers._MADE[str(tmp_path / "queued" / "d0" / "e")] is True
+    assert writers._MADE[str(tmp_path / "queued" / "there")] is False
 
 
 def test_a_batch_gives_each_port_the_attributes_of_its_source(tmp_path, monkeypatch):

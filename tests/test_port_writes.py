@@ -169,13 +169,13 @@ def test_the_thread_holds_a_bounded_number_of_bytes(tmp_path, monkeypatch):
     src = _src(tmp_path, "a.cu", b"x", 0o644)
     writes = Writes(str(tmp_path / "out"))
     held = []  # bytes queued or being written when each batch is written
-    real = writers.write_stated_many
+    real = writers.write_queued
 
-    def slow(out_dir, ports):
-        held.append(w.held + sum(len(data) for _, data, _, _ in ports))
-        return real(out_dir, ports)
+    def slow(out_dir, queued):
+        held.append(w.held + sum(len(data) for _, _, data, _, _ in queued))
+        return real(out_dir, queued)
 
-    monkeypatch.setattr(writers, "write_stated_many", slow)
+    monkeypatch.setattr(writers, "write_queued", slow)
     w = writer_thread.PortWriter(writes, max_bytes=3000, max_files=50)
     for i in range(40):
         w.put(i, f"d{i % 4}/f{i}.mu", bytes([65 + i % 26]) * 1000, src)
@@ -191,14 +191,14 @@ def test_a_bug_in_the_thread_is_raised_in_the_run_not_lost(tmp_path, monkeypatch
     tree.mkdir()
     for i in range(6):
         (tree / f"k{i}.cu").write_text(f"void f{i}() {{ cudaFree(0); }}\n")
-    real = writers.write_stated_many
+    real = writers.write_queued
 
-    def broken(out_dir, ports):
-        if any(rel == "k2.mu" for rel, *_ in ports):
+    def broken(out_dir, queued):
+        if any(rel == "k2.mu" for _, rel, *_ in queued):
             raise RuntimeError("a bug in the writer")
-        return real(out_dir, ports)
+        return real(out_dir, queued)
 
-    monkeypatch.setattr(writers, "write_stated_many", broken)
+    monkeypatch.setattr(writers, "write_queued", broken)
     monkeypatch.setattr(pool, "THREAD", True)
     with pytest.raises(RuntimeError, match="a bug in the writer"):
         migrate([str(tree)], Options(cache=False, jobs=1), "out", str(tmp_path / "out"))
