@@ -124,8 +124,8 @@ def _queued_causes(out: str, ports: list) -> list:
 @needs_native
 @pytest.mark.parametrize("mode", [0o644, 0o755, 0o600])
 @pytest.mark.parametrize("before", ["empty", "rerun", "other"])
-@pytest.mark.parametrize("batched", ["many", "queued"])
-def test_a_batch_writes_the_tree_one_by_one_writes_write(tmp_path, monkeypatch, mode, before, batched):
+@pytest.mark.parametrize("how", ["many", "queued"])
+def test_a_batch_writes_the_tree_one_by_one_writes_write(tmp_path, monkeypatch, mode, before, how):
     """`write_stated_many` (one `put_batch` call for what it can write) and `write_queued` (the
     writer thread's queue, by `put_ports`) leave the tree, and the causes, that `write_stated` file
     by file leaves: into a fresh tree, into the tree of an earlier run (identical ports left
@@ -134,7 +134,7 @@ def test_a_batch_writes_the_tree_one_by_one_writes_write(tmp_path, monkeypatch, 
     src.write_bytes(b"source\n")
     os.chmod(src, mode)
     trees, stamps = [], []
-    for batched in (batched, False):
+    for batched in (how, False):
         writers.forget_dirs()
         out = tmp_path / ("batched" if batched else "single")
         if before == "rerun":
