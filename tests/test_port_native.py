@@ -113,6 +113,19 @@ def _ports(src: Path) -> list[tuple[str, bytes | None, str, os.stat_result | Non
             ("a/b/c/three.mu", b"three", str(src), st)]
 
 
+def _ports_of_modes(tmp_path: Path, rel: str, data: bytes) -> list:
+    """A port for each of seven sources of different modes (set-user-ID among them), over three
+    folders: `rel` formatted with the folder's and the port's numbers, `data` with the port's
+    (where it holds a %d)."""
+    ports = []
+    for k, mode in enumerate((0o644, 0o755, 0o600, 0o644, 0o4755, 0o640, 0o755)):
+        src = tmp_path / f"s{k}.cu"
+        src.write_bytes(b"x")
+        os.chmod(src, mode)
+        ports.append((rel.format(k % 3, k), data % k if b"%d" in data else data, str(src), os.stat(src)))
+    return ports
+
+
 def _queued_causes(out: str, ports: list) -> list:
     """`writers.write_queued` of `ports` queued as the writer thread queues them, as one cause each."""
     causes = [None] * len(ports)
@@ -216,12 +229,7 @@ def test_queued_ports_get_the_attributes_and_folders_of_single_writes(tmp_path):
     (another owner's too, set through the open file), the folders it made known to the run, and a
     port whose folder was there before looked at first as `write_stated` does."""
     writers.forget_dirs()
-    ports = []
-    for k, mode in enumerate((0o644, 0o755, 0o600, 0o644, 0o4755, 0o640, 0o755)):
-        src = tmp_path / f"s{k}.cu"
-        src.write_bytes(b"x")
-        os.chmod(src, mode)
-        ports.append((f"d{k % 3}/e/f{k}.mu", b"y%d" % k, str(src), os.stat(src)))
+    ports = _ports_of_modes(tmp_path, "d{}/e/f{}.mu", b"y%d")
     ports.append(("d9/none.mu", b"z", str(tmp_path / "gone.cu"), None))
     fake = os.stat_result((0o100644, 1, 2, 1, os.getuid() + 1, os.getgid() + 1, 1, 0, 0, 0))
     ports.append(("d9/other.mu", b"z", str(tmp_path / "s0.cu"), fake))
@@ -253,12 +261,7 @@ def test_a_batch_gives_each_port_the_attributes_of_its_source(tmp_path, monkeypa
 
     monkeypatch.setattr(writers, "_CPORT", Recorder)
     writers.forget_dirs()
-    ports = []
-    for k, mode in enumerate((0o644, 0o755, 0o600, 0o644, 0o4755, 0o640, 0o755)):
-        src = tmp_path / f"s{k}.cu"
-        src.write_bytes(b"x")
-        os.chmod(src, mode)
-        ports.append((f"d{k % 3}/f{k}.mu", b"y", str(src), os.stat(src)))
+    ports = _ports_of_modes(tmp_path, "d{}/f{}.mu", b"y")
     ports.append(("d9/none.mu", b"z", str(tmp_path / "gone.cu"), None))
     fake = os.stat_result((0o100644, 1, 2, 1, 4321, 4321, 1, 0, 0, 0))  # another owner's file
     ports.append(("d9/other.mu", b"z", str(tmp_path / "s0.cu"), fake))
