@@ -26,6 +26,7 @@ from musify.frontend import compiled
 from musify.packed_edits import PackedEdits, summarise, tail_json, tails
 from musify.passes._base import PassContext, ProjectInfo
 from musify.records import FileResult
+from musify.routes import routes_for
 from musify.rules.status import is_converted
 from musify.textcodec import decode_wide, encode_wide, wide_codec
 
@@ -102,25 +103,18 @@ def _edit(text: str, path: str, ruleset: RuleSet, options: Options, project: Pro
         _report_problems(ctx, sc)
     edits = None  # an EditList once a pass makes one: compact, a huge file has a million of them
     if made is not None:
-        passes, prefixes = made[1]
+        (passes, prefixes), routes = made[1], made[3]
     else:
         passes, prefixes = made_plan = plan(language, ruleset, options)
+        routes = routes_for(passes)
         if _STEADY[0] is ruleset and _STEADY[1] is options:
-            _STEADY[2][kind] = (language, made_plan, plan)
+            _STEADY[2][kind] = (language, made_plan, plan, routes)
     present = sc.idents.names if prefixes and sc.prefixes is prefixes else None  # the scan's candidate names
-    bits = None  # the file's literal words (`literals.file_bits`), asked by the first pass with triggers
-    for name, run, needs, triggers, idle in passes:  # idle: the facts it writes finding nothing
-        if needs is not None and present is not None and needs.isdisjoint(present):
-            if idle is not None:
-                found.facts.update(idle)
-            continue  # none of the words its findings need (`Scan.may_hold`): it would find nothing
-        if triggers:
-            if bits is None:
-                bits = file_bits(ctx)
-            if not bits & triggers:
-                if idle is not None:
-                    found.facts.update(idle)
-                continue  # the text holds none of its trigger words: it would find nothing
+    # the passes its gates let through (`musify/routes.py`), and each skipped one's idle facts
+    for name, run, idle in routes.of(present, file_bits(ctx) if routes.triggers else None):
+        if run is None:
+            found.facts.update(idle)  # a pass it would find nothing in: the facts it writes then
+            continue
         found.current_pass = name
         made = run(ctx)
         if not (made._a if type(made) is EditList else made):  # (an EditList's array: no `__len__` call)
