@@ -99,7 +99,7 @@ def migrate(inputs: list[str], options: Options | None = None, mode: str = "none
         results: list[FileResult | None] = [None] * len(plan)
         new_bytes: list[bytes | None] = [None] * len(plan)
         todo = [(i, job) for i, (f, job) in enumerate(plan) if job is not None and f.kind in migrated_kinds]
-        project = _project(plan, options)
+        project = _project(plan, options, prefixes)
     # -o writes each port as it arrives and the record needs no bytes, so a big tree's ports are
     # never all in memory; in place (which orders its writes), diff and stdout keep them
     stream = mode in ("out", "none") and not collect
@@ -313,13 +313,20 @@ def _split_ext(rel: str) -> tuple[str, str]:
     return os.path.splitext(rel)
 
 
-def _project(plan: list[tuple[Found, FileJob | None]], options: Options) -> ProjectInfo:
+def _project(plan: list[tuple[Found, FileJob | None]], options: Options,
+             prefixes: dict[str, str] | None = None) -> ProjectInfo:
     """The project's files and renames (old relpath -> new relpath). Names are cut at their last
     "/" with string methods (`posixpath` makes several calls per name, and this runs in the
     parent's serial part for every file): a listed relpath has no empty component, so this is
-    what `posixpath.dirname`/`basename`/`join` give."""
+    what `posixpath.dirname`/`basename`/`join` give. With `prefixes` (`_out_prefixes`: what each
+    root's ports' paths start with) all empty, a port's path is its file's new relpath in the
+    same folder (`_plan` renames within the folder), so a file is renamed exactly where the two
+    differ and its new relpath is the port's path (read off without cutting either)."""
     kinds = SOURCE_KINDS | {"musa"}
     relpaths = [f.rel for f, job in plan if job is not None and f.kind in kinds]
+    if prefixes is not None and not any(prefixes.values()):
+        return build_project_info(relpaths, {job.rel: job.output_rel for _f, job in plan
+                                             if job is not None and job.output_rel != job.rel})
     renames = {}
     for _f, job in plan:
         if job is None:

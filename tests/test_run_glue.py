@@ -269,3 +269,17 @@ def test_a_name_probe_shared_by_two_threads_is_keep_names(tmp_path, monkeypatch,
     api.beside(probe.run, lambda: None, then=probe.run)
     assert probe.keeps() == reference
     assert sum(reference) == 2 and len(reference) > 20  # the binary file, the one whose new name is taken
+
+
+def test_the_project_read_off_the_ports_paths_is_the_project(tmp_path):
+    """`_project` with every port's path prefix empty (one folder given) reads each renamed
+    file's new relpath off its port's path; the same renames as cutting and joining the names."""
+    _tree(tmp_path / "in", 30)
+    for inputs in ([str(tmp_path / "in")], [str(tmp_path / "in"), str(tmp_path / "in" / "d2" / "plain.cpp")]):
+        found = discover.discover(inputs)
+        prefixes = api._out_prefixes(inputs)
+        plan = api._plan(found.files, inputs, Options(), prefixes, found.unlisted)
+        fast, reference = api._project(plan, Options(), prefixes), api._project(plan, Options())
+        assert fast.header_renames == reference.header_renames and fast.files == reference.files
+        assert dict(fast.suffix_index.whole()) == dict(reference.suffix_index.whole())
+    assert len(reference.header_renames) > 20
