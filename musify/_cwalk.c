@@ -16,35 +16,13 @@
  * opened or read, a path longer than the buffer. Every run lists its inputs, and the Python walk
  * costs about 5 us an entry of interpreter work (a DirEntry, its tests, a sort key, the Found)
  * beside the system's listing; here that is a readdir loop. */
-#define PY_SSIZE_T_CLEAN
-#include <Python.h>
+#include "_cwalk.h"
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#if defined(__linux__)
-#include <stdint.h>
-#include <sys/syscall.h>
-#endif
-
-#define WALK_PATH_MAX 8192
-/* Linux: a folder is listed with getdents64 on the descriptor its parent opened, not through
- * fdopendir, which asks the system three more times a folder (an fstat for its buffer size, a
- * fcntl F_GETFL, a fcntl F_SETFD that the O_CLOEXEC of the open already did): on 2,000 folders
- * 6,000 system calls of the run's critical path. The entries and their d_type are the same. */
-#if defined(__linux__) && defined(SYS_getdents64)
-#define RAW_LISTING 1
-#define LISTING_BYTES 32768
-struct raw_dirent {
-    uint64_t d_ino;
-    int64_t d_off;
-    unsigned short d_reclen;
-    unsigned char d_type;
-    char d_name[];
-};
-#endif
 
 static PyObject *empty_args;  /* () for object.__new__ */
 static PyObject *slash, *key_root, *key_rel, *key_kind, *key_symlink, *key_stamp, *key_error;  /* interned */
@@ -54,6 +32,7 @@ typedef struct {
     size_t root_len;           /* where the relpath starts in `path` (after the root and its "/") */
     int gitignore;
     PyObject *root, *cls, *by_ext, *classify;  /* borrowed */
+    PyObject *pre;  /* borrowed: the folders listed ahead (`prefetch`, its thread done), or NULL */
     PyObject *files, *dir_rels, *template;
 #ifdef RAW_LISTING
     uint64_t listing[LISTING_BYTES / 8];  /* one folder's getdents64 (read whole before its subfolders) */
@@ -62,7 +41,7 @@ typedef struct {
 
 /* One folder being listed: its descriptor (open, close-on-exec) and where the listing is. */
 typedef struct {
-    int fd;
+    int fd;  /* -1 for a folder listed ahead (`prefetch`): its records are read from memory */
 #ifdef RAW_LISTING
     char *buf;
     long pos, end;
@@ -93,6 +72,10 @@ static int listing_open(Walk *w, Listing *l, int fd) {
 static const char *listing_next(Listing *l, unsigned char *type) {
 #ifdef RAW_LISTING
     if (l->pos >= l->end) {
+        if (l->fd < 0) { /* listed ahead, read to its end (only such listings are read from memory) */
+            errno = 0;
+            return NULL;
+        }
         long got;
         do {
             got = syscall(SYS_getdents64, l->fd, l->buf, (unsigned long)LISTING_BYTES);
@@ -116,9 +99,19 @@ static const char *listing_next(Listing *l, unsigned char *type) {
 #endif
 }
 
+#ifdef RAW_LISTING
+/* `l` reads the records the read-ahead kept for a folder (read to its end, types all known). */
+static void listing_listed(Listing *l, const Listed *listed) {
+    l->fd = -1;
+    l->buf = listed->buf;
+    l->pos = 0;
+    l->end = (long)listed->len;
+}
+#endif
+
 static void listing_close(Listing *l) {
 #ifdef RAW_LISTING
-    close(l->fd);
+    if (l->fd >= 0) close(l->fd);
 #else
     closedir(l->dir);
 #endif
@@ -257,8 +250,12 @@ static int read_entries(Walk *w, Listing *l, Entry **out, size_t *count) {
  * parent's descriptor: the system looks up one name, not the whole path again. Its entries are
  * read whole and sorted (`by_key`), so the tree's files come out in their relpaths' order and the
  * caller need not sort them. */
-static int walk_dir(Walk *w, size_t len, int fd) {
+static int walk_dir(Walk *w, size_t len, int fd, const void *listed) {
     Listing listing;
+#ifdef RAW_LISTING
+    if (listed) listing_listed(&listing, listed);
+    else
+#endif
     if (!listing_open(w, &listing, fd)) return 0;
     Entry *entries;
     size_t n;
@@ -281,7 +278,19 @@ static int walk_dir(Walk *w, size_t len, int fd) {
                 break;
             }
             if (strcmp(e->bytes, ".git") == 0) continue;  /* listed, never entered (as the Python walk) */
-            result = walk_dir(w, end, openat(listing.fd, e->bytes, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+            const void *sub = NULL;
+#ifdef RAW_LISTING
+            if (listing.fd < 0) { /* a folder listed ahead: its subfolder from there, else opened by path */
+                const Listed *got = musify_cwalk_listed(w->pre, rel, rel_len);
+                if (got && got->err == 0) sub = got;
+                else {
+                    result = walk_dir(w, end, open(w->path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC), NULL);
+                    continue;
+                }
+            }
+#endif
+            result = walk_dir(w, end, sub ? -1 : openat(listing.fd, e->bytes, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC),
+                              sub);
         } else if (add_file(w, rel, rel_len, e->name) < 0) {
             result = -1;
         }
@@ -293,11 +302,23 @@ static int walk_dir(Walk *w, size_t len, int fd) {
 }
 
 static PyObject *cwalk_walk(PyObject *self, PyObject *args) {
-    PyObject *root_str, *root_obj, *cls, *by_ext, *classify;
+    PyObject *root_str, *root_obj, *cls, *by_ext, *classify, *pre = NULL;
     int gitignore;
-    if (!PyArg_ParseTuple(args, "UpO!O!O:walk", &root_str, &gitignore, &PyType_Type, &cls, &PyDict_Type, &by_ext,
-                          &classify))
+    if (!PyArg_ParseTuple(args, "UpO!O!O|O:walk", &root_str, &gitignore, &PyType_Type, &cls, &PyDict_Type, &by_ext,
+                          &classify, &pre))
         return NULL;
+    const void *root_listed = NULL;
+#ifdef RAW_LISTING
+    int ready = pre && pre != Py_None ? musify_cwalk_prefetch_done(pre, root_str) : 0;
+    if (ready < 0) return NULL;
+    if (ready) {
+        const Listed *got = musify_cwalk_listed(pre, "", 0);
+        root_listed = got && got->err == 0 ? got : NULL;
+    }
+    if (!root_listed) pre = NULL;
+#else
+    pre = NULL;
+#endif
     if (!PyUnicode_FSConverter(root_str, &root_obj)) return NULL;
     const char *root = PyBytes_AS_STRING(root_obj);
     size_t root_len = (size_t)PyBytes_GET_SIZE(root_obj);
@@ -321,6 +342,7 @@ static PyObject *cwalk_walk(PyObject *self, PyObject *args) {
     w->cls = cls;
     w->by_ext = by_ext;
     w->classify = classify;
+    w->pre = pre;
     w->files = PyList_New(0);
     w->dir_rels = PyList_New(0);
     w->template = PyDict_New();
@@ -330,7 +352,7 @@ static PyObject *cwalk_walk(PyObject *self, PyObject *args) {
         && PyDict_SetItem(w->template, key_symlink, Py_None) == 0
         && PyDict_SetItem(w->template, key_stamp, Py_None) == 0
         && PyDict_SetItem(w->template, key_error, Py_None) == 0) {
-        int r = walk_dir(w, len, open(w->path, O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+        int r = walk_dir(w, len, root_listed ? -1 : open(w->path, O_RDONLY | O_DIRECTORY | O_CLOEXEC), root_listed);
         if (r == 1) out = PyTuple_Pack(2, w->files, w->dir_rels);
         else if (r == 0) out = Py_NewRef(Py_None);
     }
@@ -343,8 +365,9 @@ static PyObject *cwalk_walk(PyObject *self, PyObject *args) {
 
 static PyMethodDef methods[] = {
     {"walk", cwalk_walk, METH_VARARGS,
-     "walk(root, gitignore, cls, by_ext, classify) -> (files, dir_rels) | None: the tree under root, or None where "
-     "the Python walk decides"},
+     "walk(root, gitignore, cls, by_ext, classify, prefetched=None) -> (files, dir_rels) | None: the tree under root, "
+     "or None where the Python walk decides"},
+    {"prefetch", musify_cwalk_prefetch, METH_O, "prefetch(root) -> the tree's folders listed by a thread, for walk()"},
     {NULL, NULL, 0, NULL},
 };
 
@@ -361,5 +384,7 @@ PyMODINIT_FUNC PyInit__cwalk(void) {
             || (key_error = PyUnicode_InternFromString("error")) == NULL)
             return NULL;
     }
+    PyTypeObject *prefetch_type = musify_cwalk_prefetch_type();
+    if (prefetch_type && PyType_Ready(prefetch_type) < 0) return NULL;
     return PyModule_Create(&module);
 }

@@ -213,6 +213,10 @@ def migrate_cmd(paths, out_dir, in_place, to_stdout, as_diff, json_path, quiet, 
     if len(chosen) != 1:
         _fail("choose exactly one of -o DIR, --in-place, --stdout, --diff, --analyze")
     mode = chosen[0]
+    if mode != "in-place":  # (an in-place run stats every file: it walks in Python)
+        from musify.discover import prefetch
+
+        prefetch(paths)  # the folders listed by a thread while the engine is imported
     try:
         options = build_options(paths, **kw)
         fail_on = fail_on or (find_config(paths[0]) or (None, {}))[1].get("fail_on") or "error"

@@ -281,6 +281,25 @@ def excluded(rel: str, patterns: tuple[str, ...] | list[str]) -> bool:
     return any(fnmatch.fnmatchcase(rel, p) or fnmatch.fnmatchcase(name, p) for p in patterns)
 
 
+_PREFETCHED: dict[str, object] = {}  # input root -> its folders listed ahead (`prefetch`), taken by its walk
+
+
+def prefetch(inputs) -> None:
+    """Have each input folder's listing read ahead by a compiled thread (`_cwalk.prefetch`), for
+    the walk of this process that lists it next: the command line starts it as soon as it knows
+    its inputs, so the listing's system calls are made while it imports the engine (10 ms of a
+    2,857-folder tree's 16 ms walk). Nothing where the walk is not compiled; a listing no walk
+    takes costs a thread's work and memory until the process ends."""
+    if _NATIVE is None or not hasattr(_NATIVE, "prefetch"):
+        return
+    for item in inputs:
+        path = os.path.abspath(item)
+        if path not in _PREFETCHED and os.path.isdir(path) and not os.path.islink(path):
+            started = _NATIVE.prefetch(path)
+            if started is not None:
+                _PREFETCHED[path] = started
+
+
 def discover(inputs: list[str], exclude: tuple[str, ...] = (), respect_gitignore: bool = True,
              stamps: bool = True) -> Discovery:
     """List every file under the inputs (sorted, deterministic), without following links.
@@ -332,7 +351,7 @@ def _walk(root: str, exclude: tuple[str, ...], respect_gitignore: bool, found: D
     files = found.files
     unlisted = found.unlisted.setdefault(root, set())
     if _NATIVE is not None and not stamps and not exclude:
-        got = _NATIVE.walk(root, respect_gitignore, Found, _BY_EXT, classify)
+        got = _NATIVE.walk(root, respect_gitignore, Found, _BY_EXT, classify, _PREFETCHED.pop(root, None))
         if got is not None:  # else something only this walk decides about: it walks the tree
             listed, folders = got
             unlisted.update(folders)

@@ -139,3 +139,56 @@ def test_an_unreadable_folder_is_declined(tmp_path):
         _assert_same(str(tmp_path))
     finally:
         os.chmod(tmp_path / "shut", 0o755)
+
+
+def _walk_prefetched(root: str, gitignore: bool, pre):
+    return discover._NATIVE.walk(root, gitignore, discover.Found, discover._BY_EXT, discover.classify, pre)
+
+
+def _same_walk(a, b) -> bool:
+    return (a is None) == (b is None) and (a is None or (
+        [list(vars(f).items()) for f in a[0]] == [list(vars(f).items()) for f in b[0]] and a[1] == b[1]))
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_a_walk_from_a_prefetch_is_the_walk(tmp_path, seed):
+    """The folders listed ahead by the prefetch thread give the walk's own answer: the same
+    files in the same order and the same folders, odd names, `.git`, empty and deep folders
+    included; what the walk declines it still declines."""
+    root = os.fsencode(tmp_path / "t")
+    os.mkdir(root)
+    _tree(root, random.Random(seed), 4)
+    os.makedirs(os.path.join(root, b".git", b"objects"))
+    os.makedirs(os.path.join(root, b"empty", b"deeper", b"still"))
+    path = os.fsdecode(root)
+    want = _walk(path, True)
+    assert want is not None and _same_walk(_walk_prefetched(path, True, discover._NATIVE.prefetch(path)), want)
+    os.symlink("t", os.path.join(os.fsencode(tmp_path), b"t", b"link"))  # only the Python walk decides about it
+    assert _walk_prefetched(path, True, discover._NATIVE.prefetch(path)) is None
+
+
+def test_a_prefetch_of_another_root_or_not_taken_changes_nothing(tmp_path):
+    for name in ("a", "b"):
+        (tmp_path / name / "sub").mkdir(parents=True)
+        (tmp_path / name / "sub" / "k.cu").write_text("int x;\n")
+    a, b = str(tmp_path / "a"), str(tmp_path / "b")
+    assert _same_walk(_walk_prefetched(a, True, discover._NATIVE.prefetch(b)), _walk(a, True))
+    unused = discover._NATIVE.prefetch(a)
+    del unused  # dropped before any walk took it: its thread stopped and joined
+    discover.prefetch([a, str(tmp_path / "missing"), str(tmp_path / "a" / "sub" / "k.cu")])
+    assert list(discover._PREFETCHED) == [a]  # folders only
+    got = discover.discover([a], (), True, stamps=False)
+    assert not discover._PREFETCHED  # taken by the walk of its root
+    assert [f.rel for f in got.files] == ["sub/k.cu"]
+
+
+def test_a_forked_child_leaves_the_parent_s_prefetch_alone(tmp_path):
+    (tmp_path / "d").mkdir()
+    pre = discover._NATIVE.prefetch(str(tmp_path))
+    pid = os.fork()
+    if pid == 0:  # the child: dropping its copy must neither join nor free the parent's thread
+        del pre
+        os._exit(0)
+    _, status = os.waitpid(pid, 0)
+    assert os.waitstatus_to_exitcode(status) == 0
+    assert _walk_prefetched(str(tmp_path), True, pre) is not None
