@@ -235,6 +235,8 @@ def migrate_cmd(paths, out_dir, in_place, to_stdout, as_diff, json_path, quiet, 
         raise
     except _errors() as exc:
         _fail(str(exc))
+    finally:
+        _forget_prefetched()
     if mode == "stdout":
         from musify.file_tools import write_stdout
 
@@ -253,6 +255,14 @@ def migrate_cmd(paths, out_dir, in_place, to_stdout, as_diff, json_path, quiet, 
         verify_port(record, paths[0], out_dir, kw["jobs"] or 1, quiet, verify_kw)
         record.exit_code = Report(record).exit_code
     _finish(record, json_path, quiet, report_path, sarif_path, memo=memo)
+
+
+def _forget_prefetched() -> None:
+    """Let go of the folder listings read ahead that no walk took (a replayed run, an excluded
+    tree), so a caller running commands in one process keeps none from one to the next."""
+    discover = sys.modules.get("musify.discover")
+    if discover is not None:
+        discover.forget_prefetched()
 
 
 def _replay(name: str, paths, options, mode: str, out_dir, json_path, command: str, fail_on: str,

@@ -300,6 +300,11 @@ def prefetch(inputs) -> None:
                 _PREFETCHED[path] = started
 
 
+def forget_prefetched() -> None:
+    """Drop the listings read ahead that no walk took (each stops its thread first)."""
+    _PREFETCHED.clear()
+
+
 def discover(inputs: list[str], exclude: tuple[str, ...] = (), respect_gitignore: bool = True,
              stamps: bool = True) -> Discovery:
     """List every file under the inputs (sorted, deterministic), without following links.

@@ -167,7 +167,7 @@ def test_a_walk_from_a_prefetch_is_the_walk(tmp_path, seed):
     assert _walk_prefetched(path, True, discover._NATIVE.prefetch(path)) is None
 
 
-def test_a_prefetch_of_another_root_or_not_taken_changes_nothing(tmp_path):
+def test_a_prefetch_of_another_root_or_not_taken_changes_nothing(tmp_path, monkeypatch):
     for name in ("a", "b"):
         (tmp_path / name / "sub").mkdir(parents=True)
         (tmp_path / name / "sub" / "k.cu").write_text("int x;\n")
@@ -175,6 +175,7 @@ def test_a_prefetch_of_another_root_or_not_taken_changes_nothing(tmp_path):
     assert _same_walk(_walk_prefetched(a, True, discover._NATIVE.prefetch(b)), _walk(a, True))
     unused = discover._NATIVE.prefetch(a)
     del unused  # dropped before any walk took it: its thread stopped and joined
+    monkeypatch.setattr(discover, "_PREFETCHED", {})
     discover.prefetch([a, str(tmp_path / "missing"), str(tmp_path / "a" / "sub" / "k.cu")])
     assert list(discover._PREFETCHED) == [a]  # folders only
     got = discover.discover([a], (), True, stamps=False)
@@ -192,3 +193,19 @@ def test_a_forked_child_leaves_the_parent_s_prefetch_alone(tmp_path):
     _, status = os.waitpid(pid, 0)
     assert os.waitstatus_to_exitcode(status) == 0
     assert _walk_prefetched(str(tmp_path), True, pre) is not None
+
+
+def test_the_command_line_keeps_no_listing_it_read_ahead(tmp_path):
+    """A run started from the command line in this process leaves no listing read ahead behind,
+    taken by its walk or not (an excluded tree walks in Python)."""
+    from click.testing import CliRunner
+
+    from musify import cli
+
+    (tmp_path / "t").mkdir()
+    (tmp_path / "t" / "k.cu").write_text("int x;\n")
+    for extra in ([], ["--exclude", "nothing*"]):
+        got = CliRunner().invoke(cli.main, ["migrate", str(tmp_path / "t"), "-o", str(tmp_path / "o"), "-q",
+                                            "--no-cache", *extra])
+        assert got.exit_code == 0, got.output
+        assert not discover._PREFETCHED
