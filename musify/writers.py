@@ -106,14 +106,8 @@ def write_queued(out_dir: str, queued: list[tuple[int, str, bytes | None, str, o
     start, n = 0, len(queued)
     while start < n:
         stop, odd = _CPORT.put_ports(out_dir, temp, queued, start, _MADE, _GIVEN)
-        for k, answer, tmp, dst in odd:  # as `_flush_batch` finishes what `put_batch` hands back
-            _, rel, data, source, st = queued[k]
-            if isinstance(answer, tuple):  # (errno, path): failed, nothing left behind
-                cause = os.strerror(answer[0])
-            elif answer >= 0:  # written, but its mode or owner is not yet the port's: set through it
-                cause = _finish_open(answer, tmp, dst, st)
-            else:  # -2: a taken temporary name; -3: a folder that was there (or could not be made)
-                cause = _write_one(out_dir, rel, data, source, st)
+        for k, answer, tmp, dst in odd:
+            cause = _finish_answer(answer, tmp, dst, out_dir, queued[k][1:])
             if cause is not None:
                 failed.append((k, cause))
         if stop < n:
@@ -164,17 +158,22 @@ def _flush_batch(batch: list[tuple], where: list[tuple[int, str, str]],
     for folder in made:
         _MADE[os.fsdecode(folder)] = True
     for (k, directory, dst), answer, item in zip(where, answers, batch):
-        if answer == -1:
-            continue
-        rel, data, source, st = ports[k]
-        if isinstance(answer, tuple):  # (errno, path): failed, nothing left behind
-            causes[k] = os.strerror(answer[0])
-        elif answer >= 0:  # written, but its mode or owner is not yet the port's: set through it
-            causes[k] = _finish_open(answer, item[2], dst, st)
-        else:  # -2: a taken temporary name; -3: a folder that was there (or could not be made)
-            causes[k] = _write_one(out_dir, rel, data, source, st)
+        if answer != -1:
+            causes[k] = _finish_answer(answer, item[2], dst, out_dir, ports[k])
     batch.clear()
     where.clear()
+
+
+def _finish_answer(answer: int | tuple, tmp: str, dst: str, out_dir: str,
+                   port: tuple[str, bytes | None, str, os.stat_result | None]) -> str | None:
+    """Finish a port (rel, data, source, st) the compiled writer (`put_batch`, `put_ports`)
+    answered other than -1 (written); the cause of its failure, or None."""
+    if isinstance(answer, tuple):  # (errno, path): failed, nothing left behind
+        return os.strerror(answer[0])
+    if answer >= 0:  # written, but its mode or owner is not yet the port's: set through it
+        return _finish_open(answer, tmp, dst, port[3])
+    # -2: a taken temporary name; -3: a folder that was there (or could not be made)
+    return _write_one(out_dir, *port)
 
 
 def _finish_open(fd: int, tmp: str, dst: str, st: os.stat_result | None) -> str | None:
