@@ -37,6 +37,7 @@ from bench_vs_peer import (
     peer_run,
     settle,
     timed,
+    trees_of,
 )
 
 # runs `musify migrate` with only the passes named in $MUSIFY_FLOOR_KEEP (comma-separated) planned
@@ -106,7 +107,7 @@ def main() -> None:
         corpus = work / "replicated"
         build_corpus(REPO / "corpora", corpus, args.mb)
         floors("replicated", corpus, work, args.repeat, args.keep)
-    for i, tree in enumerate(args.tree):
+    for i, tree in enumerate(trees_of(args)):
         if not tree.is_dir():
             sys.exit(f"--tree {tree}: not a directory")
         floors(f"tree{i}-{tree.name}", tree.resolve(), work, args.repeat, args.keep)

@@ -14,11 +14,13 @@ Corpora: (a) the replicated corpus of `bench_migrate.py` (--mb, default 10) and 
 time over the peer's (below 1: musify is faster); each pair is timed back to back, so a noisy
 shared machine moves both sides alike; the median and the range over --repeat pairs are shown.
 
-    python benchmarks/bench_vs_peer.py --tree /usr/local/cuda/include --repeat 3 --work /dev/shm/bvp
+    python benchmarks/bench_vs_peer.py
 
-`--work` on tmpfs (`/dev/shm`) keeps the disk out of the ratio: both tools still read and write
-every file, but a disk file system's state after thousands of writes and deletes moved a run's
-system time by seconds from one run to the next on this machine (ext4), whatever the code.
+times the replicated corpus and, where the CUDA toolkit is installed, its headers (`--tree`
+names other trees, `--no-tree` none), 5 rounds each (`--repeat`), in a work folder on tmpfs
+(`/dev/shm`) where there is one (`--work`). tmpfs keeps the disk out of the ratio: both tools
+still read and write every file, but on a disk file system each tree a round deletes slows the
+file creations of the next minute (`default_work` says how), whatever the code.
 
 `--baseline CHECKOUT` times another musify checkout (for instance a worktree of main, with
 `python setup.py build_ext --inplace` run in it) in each round as well, so a change is measured
@@ -177,14 +179,51 @@ def compare(name: str, corpus: Path, work: Path, repeat: int, peer_skip: str | N
     return ratio
 
 
+def default_work(name: str) -> Path:
+    """Where the corpora and outputs go by default: on tmpfs (`/dev/shm`) where there is one.
+
+    On a disk file system the ratio said more about the file system than about either tool.
+    This machine's root is ext4 without a journal, where creating a file first skips every inode
+    deleted in the last minute (`recently_deleted`, looked up one by one in the inode table): each
+    tree a round deleted (the last output, the peer's last copy, and the 4,928 files the peer
+    itself replaces) made the next minute's file creations slower, so that musify's system time
+    went 0.7 s, 1.4 s, 2.5 s over three runs in a row on the same corpus, and a bare run printed a
+    ratio of 0.65 whose rounds ranged 0.34-0.76. On tmpfs both tools still read and write every
+    file, through the page cache."""
+    shm = Path("/dev/shm")
+    if shm.is_dir() and os.access(shm, os.W_OK | os.X_OK):
+        return shm / f"musify-bench-{name}"
+    return REPO / "benchmarks" / "out" / name
+
+
+def default_trees() -> list[Path]:
+    """The real-code tree timed when no --tree is given: the CUDA toolkit's headers where they
+    are installed ($CUDA_HOME, $CUDA_PATH or /usr/local/cuda), so that the bare command times
+    both kinds of corpus; none elsewhere."""
+    for home in (os.environ.get("CUDA_HOME"), os.environ.get("CUDA_PATH"), "/usr/local/cuda"):
+        if home and (Path(home) / "include").is_dir():
+            return [Path(home) / "include"]
+    return []
+
+
 def corpus_arguments(description: str, work: str) -> argparse.ArgumentParser:
     """The options every side-by-side script takes: the corpora, the rounds, the work folder."""
     ap = argparse.ArgumentParser(description=description)
     ap.add_argument("--mb", type=float, default=10.0, help="size of the replicated corpus in MB (0: none)")
-    ap.add_argument("--tree", type=Path, action="append", default=[], help="a real-code tree (repeatable)")
-    ap.add_argument("--repeat", type=int, default=3, help="timed rounds per corpus (default 3)")
-    ap.add_argument("--work", type=Path, default=REPO / "benchmarks" / "out" / work)
+    ap.add_argument("--tree", type=Path, action="append", default=[],
+                    help="a real-code tree (repeatable; default: the CUDA toolkit's headers, where installed)")
+    ap.add_argument("--no-tree", action="store_true", help="time no real-code tree (the replicated corpus only)")
+    ap.add_argument("--repeat", type=int, default=5, help="timed rounds per corpus (default 5)")
+    ap.add_argument("--work", type=Path, default=default_work(work),
+                    help="work folder (default: under /dev/shm where it exists, else benchmarks/out)")
     return ap
+
+
+def trees_of(args: argparse.Namespace) -> list[Path]:
+    """The real-code trees to time: those given, else `default_trees()` (none with --no-tree)."""
+    if args.no_tree:
+        return []
+    return [tree.resolve() for tree in args.tree or default_trees()]
 
 
 def main() -> None:
@@ -195,10 +234,10 @@ def main() -> None:
                     "in each round too, e.g. a worktree of main: before/after side by side")
     args = ap.parse_args()
     args.work = args.work.resolve()  # the musify runs start in their checkout's folder
-    args.tree = [tree.resolve() for tree in args.tree]
+    args.tree = trees_of(args)
     args.work.mkdir(parents=True, exist_ok=True)
     skip = peer_problem(args.peer, args.tables)
-    print(f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores"
+    print(f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores; work folder {args.work}"
           + (f"; peer skipped: {skip}" if skip else ""), flush=True)
     results = {}
     if args.mb > 0:
