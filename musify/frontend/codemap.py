@@ -13,13 +13,29 @@ from musify.frontend.idents import Ctx
 
 
 class CodeMap:
-    """Answers "is this offset in code?" by bisecting the comment and literal spans."""
+    """Answers "is this offset in code?" by bisecting the comment and literal spans.
+
+    The spans' starts and the two bracket memos are made on first use (`__getattr__`, reached
+    only while a slot is unset): most code maps of a run (one for each file with a device
+    function) are only handed to the compiled searches as their spans (`spans`), and never
+    bisected nor asked for a bracket."""
+
+    __slots__ = ("_paired", "_pairs", "_spans", "_starts")
 
     def __init__(self, spans: list[tuple[int, int, Ctx]]):
-        self._starts = [s for s, _, _ in spans]
         self._spans = spans
-        self._pairs: dict[str, tuple[str, dict[int, int]]] = {}
-        self._paired: dict[str, tuple[str, memoryview, memoryview]] = {}  # `closer`'s pairings
+
+    def __getattr__(self, name: str):
+        if name == "_starts":
+            self._starts = [s for s, _, _ in self._spans]
+            return self._starts
+        if name == "_pairs":
+            self._pairs: dict[str, tuple[str, dict[int, int]]] = {}
+            return self._pairs
+        if name == "_paired":  # `closer`'s pairings
+            self._paired: dict[str, tuple[str, memoryview, memoryview]] = {}
+            return self._paired
+        raise AttributeError(name)
 
     def context_at(self, pos: int) -> Ctx:
         i = bisect.bisect_right(self._starts, pos) - 1

@@ -85,20 +85,23 @@ def _count(ctx: PassContext, spans: Iterable[tuple]) -> tuple[int, int]:
 
 def _parse(ctx: PassContext, launches: list[tuple]) -> int:
     """How many of `launches` (`launch_spans` tuples) tree-sitter reads, warning about each it
-    cannot. One parse for the batch; only when that fails is each parsed on its own, to say which
-    one it cannot read. No parse at all when each is a plain launch, which tree-sitter reads
-    (`launch_shape.well_formed`), so the batch too: in a macro's body as well, since a plain
-    launch holds no '#' and no '\\', so `_parseable` reads it as written there too."""
+    cannot. A plain launch (`launch_shape.well_formed`) is one tree-sitter reads, alone or beside
+    others, and is not parsed: in a macro's body as well, since a plain launch holds no '#' and
+    no '\\', so `_parseable` reads it as written there too. The others are parsed together, in
+    one batch; only when that fails is each parsed on its own, to say which one it cannot read.
+    (The batch held every launch of the file once one was not plain: in the replicated corpus,
+    two files a copy with a template call or a brace in one launch had all their launches parsed.)"""
     text = ctx.text
-    if all(well_formed(text, start, close + 1) for start, _, _, _, close in launches):
+    odd = [launch for launch in launches if not well_formed(text, launch[0], launch[4] + 1)]
+    if not odd:
         return len(launches)
     snippets = [_parseable(ctx, text[start:close + 1], directive_at(ctx, start) is not None) + ";"
-                for start, _, _, _, close in launches]
+                for start, _, _, _, close in odd]
     together = syntax.parse_statement("\n".join(snippets))
-    if together.ok and syntax.count_kernel_calls(together.root) == len(launches):
+    if together.ok and syntax.count_kernel_calls(together.root) == len(odd):
         return len(launches)
-    parsed = 0
-    for launch, snippet in zip(launches, snippets):
+    parsed = len(launches) - len(odd)
+    for launch, snippet in zip(odd, snippets):
         tree = syntax.parse_statement(snippet)
         if tree.ok and syntax.count_kernel_calls(tree.root):
             parsed += 1
