@@ -189,11 +189,17 @@ def default_work(name: str) -> Path:
     itself replaces) made the next minute's file creations slower, so that musify's system time
     went 0.7 s, 1.4 s, 2.5 s over three runs in a row on the same corpus, and a bare run printed a
     ratio of 0.65 whose rounds ranged 0.34-0.76. On tmpfs both tools still read and write every
-    file, through the page cache."""
+    file, through the page cache. Only where it has room for the corpora, their outputs and the
+    peer's copies (a gigabyte free: a container's default /dev/shm holds 64 MB)."""
     shm = Path("/dev/shm")
     if shm.is_dir() and os.access(shm, os.W_OK | os.X_OK):
-        return shm / f"musify-bench-{name}"
+        room = os.statvfs(shm)
+        if room.f_bavail * room.f_frsize >= SHM_ROOM:
+            return shm / f"musify-bench-{name}"
     return REPO / "benchmarks" / "out" / name
+
+
+SHM_ROOM = 1 << 30  # the free space `default_work` asks of /dev/shm
 
 
 def default_trees() -> list[Path]:
