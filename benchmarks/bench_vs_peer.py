@@ -221,7 +221,7 @@ def corpus_arguments(description: str, work: str) -> argparse.ArgumentParser:
     ap.add_argument("--no-tree", action="store_true", help="time no real-code tree (the replicated corpus only)")
     ap.add_argument("--repeat", type=int, default=5, help="timed rounds per corpus (default 5)")
     ap.add_argument("--work", type=Path, default=default_work(work),
-                    help="work folder (default: under /dev/shm where it exists, else benchmarks/out)")
+                    help="work folder (default: under /dev/shm where it has a gigabyte free, else benchmarks/out)")
     return ap
 
 
