@@ -179,6 +179,9 @@ def compare(name: str, corpus: Path, work: Path, repeat: int, peer_skip: str | N
     return ratio
 
 
+SHM_ROOM = 1 << 30  # the free space `default_work` asks of /dev/shm
+
+
 def default_work(name: str) -> Path:
     """Where the corpora and outputs go by default: on tmpfs (`/dev/shm`) where there is one.
 
@@ -197,9 +200,6 @@ def default_work(name: str) -> Path:
         if room.f_bavail * room.f_frsize >= SHM_ROOM:
             return shm / f"musify-bench-{name}"
     return REPO / "benchmarks" / "out" / name
-
-
-SHM_ROOM = 1 << 30  # the free space `default_work` asks of /dev/shm
 
 
 def default_trees() -> list[Path]:

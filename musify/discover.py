@@ -119,7 +119,6 @@ class Discovery:
     unlisted: dict[str, set[str]] = field(default_factory=dict)
 
 
-
 # Names musify itself creates beside the files it writes; never migrated, never copied.
 LOCK_NAME = ".musify.lock"
 JOURNAL_NAME = ".musify-journal.json"

@@ -60,7 +60,6 @@ def write_temp(path: str, data: bytes | Iterable[bytes], mode_from: str | None =
     return tmp
 
 
-
 # pieces a second thread may hold unwritten while the caller makes the next ones
 PIECES_AHEAD = 2
 

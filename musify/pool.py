@@ -46,7 +46,6 @@ class Writes:
     done: dict[int, str | None] = field(default_factory=dict)
 
 
-
 _WORKER: dict = {}
 THREAD = os.environ.get("MUSIFY_WRITER_THREAD", "1") != "0"  # -j1 -o: ports written by a thread beside the migration
 
