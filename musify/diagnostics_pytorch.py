@@ -44,6 +44,9 @@ SPECS = [
     DiagSpec("MU6023", "warning", "low", "arch flag not translated",
              "'{flag}' kept: it names no sm_XX/compute_XX architecture that the arch policy can translate; "
              "set --offload-arch=mp_XX by hand"),
+    DiagSpec("MU6025", "warning", "low", "arch list not translated",
+             "'{flag}' kept as the value of {variable}: {why}; list the MUSA architectures to build for by hand "
+             "(their mp_XX numbers, e.g. \"21;22\")"),
     DiagSpec("MU6024", "warning", "low", "names a CUDA file that is not renamed",
              "'{ref}' names a .cu/.cuh file that this migration does not rename (not in the input tree); "
              "the reference is kept as written"),

@@ -39,6 +39,8 @@ class Toolchain:
     flags: dict[str, dict]
     arch_flags: frozenset[str]
     arch_prefix: str
+    host_arches: frozenset[str]  # `-arch arm64`: a host compiler's or linker's flag, not nvcc's
+    arch_list: str  # the MUSA name of the variable that lists the architectures to build for
     libraries: dict[str, dict]
     paths: list[dict]
     libdir: tuple[str, str]
@@ -57,6 +59,8 @@ def toolchain() -> Toolchain:
         flags={r["cuda"]: r for r in records(v, "flag")},
         arch_flags=frozenset(v["arch"]["flags"]),
         arch_prefix=v["arch"]["musa"],
+        host_arches=frozenset(v["arch"]["host"]),
+        arch_list=v["arch"]["list_variable"],
         libraries={r["cuda"]: r for r in records(v, "library")},
         paths=sorted(records(v, "path"), key=lambda r: -len(r["cuda"])),
         libdir=(v["libdir"]["cuda"], v["libdir"]["musa"]),
@@ -74,6 +78,8 @@ def translate_flag(word: str, following: str | None, arch_map: tuple[tuple[int, 
     tc = toolchain()
     name, eq, value = word.partition("=")
     if name in tc.arch_flags:
+        if (value if eq else following) in tc.host_arches:
+            return None  # `-arch arm64`: Apple clang's or ld's, which nvcc's -arch never takes
         if eq:
             return _arch_change(word, value, 1, arch_map)
         if following is not None:
@@ -113,6 +119,48 @@ def _arch_change(shown: str, value: str, words: int, arch_map: tuple[tuple[int, 
     new = " ".join(toolchain().arch_prefix + a for a in archs)
     return FlagChange(new, words, "MU6022", {"flag": shown, "musa": new, "policy": "; ".join(dict.fromkeys(policies)),
                                              "exact": exact})
+
+
+_CAPABILITY = re.compile(r"(\d+)\.(\d)[a-z]?(?:\+PTX)?", re.IGNORECASE)  # 8.6, 9.0a, 7.0+PTX
+_LIST_SEPARATORS = re.compile(r"[;,\s]+")
+
+
+def translate_arch_list(value: str, arch_map: tuple[tuple[int, int], ...]) -> FlagChange:
+    """TORCH_CUDA_ARCH_LIST's value (compute capabilities: "7.0;8.0+PTX", separated by `;` or
+    blanks) as TORCH_MUSA_ARCH_LIST's (the MUSA architectures' mp_XX numbers: "21;22"), through
+    the arch policy that translates `-arch=sm_XX`: MU6022 with the policy (a warning where a value
+    has no exact entry), or MU6025 with the value kept where a part is not a compute capability
+    (a variable, "Ampere", "All")."""
+    words = [w for w in _LIST_SEPARATORS.split(value.strip()) if w]
+    numbers: list[int] = []
+    policies: list[str] = []
+    exact = True
+    for word in words:
+        m = _CAPABILITY.fullmatch(word)
+        t = translate((int(m.group(1)) * 10 + int(m.group(2))) * 10, arch_map) if m else None
+        if t is None:
+            return not_translated(value, f"'{word}' is not a compute capability the arch policy can translate")
+        exact = exact and t.exact
+        policies.append(t.policy)
+        if t.musa // 10 not in numbers:
+            numbers.append(t.musa // 10)
+    if not words:
+        return FlagChange(value, 1, "")  # an empty list (`os.environ.get("…", "")`): nothing to translate
+    new = ";".join(map(str, sorted(numbers)))
+    return FlagChange(new, 1, "MU6022", {"flag": value, "musa": new, "policy": "; ".join(dict.fromkeys(policies)),
+                                         "exact": exact})
+
+
+def not_translated(value: str, why: str) -> FlagChange:
+    """MU6025: an arch list kept as written, and why."""
+    return FlagChange(value, 1, "MU6025", {"flag": value, "variable": toolchain().arch_list, "why": why})
+
+
+def is_arch_list(cuda_name: str) -> bool:
+    """Whether `cuda_name` is the variable whose value lists CUDA compute capabilities
+    (TORCH_CUDA_ARCH_LIST: its MUSA name is the toolchain's arch list)."""
+    rule = toolchain().variables.get(cuda_name)
+    return rule is not None and rule["musa"] == toolchain().arch_list
 
 
 def library_rename(name: str) -> dict | None:
@@ -221,17 +269,23 @@ def rewrite_word(ctx: PassContext, word: str, following: str | None, hook=None) 
     lead, trail = _quote_peel(word)
     prefix, body, suffix = word[:lead], word[lead:len(word) - trail], word[len(word) - trail:]
     m = _ASSIGNMENT.match(body)
+    continued = False  # the value opens a quote this word does not close: it goes on in the next words
     if m and not body.startswith("-"):
         prefix, body = prefix + m.group(1), m.group(2)
         inner_lead, inner_trail = _quote_peel(body)
         if inner_trail:
             body, suffix = body[:-inner_trail], body[-inner_trail:] + suffix
         prefix, body = prefix + body[:inner_lead], body[inner_lead:]
+        continued = bool(inner_lead and not inner_trail)
     following_body = following.strip("\"'") if following else None
     tc = toolchain()
     diags: list[tuple[str, dict]] = []
     if m and not word.startswith("-"):
         renamed = _variables(prefix, diags)
+        if renamed != prefix and body and is_arch_list(m.group(1).rstrip(":+?!=")):
+            change = not_translated(body, "a value written over several words is not translated") if continued \
+                else translate_arch_list(body, ctx.options.arch_map)
+            return _changed_word(renamed, change, suffix, diags)
         if renamed != prefix:
             inner = rewrite_word(ctx, word[len(prefix):] or "", following, hook) if body else None
             if inner is None:
@@ -241,10 +295,7 @@ def rewrite_word(ctx: PassContext, word: str, following: str | None, hook=None) 
             return inner
     change = translate_flag(body, following_body, ctx.options.arch_map) if body.startswith("-") else None
     if change is not None:
-        args = dict(change.args)
-        severity = "warning" if change.diag == "MU6022" and not args.pop("exact", True) else None
-        if change.diag:
-            diags.append((change.diag, args))
+        severity = report_change(change, diags)
         if change.replacement is None:  # dropped; a quote it shares with other words and `NAME=` stay
             whole = lead and trail and word[0] == word[-1] and not m
             return WordResult(None if whole or not (prefix or suffix) else prefix + suffix, change.words, diags)
@@ -269,6 +320,22 @@ def rewrite_word(ctx: PassContext, word: str, following: str | None, hook=None) 
     if new == body:
         return None if not diags else WordResult(word, 1, diags)
     return WordResult(prefix + new + suffix, 1, diags)
+
+
+def report_change(change: FlagChange, diags: list) -> str | None:
+    """Add the change's diagnostic to `diags`; the severity it is raised at (None: its own): an
+    arch translation with no exact entry in the map is a warning."""
+    args = dict(change.args)
+    severity = "warning" if change.diag == "MU6022" and not args.pop("exact", True) else None
+    if change.diag:
+        diags.append((change.diag, args))
+    return severity
+
+
+def _changed_word(prefix: str, change: FlagChange, suffix: str, diags: list) -> WordResult:
+    """The word `prefix` + the change's replacement + `suffix`, with the change's diagnostic."""
+    severity = report_change(change, diags)
+    return WordResult(prefix + change.replacement + suffix, 1, diags, severity)
 
 
 def _paths(word: str, diags: list) -> str:

@@ -17,7 +17,15 @@ from functools import lru_cache
 from musify.engine.edits import Edit
 from musify.frontend.cmake import Arg, CMakeTree, Command
 from musify.passes._base import PassContext
-from musify.passes.build_files import is_source_reference, rewrite_words, translate_flag
+from musify.passes.build_files import (
+    is_arch_list,
+    is_source_reference,
+    not_translated,
+    report_change,
+    rewrite_words,
+    translate_arch_list,
+    translate_flag,
+)
 from musify.rules.vocab import cmake_vocab, records
 
 ORIGIN = "pass:cmake"
@@ -181,6 +189,9 @@ def _command(ctx: PassContext, cmd: Command, state: dict) -> list[Edit]:
     if cmd.args and cmd.lower == "set" and _tables()["names"].get(cmd.args[0].value, {}).get("diag") == "MU6043":
         arch = _architectures(ctx, cmd)
         return edits + ([arch] if arch is not None else [])
+    if cmd.args and cmd.lower == "set" and is_arch_list(cmd.args[0].value.removeprefix("ENV{").removesuffix("}")):
+        edits.extend(rewrite_words(ctx, cmd.args[0].start, cmd.args[0].end, hook=_names, origin=ORIGIN))
+        return edits + _arch_list(ctx, cmd)
     _language_property(ctx, cmd)
     for start, end in _regions(cmd):
         edits.extend(rewrite_words(ctx, start, end, hook=lambda w: _names(w), origin=ORIGIN))
@@ -222,6 +233,32 @@ def _architectures(ctx: PassContext, cmd: Command) -> Edit | None:
              done=f"rewritten to '{new}' (this project's best guess): {'; '.join(dict.fromkeys(policies))}",
              origin=ORIGIN)
     return Edit(cmd.start, cmd.close + 1, new, "cmake:" + name, LIBRARY, "arch")
+
+
+def _arch_list(ctx: PassContext, cmd: Command) -> list[Edit]:
+    """`set(TORCH_CUDA_ARCH_LIST "8.0;8.6")` (or `ENV{...}`): the value, one argument before any
+    CACHE or PARENT_SCOPE, as TORCH_MUSA_ARCH_LIST's (`translate_arch_list`); MU6025 otherwise."""
+    values = []
+    for a in cmd.args[1:]:
+        if a.kind == "unquoted" and a.value in ("CACHE", "PARENT_SCOPE"):
+            break
+        values.append(a)
+    if not values:
+        return []
+    arg = values[0]
+    if len(values) > 1 or arg.kind == "bracket":
+        change = not_translated(arg.value, "a value written over several arguments is not translated"
+                                if len(values) > 1 else "a bracket argument is never edited")
+    else:
+        change = translate_arch_list(arg.value, ctx.options.arch_map)
+    diags: list = []
+    severity = report_change(change, diags)
+    for diag, args in diags:
+        ctx.warn(diag, arg.start, end=arg.end, severity=severity, origin=ORIGIN, **args)
+    if change.replacement == arg.value:
+        return []
+    inside = (arg.start + 1, arg.end - 1) if arg.kind == "quoted" else (arg.start, arg.end)
+    return [Edit(*inside, change.replacement, "cmake:" + cmd.args[0].value, LIBRARY, "arch")]
 
 
 def _language_property(ctx: PassContext, cmd: Command) -> None:

@@ -17,7 +17,17 @@ from itertools import pairwise
 from musify.engine.edits import Edit
 from musify.frontend.python import PythonTree
 from musify.passes._base import PassContext
-from musify.passes.build_files import library_rename, rewrite_word, rewrite_words, translate_flag
+from musify.passes.build_files import (
+    FlagChange,
+    is_arch_list,
+    library_rename,
+    not_translated,
+    report_change,
+    rewrite_word,
+    rewrite_words,
+    translate_arch_list,
+    translate_flag,
+)
 from musify.rules.vocab import python_vocab
 
 _SIMPLE = re.compile(r"^([rRuU]?)('|\")([^'\"\\\n]*)\2$")
@@ -60,11 +70,64 @@ def setup_edits(ctx: PassContext, tree: PythonTree, docstrings: set[int]) -> lis
         if isinstance(lst, (ast.List, ast.Tuple)) and id(lst) not in seen_lists:
             seen_lists.add(id(lst))
             edits.extend(_flag_list(ctx, tree, lst, flag_strings))
+    arch_lists, computed = _arch_list_values(tree)
+    for node in computed:
+        _warn(ctx, *tree.span(node), not_translated(ast.get_source_segment(ctx.text, node) or "?",
+                                                   "it is computed when the script runs"))
     for node in tree.of(ast.Constant):
         if isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in flag_strings \
                 and id(node) not in docstrings:
-            edits.extend(_plain_string(ctx, tree, node, builds))
+            edits.extend(_arch_list(ctx, tree, node) if id(node) in arch_lists else _plain_string(ctx, tree, node, builds))
     return edits
+
+
+def _arch_list_values(tree: PythonTree) -> tuple[set[int], list[ast.AST]]:
+    """The string literals given as TORCH_CUDA_ARCH_LIST's value: `os.environ["…"] = "8.0;8.6"`,
+    `environ.setdefault("…", "8.0")`, `environ.get("…", "8.0")`, `{"…": "8.0"}` and
+    `dict(…="8.0")`, by `id`; and the values assigned to `…["TORCH_CUDA_ARCH_LIST"]` that the
+    script computes (an f-string, a call, a join: CUDA capabilities made from the GPU, as a rule),
+    not those it only passes on (a name: the value it saved before)."""
+    def key(node: ast.AST) -> bool:
+        return isinstance(node, ast.Constant) and isinstance(node.value, str) and is_arch_list(node.value)
+
+    def value(node: ast.AST) -> int | None:
+        return id(node) if isinstance(node, ast.Constant) and isinstance(node.value, str) else None
+
+    found = set()
+    computed = []
+    for node in tree.of(ast.Assign, ast.Dict, ast.Call):
+        if isinstance(node, ast.Assign):
+            if any(isinstance(t, ast.Subscript) and key(t.slice) for t in node.targets):
+                found.add(value(node.value))
+                if not isinstance(node.value, (ast.Constant, ast.Name, ast.Attribute, ast.Subscript)):
+                    computed.append(node.value)  # (a name or attribute: a value kept and put back, as a rule)
+        elif isinstance(node, ast.Dict):
+            found.update(value(v) for k, v in zip(node.keys, node.values) if k is not None and key(k))
+        else:
+            if len(node.args) >= 2 and key(node.args[0]):
+                found.add(value(node.args[1]))
+            found.update(value(k.value) for k in node.keywords if k.arg is not None and is_arch_list(k.arg))
+    found.discard(None)
+    return found, computed
+
+
+def _arch_list(ctx: PassContext, tree: PythonTree, node: ast.Constant) -> list[Edit]:
+    """TORCH_CUDA_ARCH_LIST's value as TORCH_MUSA_ARCH_LIST's (`translate_arch_list`)."""
+    span = _inside(ctx, tree, node)
+    if span is None:
+        return []
+    change = translate_arch_list(node.value, ctx.options.arch_map)
+    _warn(ctx, *span, change)
+    if change.replacement == node.value:
+        return []
+    return [Edit(*span, change.replacement, "arch_list:" + node.value, "build", "flag")]
+
+
+def _warn(ctx: PassContext, start: int, end: int, change: FlagChange) -> None:
+    diags: list = []
+    severity = report_change(change, diags)
+    for diag, args in diags:
+        ctx.warn(diag, start, end=end, severity=severity, origin=ORIGIN, **args)
 
 
 @lru_cache(maxsize=1)

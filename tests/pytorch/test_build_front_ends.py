@@ -134,3 +134,45 @@ def test_pyproject_pins_are_reported(rules):
     new, diags = port(rules, src, "pyproject.toml")
     assert new == src
     assert [d.name or d.message.split("'")[1] for d in diags] == ["nvidia-cudnn-cu12==9.1", "cupy-cuda12x"]
+
+
+def test_pyproject_tool_settings_and_paths_are_not_pins(rules):
+    """pycuda 2026.1's own pyproject: lint settings name the package and its files, none a pin."""
+    src = ('[tool.ruff.lint.isort]\nknown-local-folder = [\n    "pycuda",\n]\n'
+           '[tool.ruff.lint.per-file-ignores]\n"pycuda/sparse/coordinate.py" = [\n'
+           '    "E501", # line length\n]\n"pycuda/driver.py" = ["F405"]\n')
+    new, diags = port(rules, src, "pyproject.toml")
+    assert new == src
+    assert [(d.id, d.line) for d in diags] == []
+
+
+def test_pyproject_pins_only_in_dependency_tables(rules):
+    src = ('[project]\nname = "pycuda-tools"\n'
+           'dependencies = ["numpy", "pycuda>=2024.1", "nvidia-cublas-cu12"]\n'  # line 3
+           '[project.optional-dependencies]\ngpu = [\n    "cupy-cuda12x",\n]\n'  # line 6
+           '[project.urls]\nHomepage = "https://github.com/inducer/pycuda"\n'
+           '[build-system]\nrequires = ["setuptools", "cuda-python"]\n'  # line 11
+           '[tool.ruff]\nsrc = ["pycuda"]\n')
+    new, diags = port(rules, src, "pyproject.toml")
+    assert new == src
+    assert [(d.id, d.line) for d in diags] == [("MU6030", 3), ("MU6030", 3), ("MU6030", 6), ("MU6030", 11)]
+    assert [d.message.split("'")[1] for d in diags] == ["pycuda>=2024.1", "nvidia-cublas-cu12", "cupy-cuda12x",
+                                                        "cuda-python"]
+
+
+def test_pyproject_indexes_and_tool_dependency_tables_are_reported(rules):
+    src = ('[[tool.uv.index]]\nname = "pytorch-cu121"\nurl = "https://download.pytorch.org/whl/cu121"\n'
+           '[tool.poetry]\nname = "pycuda"\n'
+           '[tool.poetry.group."gpu".dependencies]\nnvidia-cudnn-cu12 = "^9"\n'  # line 7
+           '[tool.ruff]\nproject.dependencies = ["jax-cuda12-plugin"]\n')  # ruff's key, not [project]'s
+    _new, diags = port(rules, src, "pyproject.toml")
+    assert [(d.id, d.line) for d in diags] == [("MU6030", 3), ("MU6030", 7)]
+    top = 'project.dependencies = ["jax-cuda12-plugin"]\n[tool.ruff]\nsrc = ["pycuda"]\n'
+    assert [(d.id, d.line) for d in port(rules, top, "pyproject.toml")[1]] == [("MU6030", 1)]
+
+
+def test_requirement_paths_are_not_pins(rules):
+    src = "-e ./pycuda/\npycuda/setup.py\npycuda @ https://example.com/pycuda.tar.gz\n"
+    new, diags = port(rules, src, "requirements.txt")
+    assert new == src
+    assert [(d.id, d.line) for d in diags] == [("MU6030", 3)]
