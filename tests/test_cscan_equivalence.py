@@ -51,6 +51,7 @@ FRAGMENTS = [
     '"\\', "'c'", "'\\''", "'x", "1'000'000", "u8'a'", "L'b'", "u'c'", "U'd'", "x'e'",
     'R"(raw cudaFree)"', 'R"delim(raw )" cuda)delim"', 'u8R"(x)"', 'LR"(y)"', 'R"(never closed',
     'xR"(not raw)"', 'R"toolongdelimiter1234(x)toolongdelimiter1234"', 'R"a b(x)a b"', 'R"',
+    'R"""(q "cudaFree" )"" )"""', 'R""(x)""', 'R"x"(y)x""',
     "#include <cuda_runtime.h>\n", '#include "kernel.cuh"\n', "#include <unclosed\n", "# include_next <x.h>\n",
     "#import <y>\n", "#define CUDA_CHECK(x) cudaCheck(x)\n", "#define cudaAlias cudaMalloc\n",
     "#define X \\\n cudaFree\n", "#undef cudaX\n", "#ifdef __CUDACC__\n", "#ifndef CUDART_VERSION\n",

@@ -163,17 +163,18 @@ def test_torch_case_label_search_matches_the_regex(text: str, data) -> None:
 
 
 MACRO_PIECES = ["TORCH_LIBRARY_IMPL", "TORCH_LIBRARY", "xTORCH_LIBRARY_IMPL", "_TORCH_LIBRARY_IMPL", "é", "(", " (",
-                " ", "\n", "\t", "x", "9", "_IMPL", "TORCH_"]
+                " ", "\n", "\t", "x", "9", "_IMPL", "TORCH_", "STABLE_TORCH_LIBRARY_IMPL", "STABLE_", "STABLE"]
 
 
 @settings(max_examples=400, deadline=None)
 @given(st.lists(st.sampled_from(MACRO_PIECES), max_size=16).map("".join), st.data())
 @example("xTORCH_LIBRARY_IMPL( TORCH_LIBRARY_IMPL (", None)
+@example("xSTABLE_TORCH_LIBRARY_IMPL( STABLE_TORCH_LIBRARY_IMPL (", None)
 def test_torch_macro_search_matches_the_regex(text: str, data) -> None:
     from musify.passes import torch_cpp
 
     macro = torch_cpp._patterns()["macro"]
-    pattern = getattr(macro, "pattern", macro)  # one macro: searched as its word
+    pattern = getattr(macro, "pattern", macro)  # searched as the word every macro ends with
     pos = data.draw(st.integers(0, len(text))) if data is not None else 0
     fast, slow = macro.search(text, pos), pattern.search(text, pos)
     assert (fast and (fast.span(), fast.groups())) == (slow and (slow.span(), slow.groups()))

@@ -37,6 +37,16 @@ def test_raw_strings_char_literals_and_digit_separators():
     assert not scan(text).problems
 
 
+def test_raw_string_delimiter_with_quotes():
+    '''CUTLASS's nvrtc test bench (`test/unit/nvrtc/thread/testbed.h`) holds its kernel source in
+    `R"""( ... )"""`: the delimiter is `""` (a '"' may be one of its characters; g++ agrees).'''
+    text = 'const char *src = R"""(\n__global__ void k() { cudaFree(0); }\n)""";\ncudaMalloc(0);\n'
+    s = scan(text)
+    assert not s.problems
+    assert labels(text) == [("cudaMalloc", Ctx.CODE)]
+    assert [text[a:b] for a, b, _ in s.spans] == ['R"""(\n__global__ void k() { cudaFree(0); }\n)"""']
+
+
 def test_continued_line_comment():
     text = "// a comment \\\n cudaFree(x) still comment\ncudaMalloc(0);\n"
     assert labels(text) == [("cudaMalloc", Ctx.CODE)]

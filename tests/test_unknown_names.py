@@ -12,12 +12,15 @@ from musify.options import Options
 from musify.passes import identifiers
 from musify.passes._base import PassContext, ProjectInfo
 from musify.passes.identifiers import _declares, _enumerator, previous_token
+from musify.passes.unknown_names import _macro_parameter
 
 
 def _unknown_reference(ctx: PassContext, start: int, name: str, where: Ctx, position) -> None:
     """`_unknown` as it was before `unknown_use`: every question asked in Python."""
     if where == Ctx.MACRO_NAME:
         ctx.declared.add(name)
+        return
+    if where == Ctx.MACRO and _macro_parameter(ctx, start, name):
         return
     before = previous_token(ctx.text, start)
     if _declares(ctx.text, before) or (before[0] in ("{", ",") and _enumerator(ctx, start, start + len(name))):
@@ -118,3 +121,17 @@ def test_the_word_first_searches_find_what_the_regex_searches_found(text: str, a
     for start in range(len(text) + 1):
         assert un._in_nested_namespace_head(text, start) == \
             (un._NESTED_NAMESPACE.search(text, max(0, start - 256), start) is not None), (text, start)
+
+
+def test_a_macro_parameter_is_not_an_unknown_name():
+    """CUTLASS's `#define Return_Status(cudaError_t_status) if (cudaError_t_status != cudaSuccess) ...`
+    got MU1001 at each use of its own parameter; a CUDA-looking name the macro only uses still does."""
+    from musify.rules import load_ruleset
+    from musify.runner import migrate_text
+
+    text = ("#define Return_Status(cudaError_t_status) \\\n"
+            "  if (cudaError_t_status != cudaSuccess) { return cudaError_t_status; }\n"
+            "#define CALL(x, \\\n cuArg) cuUnknownThing(x, cuArg)\n"
+            "int f() { Return_Status(cudaGetLastError()); return 0; }\n")
+    _new, ctx, _ = migrate_text(text, "k.cu", load_ruleset(), Options())
+    assert [p[0] for p in ctx.found.pending_unknown] == ["cuUnknownThing"]

@@ -160,11 +160,11 @@ static ALWAYS_INLINE int is_literal_prefix(const Text *t, Py_ssize_t quote) {
 /* `_raw_string_start`: 1 when the quote opens a raw string; sets the literal start and delimiter */
 static ALWAYS_INLINE int raw_string_start(const Text *t, Py_ssize_t quote, Py_ssize_t *lit_start, Py_ssize_t *delim_len) {
     if (quote < 1 || CH(t, quote - 1) != 'R') return 0;
-    /* R"([^()\\\s"]{0,16})\( */
+    /* R"([^()\\\s]{0,16})\( : a '"' may be part of the delimiter (`R"""(...)"""`) */
     Py_ssize_t i = quote + 1, k = 0;
     while (k < 16 && i + k < t->n) {
         Py_UCS4 c = CH(t, i + k);
-        if (c == '(' || c == ')' || c == '\\' || c == '"' || Py_UNICODE_ISSPACE(c)) break;
+        if (c == '(' || c == ')' || c == '\\' || Py_UNICODE_ISSPACE(c)) break;
         k++;
     }
     if (i + k >= t->n || CH(t, i + k) != '(') return 0;

@@ -249,7 +249,9 @@ def scan_python(text: str, prefixes: tuple[str, ...] = VENDOR_PREFIXES) -> Scan:
 
 
 _SPECIAL = lazy_pattern(globals(), "_SPECIAL", r"[/\"'#]")
-_RAW_OPEN = lazy_pattern(globals(), "_RAW_OPEN", r'R"([^()\\\s"]{0,16})\(')
+# a raw string's delimiter: up to 16 characters, none of them a blank, a parenthesis or a backslash
+# (a '"' is one: CUTLASS's nvrtc tests write `R"""(...)"""`, the delimiter `""`)
+_RAW_OPEN = lazy_pattern(globals(), "_RAW_OPEN", r'R"([^()\\\s]{0,16})\(')
 
 
 @lru_cache(maxsize=8)

@@ -9,6 +9,8 @@ they are built; the `_python` functions here are their references (tests/test_cs
 from __future__ import annotations
 
 import re
+from bisect import bisect_right
+from operator import attrgetter
 
 from musify.frontend.launches import match_angle_back
 from musify.frontend.scanner import Ctx, native
@@ -32,6 +34,8 @@ def _unknown(ctx: PassContext, start: int, name: str, where: Ctx, position) -> N
     if where == Ctx.MACRO_NAME:
         ctx.declared.add(name)
         return
+    if where == Ctx.MACRO and _macro_parameter(ctx, start, name):
+        return  # `#define Return_Status(cudaError_t_status) ...` (CUTLASS): the macro's own parameter
     use = unknown_use(ctx.text, start)
     if use == UNDECIDED:
         before = previous_token(ctx.text, start)
@@ -47,6 +51,23 @@ def _unknown(ctx: PassContext, start: int, name: str, where: Ctx, position) -> N
         ctx.found.pending_unknown.append((name, *position(start)))
 
 
+_PARAMETERS = lazy_pattern(globals(), "_PARAMETERS", r"#[ \t]*define[ \t]+\w+\(([^)]*)\)")
+_NAME = lazy_pattern(globals(), "_NAME", r"[A-Za-z_]\w*")
+
+
+def _macro_parameter(ctx: PassContext, start: int, name: str) -> bool:
+    """Whether `name` at `start` is a parameter of the function-like macro whose `#define` holds
+    it: a name the macro declares for its own body, not one the project uses (a parameter no
+    other line defines was reported MU1001 at each use)."""
+    directives = ctx.scan.directives
+    k = bisect_right(directives, start, key=_START) - 1
+    if k < 0 or directives[k].keyword != "define" or start >= directives[k].end:
+        return False
+    m = _PARAMETERS.match(ctx.text, directives[k].start, directives[k].end)
+    return m is not None and name in _NAME.findall(m.group(1))
+
+
+_START = attrgetter("start")
 DECLARED, MEMBER, USE, UNDECIDED = range(4)  # what `unknown_use` makes of an unknown name
 # the head of a nested namespace definition, up to the name being declared (`namespace a::inline b::`)
 _BLANK = r"(?:\s|\\\r?\n)"  # a blank, or a line continuation

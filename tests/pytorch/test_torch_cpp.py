@@ -69,6 +69,18 @@ def test_dispatch_key_and_case_labels(rules):
     assert [(d.id, d.line) for d in diags] == [("MU6050", 5)]
 
 
+def test_stable_abi_dispatch_key(rules):
+    """xformers' sparse24 kernels register with the stable ABI's macro: the same dispatch key."""
+    src = ("STABLE_TORCH_LIBRARY_IMPL(xformers, CUDA, m) {\n  m.impl(\"gemm\", TORCH_BOX(gemm));\n}\n"
+           "STABLE_TORCH_LIBRARY_IMPL(xformers, AutogradCUDA, m) {}\n"
+           "MY_STABLE_TORCH_LIBRARY_IMPL(xformers, CUDA, m) {}\n")
+    new, diags = port(rules, src)
+    assert new.splitlines()[0] == "STABLE_TORCH_LIBRARY_IMPL(xformers, PrivateUse1, m) {"
+    assert new.splitlines()[3] == "STABLE_TORCH_LIBRARY_IMPL(xformers, AutogradPrivateUse1, m) {}"
+    assert new.splitlines()[4] == "MY_STABLE_TORCH_LIBRARY_IMPL(xformers, CUDA, m) {}"  # another macro
+    assert diags == []
+
+
 def _enclosing_block_per_character(text: str, code, pos: int):
     """`torch_cpp._enclosing_block` as it was written, one character at a time: the reference."""
     depth, i = 0, pos
