@@ -25,6 +25,7 @@ from musify.passes.build_files import (
     report_change,
     rewrite_word,
     rewrite_words,
+    toolchain,
     translate_arch_list,
     translate_flag,
 )
@@ -70,7 +71,7 @@ def setup_edits(ctx: PassContext, tree: PythonTree, docstrings: set[int]) -> lis
         if isinstance(lst, (ast.List, ast.Tuple)) and id(lst) not in seen_lists:
             seen_lists.add(id(lst))
             edits.extend(_flag_list(ctx, tree, lst, flag_strings))
-    arch_lists, computed = _arch_list_values(tree)
+    arch_lists, computed = _arch_list_values(tree) if _names_arch_list(ctx.text) else ((), ())
     for node in computed:
         _warn(ctx, *tree.span(node), not_translated(ast.get_source_segment(ctx.text, node) or "?",
                                                    "it is computed when the script runs"))
@@ -79,6 +80,17 @@ def setup_edits(ctx: PassContext, tree: PythonTree, docstrings: set[int]) -> lis
                 and id(node) not in docstrings:
             edits.extend(_arch_list(ctx, tree, node) if id(node) in arch_lists else _plain_string(ctx, tree, node, builds))
     return edits
+
+
+def _names_arch_list(text: str) -> bool:
+    """Whether the text names a variable whose value lists CUDA capabilities (most files do not:
+    their nodes are not walked again for it)."""
+    return any(name in text for name in _arch_list_names())
+
+
+@lru_cache(maxsize=1)
+def _arch_list_names() -> tuple[str, ...]:
+    return tuple(name for name in toolchain().variables if is_arch_list(name))
 
 
 def _arch_list_values(tree: PythonTree) -> tuple[set[int], list[ast.AST]]:
