@@ -71,14 +71,15 @@ def setup_edits(ctx: PassContext, tree: PythonTree, docstrings: set[int]) -> lis
         if isinstance(lst, (ast.List, ast.Tuple)) and id(lst) not in seen_lists:
             seen_lists.add(id(lst))
             edits.extend(_flag_list(ctx, tree, lst, flag_strings))
-    arch_lists, computed = _arch_list_values(tree) if _names_arch_list(ctx.text) else ((), ())
+    arch_lists, computed = _arch_list_values(tree) if _names_arch_list(ctx.text) else ({}, ())
     for node in computed:
         _warn(ctx, *tree.span(node), not_translated(ast.get_source_segment(ctx.text, node) or "?",
                                                    "it is computed when the script runs"))
     for node in tree.of(ast.Constant):
         if isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in flag_strings \
                 and id(node) not in docstrings:
-            edits.extend(_arch_list(ctx, tree, node) if id(node) in arch_lists else _plain_string(ctx, tree, node, builds))
+            edits.extend(_arch_list(ctx, tree, node, arch_lists[id(node)]) if id(node) in arch_lists
+                         else _plain_string(ctx, tree, node, builds))
     return edits
 
 
@@ -93,42 +94,52 @@ def _arch_list_names() -> tuple[str, ...]:
     return tuple(name for name in toolchain().variables if is_arch_list(name))
 
 
-def _arch_list_values(tree: PythonTree) -> tuple[set[int], list[ast.AST]]:
+def _arch_list_values(tree: PythonTree) -> tuple[dict[int, bool], list[ast.AST]]:
     """The string literals given as TORCH_CUDA_ARCH_LIST's value: `os.environ["…"] = "8.0;8.6"`,
-    `environ.setdefault("…", "8.0")`, `environ.get("…", "8.0")`, `{"…": "8.0"}` and
-    `dict(…="8.0")`, by `id`; and the values assigned to `…["TORCH_CUDA_ARCH_LIST"]` that the
-    script computes (an f-string, a call, a join: CUDA capabilities made from the GPU, as a rule),
-    not those it only passes on (a name: the value it saved before)."""
+    `environ.setdefault("…", "8.0")`, `{"…": "8.0"}`, `dict(…="8.0")` and the default of
+    `environ.get("…", "8.0")`, by `id`, each with whether it is only such a default (read when the
+    variable is not set, and often no list at all: `get("…", "Not Set")`); and the values assigned
+    to `…["TORCH_CUDA_ARCH_LIST"]` that the script computes (an f-string, a call, a join: CUDA
+    capabilities made from the GPU, as a rule), not those it only passes on (a name: the value it
+    saved before)."""
     def key(node: ast.AST) -> bool:
         return isinstance(node, ast.Constant) and isinstance(node.value, str) and is_arch_list(node.value)
 
     def value(node: ast.AST) -> int | None:
         return id(node) if isinstance(node, ast.Constant) and isinstance(node.value, str) else None
 
-    found = set()
+    found: dict[int | None, bool] = {}
     computed = []
     for node in tree.of(ast.Assign, ast.Dict, ast.Call):
         if isinstance(node, ast.Assign):
             if any(isinstance(t, ast.Subscript) and key(t.slice) for t in node.targets):
-                found.add(value(node.value))
+                found[value(node.value)] = False
                 if not isinstance(node.value, (ast.Constant, ast.Name, ast.Attribute, ast.Subscript)):
                     computed.append(node.value)  # (a name or attribute: a value kept and put back, as a rule)
         elif isinstance(node, ast.Dict):
-            found.update(value(v) for k, v in zip(node.keys, node.values) if k is not None and key(k))
+            found.update((value(v), False) for k, v in zip(node.keys, node.values) if k is not None and key(k))
         else:
             if len(node.args) >= 2 and key(node.args[0]):
-                found.add(value(node.args[1]))
-            found.update(value(k.value) for k in node.keywords if k.arg is not None and is_arch_list(k.arg))
-    found.discard(None)
-    return found, computed
+                func = node.func
+                called = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else ""
+                found[value(node.args[1])] = called in _READS
+            found.update((value(k.value), False) for k in node.keywords if k.arg is not None and is_arch_list(k.arg))
+    found.pop(None, None)
+    return found, computed  # type: ignore[return-value]
 
 
-def _arch_list(ctx: PassContext, tree: PythonTree, node: ast.Constant) -> list[Edit]:
-    """TORCH_CUDA_ARCH_LIST's value as TORCH_MUSA_ARCH_LIST's (`translate_arch_list`)."""
+_READS = frozenset({"get", "getenv"})  # calls whose second argument is a default read, not a value set
+
+
+def _arch_list(ctx: PassContext, tree: PythonTree, node: ast.Constant, default: bool) -> list[Edit]:
+    """TORCH_CUDA_ARCH_LIST's value as TORCH_MUSA_ARCH_LIST's (`translate_arch_list`); a default
+    that is not a list of capabilities is left without a word (`default`: see `_arch_list_values`)."""
     span = _inside(ctx, tree, node)
     if span is None:
         return []
     change = translate_arch_list(node.value, ctx.options.arch_map)
+    if default and change.diag != "MU6022":
+        return []
     _warn(ctx, *span, change)
     if change.replacement == node.value:
         return []

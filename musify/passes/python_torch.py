@@ -50,11 +50,11 @@ def run(ctx: PassContext) -> list[Edit]:
     tree = ctx.scan.tree
     if not isinstance(tree, PythonTree):
         return []
+    if not _triggers().search(ctx.text):
+        return []  # nothing here this pass could rewrite or report: the file is not even parsed
     if tree.module is None:
         offset = tree.line_starts[min(tree.error_line, len(tree.line_starts)) - 1] if tree.line_starts else 0
         ctx.warn("MU6001", offset, cause=tree.error, origin="pass:python_torch")
-        return []
-    if not _triggers().search(ctx.text):
         return []
     w = Walk(ctx, tree, python_vocab())
     _bindings(w)

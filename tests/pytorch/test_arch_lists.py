@@ -67,7 +67,9 @@ def test_python_arch_list_values(rules):
            'os.environ["TORCH_CUDA_ARCH_LIST"] = f"{major}.{minor}"\n'
            'print("8.0;8.6")\n'
            'os.environ["TORCH_CUDA_ARCH_LIST"] = saved\n'  # put back as it was: no diagnostic
-           'archs = os.environ.get("TORCH_CUDA_ARCH_LIST", "").strip()\n')
+           'archs = os.environ.get("TORCH_CUDA_ARCH_LIST", "").strip()\n'
+           'shown = os.environ.get("TORCH_CUDA_ARCH_LIST", "Not Set")\n'  # a default for display: quiet
+           'used = os.getenv("TORCH_CUDA_ARCH_LIST", "8.0")\n')
     new, diags = port(rules, src, "setup.py")
     assert new == ("import os\n"
                    'os.environ["TORCH_MUSA_ARCH_LIST"] = "22"\n'
@@ -77,9 +79,11 @@ def test_python_arch_list_values(rules):
                    'os.environ["TORCH_MUSA_ARCH_LIST"] = f"{major}.{minor}"\n'
                    'print("8.0;8.6")\n'  # not given to the variable: untouched
                    'os.environ["TORCH_MUSA_ARCH_LIST"] = saved\n'
-                   'archs = os.environ.get("TORCH_MUSA_ARCH_LIST", "").strip()\n')
+                   'archs = os.environ.get("TORCH_MUSA_ARCH_LIST", "").strip()\n'
+                   'shown = os.environ.get("TORCH_MUSA_ARCH_LIST", "Not Set")\n'
+                   'used = os.getenv("TORCH_MUSA_ARCH_LIST", "22")\n')
     assert sorted(seen(diags)) == [("MU6022", 2, "warning"), ("MU6022", 3, "note"), ("MU6022", 5, "note"),
-                                   ("MU6025", 4, "warning"), ("MU6025", 6, "warning")]
+                                   ("MU6022", 11, "note"), ("MU6025", 4, "warning"), ("MU6025", 6, "warning")]
 
 
 def test_host_arch_flags_are_not_nvcc_flags(rules):

@@ -226,3 +226,22 @@ def test_flag_lists_of_a_file_that_builds_nothing_are_left_alone(rules):
         "opt = '--expt-relaxed-constexpr'\n" in new
     assert "torch.device('musa')" in new  # the file is still ported
     assert not {"MU6014", "MU6020", "MU6022"} & set(ids(diags))
+
+
+def test_a_file_naming_nothing_the_pass_rewrites_is_not_parsed(rules):
+    """A Python 2 file that names no torch, cuda, nvcc... has nothing to migrate: it is left as it
+    is with no MU6001, and its tree is never parsed; one that names torch is parsed and reported."""
+    src = "print 'plain python 2'\nx = 1\n"
+    new, ctx, _ = migrate_text(src, "old.py", rules, Options())
+    assert new == src and ctx.diagnostics == []
+    new, diags = port(rules, "import torch\nprint 'python 2'\n")
+    assert ids(diags) == ["MU6001"]
+
+
+def test_python_spans_are_made_when_asked_for():
+    from musify.frontend.python import scan_python
+
+    sc = scan_python("x = 'cuda'  # a comment\n")
+    assert "_made" not in sc.tree.__dict__ and sc.__dict__["_spans"] is None  # nothing parsed yet
+    assert [(s, e) for s, e, _ in sc.spans] == [(4, 10), (12, 23)]
+    assert sc.tree.module is not None
