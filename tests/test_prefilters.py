@@ -178,3 +178,19 @@ def test_torch_macro_search_matches_the_regex(text: str, data) -> None:
     pos = data.draw(st.integers(0, len(text))) if data is not None else 0
     fast, slow = macro.search(text, pos), pattern.search(text, pos)
     assert (fast and (fast.span(), fast.groups())) == (slow and (slow.span(), slow.groups()))
+
+
+BUILD_PIECES = ["setup", "setup(", "setup (", "setup\n(", "xsetup(", "setuptools", "distutils", "nvcc", "Xnvcc",
+                "cpp_extension", "torch.utils.cpp_extension", "CUDAExtension", "load_inline", "load", "_", "é",
+                " ", "\n", ".", "(", "x", "9", "CUDA_HOME", "extra_compile_args"]
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(st.sampled_from(BUILD_PIECES), max_size=16).map("".join))
+@example("xsetup( setup (")
+def test_builds_cuda_matches_the_regex(text: str) -> None:
+    """The Python pass's "does this file build CUDA code" test, asked where its words occur, says
+    what the regular expression's search says."""
+    from musify.passes import python_setup
+
+    assert python_setup._builds_cuda(text) == (python_setup._builds().search(text) is not None)

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import ast
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import lru_cache
 
@@ -91,8 +92,36 @@ def _triggers() -> re.Pattern[str]:
 
 # --- bindings: which names stand for torch and for renamed modules ----------------------------
 
+_TABLES: list = [None, {}]  # the vocabulary the tables below were made from, and the tables by key
+
+
+def _table(vocab: dict, key: str, make: Callable[[dict], dict]) -> dict:
+    """A lookup table made from `vocab` once, not once a node (the walk asked for the module table
+    and scanned every member and check record at each attribute and call: 126,000 and 660,000
+    times on vLLM's package); made again for another vocabulary. Read only by its callers."""
+    if _TABLES[0] is not vocab:
+        _TABLES[:] = [vocab, {}]
+    made = _TABLES[1].get(key)
+    if made is None:
+        made = _TABLES[1][key] = make(vocab)
+    return made
+
+
+def _by(key: str, field: str) -> Callable[[dict], dict]:
+    """A maker for `_table`: the `key` records grouped by their `field`, in the records' order."""
+    def make(vocab: dict) -> dict:
+        out: dict = {}
+        for r in records(vocab, key):
+            out.setdefault(r[field], []).append(r)
+        return out
+    return make
+
+
+_MEMBERS, _CHECKS, _INLINES = _by("member", "cuda"), _by("check", "call"), _by("inline", "call")
+
+
 def _modules(vocab: dict) -> dict[str, str]:
-    return {r["cuda"]: r["musa"] for r in records(vocab, "module")}
+    return _table(vocab, "modules", lambda v: {r["cuda"]: r["musa"] for r in records(v, "module")})
 
 
 def _bindings(w: Walk) -> None:
@@ -173,9 +202,7 @@ def _attribute(w: Walk, node: ast.Attribute) -> None:
     if parts is not None and (parts[0].id in w.torch_names or parts[0].id in w.module_names) \
             and _module_match(w, resolve(w, node)):
         return
-    for member in records(w.vocab, "member"):
-        if node.attr != member["cuda"]:
-            continue
+    for member in _table(w.vocab, "members", _MEMBERS).get(node.attr, ()):
         if member.get("call") and id(node) not in w.ctx.scratch.get("py_call_funcs", ()):
             continue
         span = _part_span(w, node)
@@ -218,7 +245,8 @@ def _torch_chain(w: Walk, parts: list[ast.AST]) -> None:
 
 
 def _name_table(vocab: dict, module: str) -> dict[str, str]:
-    return {r["cuda"]: r["musa"] for r in records(vocab, "name") if r["module"] == module}
+    return _table(vocab, "names " + module,
+                  lambda v: {r["cuda"]: r["musa"] for r in records(v, "name") if r["module"] == module})
 
 
 # --- imports ----------------------------------------------------------------------------------------
@@ -491,11 +519,10 @@ def _replace_in_literal(w: Walk, s: int, e: int, source: str, old: str, new: str
 def _call_checks(w: Walk, node: ast.Call) -> None:
     full = resolve(w, node.func)
     dotted = ".".join(full) if full else ""
-    for check in records(w.vocab, "check"):
-        if dotted == check["call"]:
-            w.ctx.warn(check["diag"], w.tree.span(node)[0], end=w.tree.span(node)[1], call=check["call"],
-                       origin="pass:python_torch")
+    for check in _table(w.vocab, "checks", _CHECKS).get(dotted, ()):
+        w.ctx.warn(check["diag"], w.tree.span(node)[0], end=w.tree.span(node)[1], call=check["call"],
+                   origin="pass:python_torch")
     last = _last_name(node.func)
-    for inline in records(w.vocab, "inline"):
-        if last == inline["call"] and (any(k.arg in inline["arguments"] for k in node.keywords) or len(node.args) > 2):
+    for inline in _table(w.vocab, "inlines", _INLINES).get(last, ()):
+        if any(k.arg in inline["arguments"] for k in node.keywords) or len(node.args) > 2:
             w.ctx.warn(inline["diag"], w.tree.span(node)[0], call=last, origin="pass:python_torch")
