@@ -240,8 +240,8 @@ _SPECS = [
              "'{name}' is the Hopper tensor memory accelerator (TMA), which MUSA lacks; load tiles "
              "with ordinary (vectorised) loads into shared memory (effort: high)"),
     DiagSpec("MU2035", "warning", "high", "Hopper warpgroup or fp8 MMA",
-             "{what} is a Hopper {feature} instruction with no MUSA counterpart; use mutlass/muBLAS or "
-             "a plain-arithmetic kernel (effort: high)"),
+             "{what}: an NVIDIA tensor-core instruction (Hopper's warpgroup MMA, or fp8 MMA of sm_89 and "
+             "later) with no MUSA counterpart; use mutlass/muBLAS or a plain-arithmetic kernel (effort: high)"),
     DiagSpec("MU2036", "warning", "high", "thread block clusters",
              "'{name}' uses thread block clusters (Hopper), which MUSA lacks; restructure to one block "
              "per cluster or exchange data through global memory (effort: high)"),
