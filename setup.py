@@ -24,7 +24,7 @@ DATA_SKIP = ("coverage",)  # docs/coverage: generated tables for maintainers, no
 # Python's headers) the build only warns; `musify.frontend.scanner.SCANNER` says which one runs.
 EXT_MODULES = [
     Extension("musify.frontend._cscan", ["musify/frontend/_cscan.c", "musify/frontend/_cscan_ident.c",
-                                         "musify/frontend/_cscan_lines.c"],
+                                         "musify/frontend/_cscan_lines.c", "musify/frontend/_cscan_pytree.c"],
               depends=["musify/frontend/_cscan.h", "musify/frontend/_cscan_lex.h", "musify/frontend/_cscan_label.h",
                        "musify/_cnewlines.h"],
               optional=True, extra_compile_args=["-O2"]),

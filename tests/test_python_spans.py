@@ -71,3 +71,31 @@ def test_a_disagreement_with_the_tree_falls_back_to_tokenize(monkeypatch) -> Non
     assert front.scan_python(text).spans == reference
     monkeypatch.setattr(front, "regex_spans", lambda _text: [])  # as if the expression missed every string
     assert front.scan_python(text).spans == reference
+
+
+@SETTINGS
+@given(sources)
+def test_compiled_walk_is_the_python_walk(text: str) -> None:
+    """`_cscan.walk_ast` and `nodes_of` (musify/frontend/_cscan_pytree.c) give the reference's
+    nodes, the same objects in the same order."""
+    assume(parses(text))
+    if front._NATIVE is None:
+        pytest.skip("the compiled scanner is not built")
+    tree = ast.parse(text)
+    nodes = front.walk_python(tree)
+    assert front.walk(tree) == nodes and all(a is b for a, b in zip(front.walk(tree), nodes))
+    for classes in ({ast.Name}, {ast.Constant, ast.JoinedStr}, {ast.Call, ast.Attribute, ast.Module}, set()):
+        key = frozenset(classes)
+        assert front._NATIVE.nodes_of(nodes, key) == [n for n in nodes if n.__class__ in key]
+
+
+def test_compiled_walk_on_the_corpora() -> None:
+    from pathlib import Path
+
+    if front._NATIVE is None:
+        pytest.skip("the compiled scanner is not built")
+    files = sorted((Path(__file__).resolve().parents[1] / "corpora").rglob("*.py"))
+    assert files
+    for path in files:
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        assert front.walk(tree) == front.walk_python(tree), path

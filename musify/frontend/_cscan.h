@@ -104,6 +104,8 @@ PyObject *musify_cscan_ident_type(void);
 PyObject *musify_cscan_ctx(Py_ssize_t ctx);
 PyObject *musify_cscan_previous_token(PyObject *self, PyObject *args);
 PyObject *musify_cscan_line_starts(PyObject *self, PyObject *arg);
+PyObject *musify_cscan_walk_ast(PyObject *self, PyObject *args);
+PyObject *musify_cscan_nodes_of(PyObject *self, PyObject *args);
 PyObject *musify_cscan_named_positions(PyObject *self, PyObject *args);
 PyObject *musify_cscan_unknown_use(PyObject *self, PyObject *args);
 
