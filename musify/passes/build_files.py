@@ -332,6 +332,14 @@ def report_change(change: FlagChange, diags: list) -> str | None:
     return severity
 
 
+def warn_change(ctx: PassContext, change: FlagChange, start: int, end: int, origin: str) -> None:
+    """Raise the change's diagnostic (if it has one) over text[start:end], at `report_change`'s severity."""
+    diags: list = []
+    severity = report_change(change, diags)
+    for diag, args in diags:
+        ctx.warn(diag, start, end=end, severity=severity, origin=origin, **args)
+
+
 def _changed_word(prefix: str, change: FlagChange, suffix: str, diags: list) -> WordResult:
     """The word `prefix` + the change's replacement + `suffix`, with the change's diagnostic."""
     severity = report_change(change, diags)

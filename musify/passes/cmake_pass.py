@@ -21,10 +21,10 @@ from musify.passes.build_files import (
     is_arch_list,
     is_source_reference,
     not_translated,
-    report_change,
     rewrite_words,
     translate_arch_list,
     translate_flag,
+    warn_change,
 )
 from musify.rules.vocab import cmake_vocab, records
 
@@ -251,10 +251,7 @@ def _arch_list(ctx: PassContext, cmd: Command) -> list[Edit]:
                                 if len(values) > 1 else "a bracket argument is never edited")
     else:
         change = translate_arch_list(arg.value, ctx.options.arch_map)
-    diags: list = []
-    severity = report_change(change, diags)
-    for diag, args in diags:
-        ctx.warn(diag, arg.start, end=arg.end, severity=severity, origin=ORIGIN, **args)
+    warn_change(ctx, change, arg.start, arg.end, ORIGIN)
     if change.replacement == arg.value:
         return []
     inside = (arg.start + 1, arg.end - 1) if arg.kind == "quoted" else (arg.start, arg.end)

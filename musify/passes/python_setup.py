@@ -18,16 +18,15 @@ from musify.engine.edits import Edit
 from musify.frontend.python import PythonTree
 from musify.passes._base import PassContext
 from musify.passes.build_files import (
-    FlagChange,
     is_arch_list,
     library_rename,
     not_translated,
-    report_change,
     rewrite_word,
     rewrite_words,
     toolchain,
     translate_arch_list,
     translate_flag,
+    warn_change,
 )
 from musify.rules.vocab import python_vocab
 
@@ -73,8 +72,8 @@ def setup_edits(ctx: PassContext, tree: PythonTree, docstrings: set[int]) -> lis
             edits.extend(_flag_list(ctx, tree, lst, flag_strings))
     arch_lists, computed = _arch_list_values(tree) if _names_arch_list(ctx.text) else ({}, ())
     for node in computed:
-        _warn(ctx, *tree.span(node), not_translated(ast.get_source_segment(ctx.text, node) or "?",
-                                                   "it is computed when the script runs"))
+        warn_change(ctx, not_translated(ast.get_source_segment(ctx.text, node) or "?",
+                                        "it is computed when the script runs"), *tree.span(node), ORIGIN)
     for node in tree.of(ast.Constant):
         if isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in flag_strings \
                 and id(node) not in docstrings:
@@ -140,35 +139,33 @@ def _arch_list(ctx: PassContext, tree: PythonTree, node: ast.Constant, default: 
     change = translate_arch_list(node.value, ctx.options.arch_map)
     if default and change.diag != "MU6022":
         return []
-    _warn(ctx, *span, change)
+    warn_change(ctx, change, *span, ORIGIN)
     if change.replacement == node.value:
         return []
     return [Edit(*span, change.replacement, "arch_list:" + node.value, "build", "flag")]
-
-
-def _warn(ctx: PassContext, start: int, end: int, change: FlagChange) -> None:
-    diags: list = []
-    severity = report_change(change, diags)
-    for diag, args in diags:
-        ctx.warn(diag, start, end=end, severity=severity, origin=ORIGIN, **args)
 
 
 @lru_cache(maxsize=1)
 def _builds() -> re.Pattern[str]:
     """What a Python file that builds CUDA code names: the compiler (the vocabulary's `nvcc` key),
     a build system, the torch extension builders and their modules and keywords."""
-    alternatives = "|".join(sorted(map(re.escape, _build_words()[:-4])))
+    alternatives = "|".join(sorted(map(re.escape, _vocab_build_words())))
     return re.compile(rf"\b(?:{alternatives}|cpp_extension|setuptools|distutils|setup(?=\s*\())\b")
 
 
 @lru_cache(maxsize=1)
-def _build_words() -> tuple[str, ...]:
-    """The literal each alternative of `_builds` starts with (the last four: its fixed ones)."""
+def _vocab_build_words() -> tuple[str, ...]:
     v = python_vocab()
     words = {v["compile_args"]["cuda"], *v["compile_args"]["keywords"], *v["compile_args"]["flag_lists"]}
     words |= {n["cuda"] for n in v["name"] if n.get("module")} | {n["module"] for n in v["name"] if n.get("module")}
     words |= {i["call"] for i in v["inline"]}
-    return (*sorted(words - {"load"}), "cpp_extension", "setuptools", "distutils", "setup")  # `load` alone: any loader
+    return tuple(sorted(words - {"load"}))  # `load` alone is any loader's name
+
+
+@lru_cache(maxsize=1)
+def _build_words() -> tuple[str, ...]:
+    """The literal each alternative of `_builds` starts with."""
+    return (*_vocab_build_words(), "cpp_extension", "setuptools", "distutils", "setup")
 
 
 def _builds_cuda(text: str) -> bool:

@@ -9,13 +9,12 @@ they are built; the `_python` functions here are their references (tests/test_cs
 from __future__ import annotations
 
 import re
-from bisect import bisect_right
-from operator import attrgetter
 
 from musify.frontend.launches import match_angle_back
 from musify.frontend.scanner import Ctx, native
 from musify.frontend.skipped import inside
 from musify.passes._base import PassContext
+from musify.passes.hazards.file_facts import directive_at
 from musify.patterns import lazy_pattern
 
 _WORD = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_")
@@ -59,15 +58,13 @@ def _macro_parameter(ctx: PassContext, start: int, name: str) -> bool:
     """Whether `name` at `start` is a parameter of the function-like macro whose `#define` holds
     it: a name the macro declares for its own body, not one the project uses (a parameter no
     other line defines was reported MU1001 at each use)."""
-    directives = ctx.scan.directives
-    k = bisect_right(directives, start, key=_START) - 1
-    if k < 0 or directives[k].keyword != "define" or start >= directives[k].end:
+    directive = directive_at(ctx, start)
+    if directive is None or directive.keyword != "define":
         return False
-    m = _PARAMETERS.match(ctx.text, directives[k].start, directives[k].end)
+    m = _PARAMETERS.match(ctx.text, directive.start, directive.end)
     return m is not None and name in _NAME.findall(m.group(1))
 
 
-_START = attrgetter("start")
 DECLARED, MEMBER, USE, UNDECIDED = range(4)  # what `unknown_use` makes of an unknown name
 # the head of a nested namespace definition, up to the name being declared (`namespace a::inline b::`)
 _BLANK = r"(?:\s|\\\r?\n)"  # a blank, or a line continuation
