@@ -372,10 +372,10 @@ def _plain_string(ctx: PassContext, tree: PythonTree, node: ast.Constant, builds
     """Paths, variables and source-file names in any other string literal; flags only in a file
     that builds CUDA code (`builds`)."""
     value = node.value
-    if not value or len(value) > 4096 or value.isspace() or (not builds and value.startswith("-")):
-        return []
+    if not value or len(value) > 4096 or value.isspace() or " " in value or "\t" in value or (not builds and value.startswith("-")):
+        return []  # (a word with a blank is no build word: most strings, whose text is not even looked at)
     span = _inside(ctx, tree, node)
-    if span is None or " " in value or "\t" in value:
+    if span is None:
         return []
     result = rewrite_word(ctx, value, None)
     if result is None:
