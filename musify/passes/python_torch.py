@@ -82,7 +82,10 @@ def _walk_nodes(w: Walk) -> None:
     roots = w.torch_names | w.module_names.keys()
     renamed = w.renamed_names  # (filled by the imports the loop meets)
     attribute, name, call, constant, load = ast.Attribute, ast.Name, ast.Call, ast.Constant, ast.Load
-    for node in tree.of(ast.Import, ast.ImportFrom, attribute, name, call, constant, ast.JoinedStr):
+    classes = (ast.Import, ast.ImportFrom, attribute, call, constant, ast.JoinedStr)
+    if _may_rename_names(w):  # (else no name is renamed: the most numerous nodes, left out)
+        classes += (name,)
+    for node in tree.of(*classes):
         cls = node.__class__
         if cls is attribute:
             if node.attr in members or (roots and _root(node) in roots):
@@ -105,6 +108,18 @@ def _walk_nodes(w: Walk) -> None:
             _import(w, node)
         else:
             _string(w, node)
+
+
+def _may_rename_names(w: Walk) -> bool:
+    """Whether an import of the file can make `_import_from` rename the names it imports (and
+    their later uses): only one from a module whose names the vocabulary renames."""
+    modules = _renaming_modules(w.vocab)
+    return any(node.level == 0 and node.module in modules for node in w.tree.of(ast.ImportFrom))
+
+
+def _renaming_modules(vocab: dict) -> frozenset[str]:
+    return _table(vocab, "renaming modules",
+                  lambda v: frozenset(m for m in _modules(v) if _name_table(v, m)))
 
 
 def _root(node: ast.AST) -> str | None:
@@ -433,45 +448,52 @@ def _contexts(w: Walk) -> None:
     """Mark the string nodes used as devices or backends, and the calls' function nodes."""
     dev = w.vocab["device"]
     backend = w.vocab["backend"]
+    dev_calls, dev_arguments, dev_variables = dev["calls"], dev["arguments"], dev["variables"]
+    backend_calls, backend_arguments = backend["calls"], backend["arguments"]
     funcs: set[int] = set()
     # (the attributes apart: a set whose order is nobody's, of the most numerous nodes)
     inner = {id(node.value) for node in w.tree.of(ast.Attribute)}
+    call, assign, ann_assign, compare = ast.Call, ast.Assign, ast.AnnAssign, ast.Compare
     # in walk order: the first use of a string marks it (`_mark`)
-    for node in w.tree.of(ast.Call, ast.arguments, ast.Assign, ast.AnnAssign, ast.Compare, ast.Dict):
-        if isinstance(node, ast.Call):
-            funcs.add(id(node.func))
-            last = _last_name(node.func)
-            if node.args and last in dev["calls"]:
-                _mark(w, node.args[0], "arg")
-            if node.args and last in backend["calls"]:
-                _mark_backend(w, node.args[0])
+    for node in w.tree.of(call, ast.arguments, assign, ann_assign, compare, ast.Dict):
+        cls = node.__class__
+        if cls is call:
+            func = node.func
+            funcs.add(id(func))
+            if node.args:
+                last = _last_name(func)
+                if last in dev_calls:
+                    _mark(w, node.args[0], "arg")
+                if last in backend_calls:
+                    _mark_backend(w, node.args[0])
             for k in node.keywords:
-                if k.arg in dev["arguments"]:
+                if k.arg in dev_arguments:
                     _mark(w, k.value, "arg")
-                elif k.arg in backend["arguments"]:
+                elif k.arg in backend_arguments:
                     _mark_backend(w, k.value)
-        elif isinstance(node, ast.arguments):
+        elif cls is ast.arguments:
             positional = node.posonlyargs + node.args
             for arg, default in zip(positional[len(positional) - len(node.defaults):], node.defaults):
-                if arg.arg in dev["arguments"] or dev["variables"] in arg.arg.lower():
+                if arg.arg in dev_arguments or dev_variables in arg.arg.lower():
                     _mark(w, default, "arg")
             for arg, default in zip(node.kwonlyargs, node.kw_defaults):
-                if default is not None and (arg.arg in dev["arguments"] or dev["variables"] in arg.arg.lower()):
+                if default is not None and (arg.arg in dev_arguments or dev_variables in arg.arg.lower()):
                     _mark(w, default, "arg")
-        elif isinstance(node, (ast.Assign, ast.AnnAssign)) and node.value is not None:
-            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
-            if any(dev["variables"] in (_last_name(t) or "").lower() for t in targets):
-                _mark(w, node.value, "arg")
-        elif isinstance(node, ast.Compare):
+        elif cls is assign or cls is ann_assign:
+            if node.value is not None:
+                targets = node.targets if cls is assign else [node.target]
+                if any(dev_variables in (_last_name(t) or "").lower() for t in targets):
+                    _mark(w, node.value, "arg")
+        elif cls is compare:
             operands = [node.left, *node.comparators]
-            if any(_last_name(o) in dev["comparisons"] or dev["variables"] in (_last_name(o) or "").lower()
+            if any(_last_name(o) in dev["comparisons"] or dev_variables in (_last_name(o) or "").lower()
                    for o in operands):
                 for o in operands:
                     for item in (o.elts if isinstance(o, (ast.Tuple, ast.List, ast.Set)) else [o]):
                         _mark(w, item, "compare")
-        elif isinstance(node, ast.Dict):
+        else:
             for k, v in zip(node.keys, node.values):
-                if isinstance(k, ast.Constant) and k.value in dev["arguments"]:
+                if isinstance(k, ast.Constant) and k.value in dev_arguments:
                     _mark(w, v, "arg")
     w.ctx.scratch["py_call_funcs"] = funcs
     w.ctx.scratch["py_inner_chain"] = inner

@@ -9,6 +9,7 @@ read once per process; a malformed table raises `RuleFileError` naming the file.
 from __future__ import annotations
 
 import marshal
+import os
 import sys
 from functools import cache
 from pathlib import Path
@@ -24,7 +25,14 @@ TABLES = ("pytorch/python.toml", "build/toolchain.toml", "build/cmake.toml", "to
 def load_vocab(table: str) -> dict:
     """One vocabulary table (a path relative to `rules/`, e.g. "build/toolchain.toml"), read once
     per rules folder (`MUSIFY_RULES_DIR` can point elsewhere)."""
-    return _load(default_rules_dir() / table)
+    return _load(_table_path(table, os.environ.get("MUSIFY_RULES_DIR")))
+
+
+@cache
+def _table_path(table: str, rules_dir: str | None) -> Path:
+    """Where `table` is, for the `MUSIFY_RULES_DIR` given: found once, not once a file (the rules
+    folder's lookup asks the file system whether the package holds one: a `stat` a call)."""
+    return default_rules_dir() / table
 
 
 def digest() -> str:
