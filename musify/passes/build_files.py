@@ -240,6 +240,7 @@ def is_source_reference(ref: str) -> bool:
 _WORDS = re.compile(r"\S+")
 _ASSIGNMENT = re.compile(r"^((?:[A-Za-z_][\w.]*)?(?:::?|[+?!])?=)(.*)$", re.DOTALL)
 _SOURCE_REF = re.compile(r"[\w./%*?\[\]+${}()-]*\.(?:cuh|cu)(?![\w])")
+_SOURCE_REF_LITERAL = ".cu"  # what every match of `_SOURCE_REF` holds
 
 
 def _quote_peel(word: str) -> tuple[int, int]:
@@ -262,6 +263,22 @@ class WordResult:
     words: int = 1
     diags: list[tuple[str, dict]] = field(default_factory=list)  # (diag id, args)
     severity: str | None = None
+
+
+def may_rewrite_word(word: str) -> bool:
+    """False only where `rewrite_word(ctx, word, None)` is None: every step of it needs one of a
+    few literals in the word (`=` for an assignment, `-` for a flag or `-l`, the compiler's name,
+    an install root, a variable's name, `/lib64`, `.cu`), and a step that finds none changes
+    nothing and reports nothing. Asked before the word is looked at more closely: most string
+    literals of a Python file hold none of them (tests/pytorch/test_build_words.py holds the
+    two to it)."""
+    made = _PATH_CACHE.get("w")
+    if made is None:
+        tc = toolchain()
+        words = {"=", "-", tc.compiler[0], "/" + tc.libdir[0], _SOURCE_REF_LITERAL, *tc.variables,
+                 *(r["cuda"] for r in tc.paths)}
+        made = _PATH_CACHE["w"] = re.compile("|".join(sorted(map(re.escape, words))))
+    return made.search(word) is not None
 
 
 def rewrite_word(ctx: PassContext, word: str, following: str | None, hook=None) -> WordResult | None:

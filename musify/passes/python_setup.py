@@ -20,6 +20,7 @@ from musify.passes._base import PassContext
 from musify.passes.build_files import (
     is_arch_list,
     library_rename,
+    may_rewrite_word,
     not_translated,
     rewrite_word,
     rewrite_words,
@@ -374,6 +375,8 @@ def _plain_string(ctx: PassContext, tree: PythonTree, node: ast.Constant, builds
     value = node.value
     if not value or len(value) > 4096 or value.isspace() or " " in value or "\t" in value or (not builds and value.startswith("-")):
         return []  # (a word with a blank is no build word: most strings, whose text is not even looked at)
+    if not may_rewrite_word(value):
+        return []  # (what `rewrite_word` would say, found by one search: most of the rest)
     span = _inside(ctx, tree, node)
     if span is None:
         return []

@@ -71,15 +71,17 @@ def _walk_nodes(w: Walk) -> None:
     later `Name` nodes are renamed by). Each node is handed to its handler only where the handler
     can act on it, which a few tests of the node itself decide: an attribute only where its name
     is a member's or its chain starts at torch or a renamed module's alias (`_attribute` acts on
-    nothing else), a call only where its callee is an inline builder or such a chain
-    (`_call_checks`), a constant only where it is a string that is or starts with the CUDA device
-    or backend name (`_string`). On vLLM's 3,365 Python files the handlers were called 1.0 M
-    times and acted on a few thousand nodes."""
+    nothing else; and of a chain from torch, only one whose second name starts a renamed module's
+    path, `torch.cuda...`, as `_module_match` asks), a call only where its callee is an inline
+    builder or such a chain (`_call_checks`), a constant only where it is a string that is or
+    starts with the CUDA device or backend name (`rewrite_string`). On vLLM's 3,365 Python files
+    the handlers were called 1.0 M times and acted on a few thousand nodes."""
     tree = w.tree
     members = _table(w.vocab, "members", _MEMBERS)
     inlines = _table(w.vocab, "inlines", _INLINES)
     device, backend = w.vocab["device"]["cuda"], w.vocab["backend"]["cuda"]
     roots = w.torch_names | w.module_names.keys()
+    torch_names, module_names, seconds = w.torch_names, w.module_names, _torch_seconds(w.vocab)
     renamed = w.renamed_names  # (filled by the imports the loop meets)
     attribute, name, call, constant, load = ast.Attribute, ast.Name, ast.Call, ast.Constant, ast.Load
     classes = (ast.Import, ast.ImportFrom, attribute, call, constant, ast.JoinedStr)
@@ -88,8 +90,12 @@ def _walk_nodes(w: Walk) -> None:
     for node in tree.of(*classes):
         cls = node.__class__
         if cls is attribute:
-            if node.attr in members or (roots and _root(node) in roots):
+            if node.attr in members:
                 _attribute(w, node)
+            elif roots:
+                root, second = _root_and_second(node)
+                if root in module_names or (root in torch_names and (seconds is None or second in seconds)):
+                    _attribute(w, node)
         elif cls is name:
             if node.id in renamed and node.ctx.__class__ is load:
                 s, e = tree.span(node)
@@ -120,6 +126,28 @@ def _may_rename_names(w: Walk) -> bool:
 def _renaming_modules(vocab: dict) -> frozenset[str]:
     return _table(vocab, "renaming modules",
                   lambda v: frozenset(m for m in _modules(v) if _name_table(v, m)))
+
+
+def _torch_seconds(vocab: dict) -> frozenset[str] | None:
+    """The second names of the renamed modules under torch ("cuda" of `torch.cuda`): a chain from
+    torch whose second name is none of them matches no module (None: a module is torch itself)."""
+    def make(v: dict) -> frozenset[str] | None:
+        package = v["package"]["after"]
+        paths = [m.split(".") for m in _modules(v)]
+        if any(p == [package] for p in paths):
+            return None
+        return frozenset(p[1] for p in paths if p[0] == package)
+    return _table(vocab, "torch seconds", make)
+
+
+def _root_and_second(node: ast.Attribute) -> tuple[str | None, str]:
+    """The name a chain starts at and the name after it (`a`, `b` of `a.b.c`); None for a chain
+    that does not start at a name."""
+    while True:
+        value = node.value
+        if value.__class__ is not ast.Attribute:
+            return (value.id if value.__class__ is ast.Name else None), node.attr
+        node = value
 
 
 def _root(node: ast.AST) -> str | None:
