@@ -26,6 +26,7 @@ def mark_uses(w: Walk) -> None:
     backend = w.vocab["backend"]
     dev_calls, dev_arguments, dev_variables = dev["calls"], dev["arguments"], dev["variables"]
     backend_calls, backend_arguments = backend["calls"], backend["arguments"]
+    comparisons = dev["comparisons"]
     funcs: set[int] = set()
     # (the attributes apart: a set whose order is nobody's, of the most numerous nodes)
     inner = {id(node.value) for node in w.tree.of(ast.Attribute)}
@@ -56,14 +57,12 @@ def mark_uses(w: Walk) -> None:
                 if default is not None and (arg.arg in dev_arguments or dev_variables in arg.arg.lower()):
                     _mark(w, default, "arg")
         elif cls is assign or cls is ann_assign:
-            if node.value is not None:
-                targets = node.targets if cls is assign else [node.target]
-                if any(dev_variables in (last_name(t) or "").lower() for t in targets):
-                    _mark(w, node.value, "arg")
+            if node.value is not None and _any_names_device(node.targets if cls is assign else (node.target,), (),
+                                                            dev_variables):
+                _mark(w, node.value, "arg")
         elif cls is compare:
             operands = [node.left, *node.comparators]
-            if any(last_name(o) in dev["comparisons"] or dev_variables in (last_name(o) or "").lower()
-                   for o in operands):
+            if _any_names_device(operands, comparisons, dev_variables):
                 for o in operands:
                     for item in (o.elts if isinstance(o, (ast.Tuple, ast.List, ast.Set)) else [o]):
                         _mark(w, item, "compare")
@@ -73,6 +72,23 @@ def mark_uses(w: Walk) -> None:
                     _mark(w, v, "arg")
     w.ctx.scratch["py_call_funcs"] = funcs
     w.ctx.scratch["py_inner_chain"] = inner
+
+
+def _any_names_device(nodes, names, word: str) -> bool:
+    """Some node's last name is one of `names` or holds `word` in any case (`x.device`,
+    `device_id`, `x.device.type`): a comparison's operands, an assignment's targets. A plain loop,
+    not `any` over `last_name` calls: a big package has a few hundred thousand of them."""
+    for node in nodes:
+        cls = node.__class__
+        if cls is ast.Attribute:
+            name = node.attr
+        elif cls is ast.Name:
+            name = node.id
+        else:
+            continue
+        if name in names or word in name.lower():
+            return True
+    return False
 
 
 def last_name(node: ast.AST) -> str | None:
