@@ -41,18 +41,24 @@ def setup_edits(ctx: PassContext, tree: PythonTree, docstrings: set[int]) -> lis
     flag_strings: set[int] = set()
     lists: list[ast.AST] = []
     assigned = _list_assignments(tree.module)
-    for node in tree.of(ast.Dict, ast.Subscript, ast.Call):
-        if isinstance(node, ast.Dict):
+    nvcc, constant = vocab["cuda"], ast.Constant
+    # a call only where a keyword it looks for can be among its arguments (most files call much
+    # and name neither): a keyword is a name of the text, as written where the text is ASCII
+    text = ctx.text
+    calls = not text.isascii() or any(word in text for word in (*vocab["flag_lists"], "libraries"))
+    for node in tree.of(ast.Dict, ast.Subscript, ast.Call) if calls else tree.of(ast.Dict, ast.Subscript):
+        cls = node.__class__
+        if cls is ast.Dict:
             for k, v in zip(node.keys, node.values):
-                if isinstance(k, ast.Constant) and k.value == vocab["cuda"]:
+                if k.__class__ is constant and k.value == nvcc:
                     flag_strings.add(id(k))
                     edits.extend(_key(ctx, tree, k, vocab))
                     lists.append(assigned.get(v.id, v) if isinstance(v, ast.Name) else v)
-        elif isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Constant) \
-                and node.slice.value == vocab["cuda"]:
-            flag_strings.add(id(node.slice))
-            edits.extend(_key(ctx, tree, node.slice, vocab))
-        elif isinstance(node, ast.Call):
+        elif cls is ast.Subscript:
+            if node.slice.__class__ is constant and node.slice.value == nvcc:
+                flag_strings.add(id(node.slice))
+                edits.extend(_key(ctx, tree, node.slice, vocab))
+        else:
             for k in node.keywords:
                 if k.arg in vocab["flag_lists"]:
                     lists.append(assigned.get(k.value.id, k.value) if isinstance(k.value, ast.Name) else k.value)
