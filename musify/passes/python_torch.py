@@ -93,7 +93,11 @@ def _walk_nodes(w: Walk) -> None:
             if node.attr in members:
                 _attribute(w, node)
             elif roots:
-                root, second = _root_and_second(node)
+                value = node.value
+                if value.__class__ is name:  # (`a.b`, most chains: `_root_and_second` without its call)
+                    root, second = value.id, node.attr
+                else:
+                    root, second = _root_and_second(node)
                 if root in module_names or (root in torch_names and (seconds is None or second in seconds)):
                     _attribute(w, node)
         elif cls is name:
@@ -102,7 +106,10 @@ def _walk_nodes(w: Walk) -> None:
                 w.edit(s, e, renamed[node.id], node.id)
         elif cls is call:
             func = node.func
-            if last_name(func) in inlines or (roots and _root(func) in roots):
+            if func.__class__ is name:  # (`f(...)`: its last name and its root are its name)
+                if func.id in inlines or func.id in roots:
+                    _call_checks(w, node)
+            elif last_name(func) in inlines or (roots and _root(func) in roots):
                 _call_checks(w, node)
         elif cls is constant:
             value = node.value
