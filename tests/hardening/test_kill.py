@@ -99,6 +99,7 @@ def test_sigkill_in_place_many_times(tmp_path, files, kills, vcs):
     kills_wanted, kills = kills, 0
     completions = 0
     sides: Counter[str] = Counter()
+    history: list[str] = []  # the last kills, for a failure's message
     commit = span / 3  # how long the write phase lasts, learnt from kills that came too late
     while kills < kills_wanted:
         jobs = rnd.choice((1, 2))
@@ -134,7 +135,12 @@ def test_sigkill_in_place_many_times(tmp_path, files, kills, vcs):
         time.sleep(0.05)
         left = [w for w in workers if os.path.exists(f"/proc/{w}") and _state(w) != "Z"]
         assert not left, f"workers {left} outlived their run"
-        sides[_side(tree)] += 1
+        side = _side(tree)
+        sides[side] += 1
+        when = "any moment" if draw < 0.45 else "after the exchange" if draw < 0.6 and not vcs else "write phase"
+        who = "parent" if victim == pid else "worker"
+        history = [*history[-9:], (f"-j{jobs}, {when}, {who} killed, exit {os.waitstatus_to_exitcode(status)}, "
+                                   f"left: {side}, {_stages(tmp_path)}")]
         _check(tree, original, port, literal=not vcs)
         if not (tree / JOURNAL_NAME).exists() and _ported(tree) == port:
             completions += 1  # done: start over from the original, for more kills mid-run
@@ -152,8 +158,29 @@ def test_sigkill_in_place_many_times(tmp_path, files, kills, vcs):
     final = read_tree(tree)
     print(f"{kills} kills, {completions} runs completed between them; where the kills left the tree: {dict(sides)}")
     assert [n for n in final if is_owned_name(os.path.basename(n))] == []
-    assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".musify")] == []  # no staging directory
+    # no staging directory; if one is left, what it holds and what the last kills left say which step failed
+    assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".musify")] == [], \
+        f"{_stages(tmp_path)}; journal before the final run: {(journal_before or '')[:500]}; last kills: {history}"
     assert _ported(tree) == port
+
+
+def _stages(parent: Path) -> str:
+    """The `.musify*` entries beside the tree, each with whether it holds a marker and its first
+    names (a failure's message: a stage left behind says which step of the swap it came from)."""
+    found = []
+    for p in sorted(parent.iterdir()):
+        if not p.name.startswith(".musify"):
+            continue
+        try:
+            names = sorted(os.listdir(p)) if p.is_dir() else None
+        except OSError as exc:
+            names = [f"({exc.strerror})"]
+        if names is None:
+            found.append(p.name)
+        else:
+            marker = any(n.startswith(".musify-swap_") for n in names)
+            found.append(f"{p.name} ({len(names)} entries, marker {'in' if marker else 'gone'}: {names[:8]})")
+    return "stages: " + ("; ".join(found) if found else "none")
 
 
 def _first_failure(record) -> str | None:
