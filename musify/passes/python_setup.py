@@ -45,7 +45,8 @@ def setup_edits(ctx: PassContext, tree: PythonTree, docstrings: set[int]) -> lis
     # a call only where a keyword it looks for can be among its arguments (most files call much
     # and name neither): a keyword is a name of the text, as written where the text is ASCII
     text = ctx.text
-    calls = not text.isascii() or any(word in text for word in (*vocab["flag_lists"], "libraries"))
+    flag_lists = vocab["flag_lists"]
+    calls = not text.isascii() or any(word in text for word in (*flag_lists, "libraries"))
     for node in tree.of(ast.Dict, ast.Subscript, ast.Call) if calls else tree.of(ast.Dict, ast.Subscript):
         cls = node.__class__
         if cls is ast.Dict:
@@ -60,7 +61,7 @@ def setup_edits(ctx: PassContext, tree: PythonTree, docstrings: set[int]) -> lis
                 edits.extend(_key(ctx, tree, node.slice, vocab))
         else:
             for k in node.keywords:
-                if k.arg in vocab["flag_lists"]:
+                if k.arg in flag_lists:
                     lists.append(assigned.get(k.value.id, k.value) if isinstance(k.value, ast.Name) else k.value)
                 elif k.arg == "libraries" and isinstance(k.value, (ast.List, ast.Tuple)):
                     flag_strings.update(id(e) for e in k.value.elts)

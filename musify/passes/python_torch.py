@@ -109,7 +109,7 @@ def _walk_nodes(w: Walk) -> None:
             if func.__class__ is name:  # (`f(...)`: its last name and its root are its name)
                 if func.id in inlines or func.id in roots:
                     _call_checks(w, node)
-            elif last_name(func) in inlines or (roots and _root(func) in roots):
+            elif func.__class__ is attribute and (func.attr in inlines or (roots and _root_and_second(func)[0] in roots)):
                 _call_checks(w, node)
         elif cls is constant:
             value = node.value
@@ -155,14 +155,6 @@ def _root_and_second(node: ast.Attribute) -> tuple[str | None, str]:
         if value.__class__ is not ast.Attribute:
             return (value.id if value.__class__ is ast.Name else None), node.attr
         node = value
-
-
-def _root(node: ast.AST) -> str | None:
-    """The name a dotted chain starts at (`a` of `a.b.c`), or None (`_chain`'s first part,
-    without the list)."""
-    while node.__class__ is ast.Attribute:
-        node = node.value
-    return node.id if node.__class__ is ast.Name else None
 
 
 @lru_cache(maxsize=1)
