@@ -10,12 +10,14 @@ from __future__ import annotations
 import os
 import sys
 
-PARENT = os.getpid()  # in a forked worker: the pid of the process that imported musify
 _PR_SET_PDEATHSIG = 1
 
 
-def die_with_parent() -> None:
-    """Call in a freshly started worker."""
+def die_with_parent(parent: int) -> None:
+    """Call in a freshly forked worker, with the pid of the process that made its pool (read
+    there as the pool is made: not the pid of whichever process imported musify, which a
+    program that imports musify and then forks the run does in another process, whose workers
+    then all took their parent for dead and left the run with a broken pool)."""
     if not sys.platform.startswith("linux"):
         return
     try:
@@ -25,5 +27,5 @@ def die_with_parent() -> None:
         ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_PDEATHSIG, int(signal.SIGKILL), 0, 0, 0)
     except (OSError, AttributeError):
         return
-    if PARENT != os.getpid() and os.getppid() != PARENT:
+    if os.getppid() != parent:
         os._exit(1)  # the parent died before the request took effect

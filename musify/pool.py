@@ -50,10 +50,13 @@ _WORKER: dict = {}
 THREAD = os.environ.get("MUSIFY_WRITER_THREAD", "1") != "0"  # -j1 -o: ports written by a thread beside the migration
 
 
-def _init_worker(options: Options, project: ProjectInfo, out_dir: str | None, keep_bytes: bool = True) -> None:
+def _init_worker(options: Options, project: ProjectInfo, out_dir: str | None, keep_bytes: bool = True,
+                 parent: int | None = None) -> None:
     """Worker set-up. With the fork start method the parent's RuleSet is inherited (no reload);
-    elsewhere each worker loads it from the on-disk cache."""
-    lifeline.die_with_parent()
+    elsewhere each worker loads it from the on-disk cache. `parent`: the pid of the process that
+    made the pool, where its workers are forked from it (they die with it)."""
+    if parent is not None:
+        lifeline.die_with_parent(parent)
     if "ruleset" not in _WORKER:
         from musify.rules.reverse import load_for
 
@@ -163,7 +166,8 @@ def run_jobs(todo: list[tuple[int, FileJob]], ruleset: RuleSet, options: Options
     # the parent's objects as they are now are shared with the workers, untouched
     try:
         with collector.frozen(), ProcessPoolExecutor(max_workers=options.jobs, mp_context=context, initializer=_init_worker,
-                                 initargs=(options, project, writes.out_dir if writes else None, keep_bytes)) as pool:
+                                 initargs=(options, project, writes.out_dir if writes else None, keep_bytes,
+                                           os.getpid() if method == "fork" else None)) as pool:
             # chunks of at most 64 files: each worker (and the parent, for chunks done early)
             # holds a whole chunk of results and bytes before handing it over
             chunk = max(1, min(64, len(todo) // (options.jobs * 8)))

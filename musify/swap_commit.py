@@ -7,7 +7,10 @@ the policy, built on the checks of musify/inplace.py:
    being finished, and S (the deepest directory holding every changed file and every retargeted
    link) may be swapped (swap.blocker); else the caller commits file by file, noted as MU0020;
 2. journal: S, the stage, the marker and the originals' stamps, written durably;
-3. stage: the mirror of S, with every port under its final name, then one flush;
+3. stage: made with its marker, then asked whether renameat2 exchanges work on its file system
+   (`swap.probe_exchange`, inside the stage so that a kill there leaves nothing the journal does
+   not name; where they do not, the stage goes and the caller commits file by file, MU0020);
+   the mirror of S, with every port under its final name, then one flush;
 4. last check: each original again (size, mtime, ctime, inode); a changed one is put back in the
    mirror as it is now (MU0014) and every rename that would then dangle is withheld (MU0016);
    names removed from S since it was listed are removed from the mirror;
@@ -75,6 +78,7 @@ def _swap(lock: journal.RootLock, s: str, items: list[_Item], todo: list[_Item],
                         "originals": originals, "links": link_texts})
     try:
         st = swap.begin(s, stage_path, marker)
+        swap.probe_exchange(st)
         swap.build(st, {it.src: (it.data, it.dst) for it in todo}, {f.abspath: new for f, _r, _it, new in retargets})
         _last_check(st, items, todo, retargets, planned, files, plan)
         swap.prune(st)

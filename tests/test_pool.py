@@ -54,3 +54,26 @@ def test_every_n_writes_the_same_tree_and_record(tmp_path):
         seen.append((_files(out), d))
     assert seen[0] == seen[1] == seen[2]
     assert len(seen[0][0]) == 26
+
+
+def test_a_run_forked_from_a_process_that_imported_musify_keeps_its_workers(tmp_path):
+    """A program that imports musify and forks the run (a test harness, a service that migrates
+    in children) gets a working -j2: the workers take the run's process for their parent, not
+    whichever process first imported musify (each took the importer for its parent and, finding
+    another, left at once: the run failed with a broken pool)."""
+    import os
+    import sys
+
+    _tree(tmp_path / "tree", n=40)
+    pid = os.fork()
+    if pid == 0:  # pragma: no cover -- the child's exit status says it
+        code = 1
+        try:
+            sys.stderr = open(os.devnull, "w")  # noqa: SIM115
+            record, _ = migrate([str(tmp_path / "tree")], Options(cache=False, jobs=2), "out", str(tmp_path / "out"))
+            code = 0 if all(f.status != "failed" for f in record.files) else 2
+        finally:
+            os._exit(code)
+    _, status = os.waitpid(pid, 0)
+    assert os.waitstatus_to_exitcode(status) == 0
+    assert (tmp_path / "out" / "dir0" / "k0.mu").is_file()

@@ -99,6 +99,38 @@ def test_kill_at_each_step_then_resume(tmp_path, rules, monkeypatch, step):
     assert _stages(tmp_path) == []
 
 
+def test_a_kill_while_probing_the_exchange_leaves_only_what_the_journal_names(tmp_path, rules, monkeypatch):
+    """Whether renameat2 exchanges work is probed with two folders inside the journaled stage:
+    a run killed between making them and removing them leaves a stage the next run knows and
+    removes. (Probed beside the tree before the journal was written, such a kill left two empty
+    `.musify-stage-*` folders for good: no later run knew they were musify's.)"""
+    t = _tree(tmp_path)
+    port = _port(tmp_path, t, rules)
+    original = read_tree(t)
+    real = swap.exchange
+
+    def killed(a, b):
+        if b != str(t):  # the probe: killed with both of its folders made, in the journal's stage
+            assert os.path.isdir(a) and os.path.isdir(b)
+            stage = os.path.dirname(a)
+            assert os.path.dirname(b) == stage and os.path.dirname(stage) == str(tmp_path)
+            assert f'"{os.path.basename(stage)}"' in (t / JOURNAL_NAME).read_text(encoding="utf-8")
+            raise Killed
+        return real(a, b)
+
+    monkeypatch.setattr(swap, "exchange", killed)
+    with pytest.raises(Killed):
+        migrate([str(t)], Options(), "in-place", ruleset=rules)
+    monkeypatch.setattr(swap, "exchange", real)
+    assert {k: v for k, v in read_tree(t).items() if not k.startswith(".musify")} == original
+    stages = _stages(tmp_path)
+    assert len(stages) == 1 and (t / JOURNAL_NAME).exists()
+    assert stages[0] in (t / JOURNAL_NAME).read_text(encoding="utf-8")  # the one stage left is the journal's
+    record, _ = migrate([str(t)], Options(), "in-place", ruleset=rules)
+    assert record.exit_code == 0 and read_tree(t) == port
+    assert _stages(tmp_path) == []
+
+
 def test_files_made_by_others_while_staging_are_carried_over(tmp_path, rules, monkeypatch):
     t = _tree(tmp_path)
     real = swap.build
