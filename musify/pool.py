@@ -25,7 +25,7 @@ from collections.abc import Iterator
 from dataclasses import field
 from typing import TYPE_CHECKING
 
-from musify import collector, lifeline, readahead, writers
+from musify import collector, lifeline, readahead, worker_results, writers
 from musify.classes import dataclass
 from musify.runner import FileJob, migrate_file_stated, steady
 from musify.writer_thread import port_writer
@@ -51,10 +51,11 @@ THREAD = os.environ.get("MUSIFY_WRITER_THREAD", "1") != "0"  # -j1 -o: ports wri
 
 
 def _init_worker(options: Options, project: ProjectInfo, out_dir: str | None, keep_bytes: bool = True,
-                 parent: int | None = None) -> None:
+                 parent: int | None = None, results: str | None = None) -> None:
     """Worker set-up. With the fork start method the parent's RuleSet is inherited (no reload);
     elsewhere each worker loads it from the on-disk cache. `parent`: the pid of the process that
-    made the pool, where its workers are forked from it (they die with it)."""
+    made the pool, where its workers are forked from it (they die with it). `results`: the
+    folder the chunks' results go to (`musify/worker_results.py`), or None."""
     if parent is not None:
         lifeline.die_with_parent(parent)
     if "ruleset" not in _WORKER:
@@ -65,6 +66,7 @@ def _init_worker(options: Options, project: ProjectInfo, out_dir: str | None, ke
     _WORKER["project"] = project
     _WORKER["out_dir"] = out_dir
     _WORKER["keep_bytes"] = keep_bytes
+    _WORKER["results"] = results
 
 
 def _work(item: tuple[int, FileJob]) -> tuple[int, FileResult, bytes | None, str | None]:
@@ -77,11 +79,13 @@ def _work(item: tuple[int, FileJob]) -> tuple[int, FileResult, bytes | None, str
     return i, result, data, failed
 
 
-def _work_chunk(items: tuple[tuple[int, FileJob], ...]) -> list[tuple[int, FileResult, bytes | None, str | None]]:
+def _work_chunk(items: tuple[tuple[int, FileJob], ...]) -> list[tuple[int, FileResult, bytes | None, str | None]] | str:
     """`_work` for a chunk of jobs, as `Executor.map` would run them, the chunk's files read
-    ahead meanwhile by this worker's reader thread (each worker reads only its own files)."""
+    ahead meanwhile by this worker's reader thread (each worker reads only its own files); the
+    results, or the file that holds them (`worker_results.hand_over`)."""
     with readahead.reading([job.abspath for _, job in items]), steady(_WORKER["ruleset"], _WORKER["options"]):
-        return [_work(item) for item in items]
+        done = [_work(item) for item in items]
+    return worker_results.hand_over(done, _WORKER["results"], items[0][0])
 
 
 def _chunks(todo: list[tuple[int, FileJob]], size: int) -> Iterator[tuple[tuple[int, FileJob], ...]]:
@@ -89,9 +93,11 @@ def _chunks(todo: list[tuple[int, FileJob]], size: int) -> Iterator[tuple[tuple[
         yield tuple(todo[lo:lo + size])
 
 
-def _flattened(parts: Iterator[list]) -> Iterator:
-    """The chunks' results one by one, none kept once yielded (as `Executor.map` hands them)."""
-    for part in parts:
+def _flattened(parts: Iterator[list | str]) -> Iterator:
+    """The chunks' results one by one, none kept once yielded (as `Executor.map` hands them),
+    each chunk's read from its worker's file where it went to one."""
+    for handed in parts:
+        part = worker_results.receive(handed)
         part.reverse()
         while part:
             yield part.pop()
@@ -163,11 +169,12 @@ def run_jobs(todo: list[tuple[int, FileJob]], ruleset: RuleSet, options: Options
         _WORKER["ruleset"] = ruleset  # inherited by the forked workers
         with collector.settled():  # modules and tables: nothing for a young collection to find
             _preload({job.kind for _, job in todo}, ruleset)
+    folder = worker_results.make_folder()
     # the parent's objects as they are now are shared with the workers, untouched
     try:
         with collector.frozen(), ProcessPoolExecutor(max_workers=options.jobs, mp_context=context, initializer=_init_worker,
                                  initargs=(options, project, writes.out_dir if writes else None, keep_bytes,
-                                           os.getpid() if method == "fork" else None)) as pool:
+                                           os.getpid() if method == "fork" else None, folder)) as pool:
             # chunks of at most 64 files: each worker (and the parent, for chunks done early)
             # holds a whole chunk of results and bytes before handing it over
             chunk = max(1, min(64, len(todo) // (options.jobs * 8)))
@@ -182,3 +189,4 @@ def run_jobs(todo: list[tuple[int, FileJob]], ruleset: RuleSet, options: Options
                     yield i, result, data
     finally:
         _WORKER.clear()
+        worker_results.remove_folder(folder)
