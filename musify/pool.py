@@ -25,7 +25,7 @@ from collections.abc import Iterator
 from dataclasses import field
 from typing import TYPE_CHECKING
 
-from musify import collector, lifeline, readahead, worker_results, writers
+from musify import collector, lifeline, readahead, writers
 from musify.classes import dataclass
 from musify.runner import FileJob, migrate_file_stated, steady
 from musify.writer_thread import port_writer
@@ -85,6 +85,8 @@ def _work_chunk(items: tuple[tuple[int, FileJob], ...]) -> list[tuple[int, FileR
     results, or the file that holds them (`worker_results.hand_over`)."""
     with readahead.reading([job.abspath for _, job in items]), steady(_WORKER["ruleset"], _WORKER["options"]):
         done = [_work(item) for item in items]
+    from musify import worker_results  # (imported by the pool's maker: its workers inherit it)
+
     return worker_results.hand_over(done, _WORKER["results"], items[0][0])
 
 
@@ -96,6 +98,8 @@ def _chunks(todo: list[tuple[int, FileJob]], size: int) -> Iterator[tuple[tuple[
 def _flattened(parts: Iterator[list | str]) -> Iterator:
     """The chunks' results one by one, none kept once yielded (as `Executor.map` hands them),
     each chunk's read from its worker's file where it went to one."""
+    from musify import worker_results
+
     for handed in parts:
         part = worker_results.receive(handed)
         part.reverse()
@@ -124,6 +128,30 @@ def write_port(job: FileJob, result: FileResult, data: bytes | None, out_dir: st
     except OSError as exc:
         return exc.strerror or str(exc)
     return None
+
+
+# how long the workers of a finished (or failed) run may take to leave once told to
+CLOSE_GRACE = 5.0
+
+
+def _close(pool, workers: list) -> None:
+    """Shut the pool down, pending chunks cancelled, and wait for its workers to leave, killing
+    any still there after `CLOSE_GRACE`. An idle worker waits for its next chunk holding the task
+    queue's lock; killed there (the out-of-memory killer, `kill -9`) once the last result was in,
+    it left that lock taken, the other workers never read the note to leave, and the executor's
+    own shutdown waited for them forever (tests/hardening/test_kill.py, under load). Every result
+    was in by then: the run completes."""
+    import time
+
+    pool.shutdown(wait=False, cancel_futures=True)
+    deadline = time.monotonic() + CLOSE_GRACE
+    for p in workers:
+        p.join(max(0.0, deadline - time.monotonic()))
+    for p in workers:
+        if p.is_alive():
+            p.kill()
+            p.join()
+    pool.shutdown(wait=True)  # its thread, free to finish now that no worker is left to wait for
 
 
 def _preload(kinds: set[str], ruleset: RuleSet) -> None:
@@ -169,17 +197,23 @@ def run_jobs(todo: list[tuple[int, FileJob]], ruleset: RuleSet, options: Options
         _WORKER["ruleset"] = ruleset  # inherited by the forked workers
         with collector.settled():  # modules and tables: nothing for a young collection to find
             _preload({job.kind for _, job in todo}, ruleset)
+    from musify import worker_results  # (only a -j run: its pickle is no import of a -j1 run)
+
     folder = worker_results.make_folder()
+    pool = workers = None
     # the parent's objects as they are now are shared with the workers, untouched
     try:
-        with collector.frozen(), ProcessPoolExecutor(max_workers=options.jobs, mp_context=context, initializer=_init_worker,
-                                 initargs=(options, project, writes.out_dir if writes else None, keep_bytes,
-                                           os.getpid() if method == "fork" else None, folder)) as pool:
+        with collector.frozen():
+            pool = ProcessPoolExecutor(max_workers=options.jobs, mp_context=context, initializer=_init_worker,
+                                       initargs=(options, project, writes.out_dir if writes else None, keep_bytes,
+                                                 os.getpid() if method == "fork" else None, folder))
             # chunks of at most 64 files: each worker (and the parent, for chunks done early)
             # holds a whole chunk of results and bytes before handing it over
             chunk = max(1, min(64, len(todo) // (options.jobs * 8)))
-            # every worker started: none forks later
             arriving = _flattened(pool.map(_work_chunk, _chunks(todo, chunk)))
+            # its workers, all started by `map` (the executor's own table: `active_children` would
+            # also hold processes another part of the program started meanwhile, not ours to kill)
+            workers = list(getattr(pool, "_processes", {}).values())
             # the results are acyclic (a result, its dicts, diagnostics and packed edits): the
             # cyclic collector would only walk them again and again as they come in
             with collector.paused():
@@ -188,5 +222,7 @@ def run_jobs(todo: list[tuple[int, FileJob]], ruleset: RuleSet, options: Options
                         writes.done[i] = failed
                     yield i, result, data
     finally:
+        if pool is not None:
+            _close(pool, workers or [])
         _WORKER.clear()
         worker_results.remove_folder(folder)

@@ -1,8 +1,9 @@
-"""A `-j` worker killed mid-run ends the run with one line and exit 3, never a hang.
+"""A `-j` worker killed mid-run ends the run with one line and exit 3 (or, once every result
+is in, lets it complete), never a hang.
 
 Each case runs `musify migrate -j2` in a child Python whose workers are made to die at a chosen
-moment (the pipe writes of multiprocessing's connections are wrapped before the pool forks them),
-under a timeout: a run that hangs fails the test instead of the suite.
+moment (the pipe writes of multiprocessing's connections, or its reads and the executor's
+shutdown, are wrapped before the pool forks them), under a timeout: a run that hangs fails the test instead of the suite.
 """
 
 from __future__ import annotations
@@ -44,6 +45,40 @@ CHILD = textwrap.dedent("""
         return real(self, buf)
 
     connection.Connection._send_bytes = send
+
+    if how == "idle":  # a worker killed waiting for work (the task queue's lock held) as the pool closes
+        import time
+        from concurrent.futures import process
+
+        real_recv = connection.Connection._recv_bytes
+        waiting = log + ".waiting"
+
+        def recv(self, maxsize=None):  # in a worker, only the holder of the task queue's lock reads
+            if os.getpid() == parent:
+                return real_recv(self, maxsize)
+            with open(f"{waiting}.{os.getpid()}", "w") as fh:  # whole, or not there, for the reader
+                fh.write(str(os.getpid()))
+            os.replace(f"{waiting}.{os.getpid()}", waiting)
+            return real_recv(self, maxsize)
+
+        connection.Connection._recv_bytes = recv
+        real_stop = process._ExecutorManagerThread.shutdown_workers
+
+        def stop(self):  # every result is in; before the workers are told to leave
+            victim = int(open(waiting).read())
+            os.kill(victim, signal.SIGKILL)
+            while True:  # dead: a zombie, or already reaped by the run's own wait for its workers
+                try:
+                    if open(f"/proc/{victim}/stat").read().rsplit(")", 1)[1].split()[0] == "Z":
+                        break
+                except FileNotFoundError:
+                    break
+                time.sleep(0.01)
+            open(log + ".killed", "w").close()
+            return real_stop(self)
+
+        process._ExecutorManagerThread.shutdown_workers = stop
+
     from musify.cli import main
     main(sys.argv[3:])
 """)
@@ -86,3 +121,15 @@ def test_a_killed_worker_ends_the_run_with_one_line(tmp_path):
     lines = done.stderr.strip().splitlines()
     assert len(lines) == 1 and "a worker process died" in lines[0]
     assert list((tmp_path / "temp").iterdir()) == []  # the results' folder went with the run
+
+
+def test_a_worker_killed_while_idle_at_the_end_leaves_the_run_complete(tmp_path):
+    """Every result is in when a worker dies waiting for more work, holding the task queue's
+    lock, just as the pool is told to close: the other worker can then never read its note to
+    leave, and the executor's shutdown waited for it forever (seen under load in test_kill.py).
+    The run closes its pool itself: it completes, exit 0."""
+    done, _ = _run(tmp_path, "idle")
+    assert (tmp_path / "sent.txt.killed").exists(), done.stderr  # the kill this case is about happened
+    assert done.returncode == 0, done.stderr
+    assert len(list((tmp_path / "out").rglob("*.mu"))) == 200
+    assert list((tmp_path / "temp").iterdir()) == []
