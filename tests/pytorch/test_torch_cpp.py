@@ -51,6 +51,38 @@ def test_streams_guards_checks_and_headers(rules):
     assert [d.id for d in diags] == ["MU6052"]
 
 
+def test_a_dropout_kernels_random_numbers(rules):
+    """The generator, its Philox state and the kernel's unpack, as flash-attn and xformers use
+    them: each name has a torch_musa counterpart, so none is left for the user to find (the
+    generator was MU1001, getDefaultCUDAGenerator and philox_cuda_state were kept silently)."""
+    src = ("#include <ATen/cuda/CUDAGeneratorImpl.h>\n"
+           "#include <ATen/cuda/CUDAGraphsUtils.cuh>\n"
+           "#include <ATen/cuda/detail/UnpackRaw.cuh>\n"
+           "__global__ void drop(at::PhiloxCudaState philox) {\n"
+           "  auto seeds = at::cuda::philox::unpack(philox);\n"
+           "}\n"
+           "void f(std::optional<at::Generator> gen_) {\n"
+           "  auto gen = at::get_generator_or_default<at::CUDAGeneratorImpl>(\n"
+           "      gen_, at::cuda::detail::getDefaultCUDAGenerator());\n"
+           "  std::lock_guard<std::mutex> lock(gen->mutex_);\n"
+           "  at::PhiloxCudaState state = gen->philox_cuda_state(4);\n"
+           "}\n")
+    new, diags = port(rules, src)
+    assert new == ("#include <torch_musa/csrc/aten/musa/MUSAGeneratorImpl.h>\n"
+                   "#include <torch_musa/csrc/aten/musa/MUSAGraphsUtils.muh>\n"
+                   "#include <torch_musa/csrc/aten/musa/UnpackRaw.muh>\n"
+                   "__global__ void drop(at::PhiloxMusaState philox) {\n"
+                   "  auto seeds = at::musa::philox::unpack(philox);\n"
+                   "}\n"
+                   "void f(std::optional<at::Generator> gen_) {\n"
+                   "  auto gen = at::get_generator_or_default<at::MUSAGeneratorImpl>(\n"
+                   "      gen_, at::musa::detail::getDefaultMUSAGenerator());\n"
+                   "  std::lock_guard<std::mutex> lock(gen->mutex_);\n"
+                   "  at::PhiloxMusaState state = gen->philox_musa_state(4);\n"
+                   "}\n")
+    assert [d.id for d in diags] == []
+
+
 def test_dispatch_key_and_case_labels(rules):
     src = ("TORCH_LIBRARY_IMPL(myops, CUDA, m) { m.impl(\"f\", &f); }\n"
            "int a(c10::DeviceType t) { switch (t) { case c10::DeviceType::CUDA: return 1; default: return 0; } }\n"
