@@ -1,7 +1,9 @@
 """The run-level step after every file is migrated: what one file cannot know alone.
 
 A vendor-looking name that no rule knows is only "unrecognised" (MU1001) when no file of the run
-declares it, so that decision waits for all files; `--suppress` applies to every diagnostic,
+declares it, and a name a rule says has no MUSA counterpart (MU1002, or the rule's own ID) is
+reported only when no file of the run `#define`s it itself (a project's own `STD_CUDA_CHECK`), so
+those decisions wait for all files; `--suppress` applies to every diagnostic,
 including those. Both the migration (`musify.api`) and the musify-text drop-in call `finalise`,
 so they agree; it returns new results and leaves the runner's untouched.
 """
@@ -35,6 +37,9 @@ def finalise(files: list[FileResult], suppress: tuple[str, ...] = ()) -> list[Fi
     new = object.__new__
     for f in files:
         pending = f.pending_unknown
+        if declared and f.unconverted and not declared.isdisjoint(f.unconverted):
+            add(_finalise_full(f, declared, ranges))  # a name it reports that some file defines
+            continue
         if not pending and not f.declared:
             add(f)
             continue
@@ -67,11 +72,16 @@ def suppression_ranges(suppress: tuple[str, ...]) -> list[tuple[str, str]]:
 
 
 def _finalise_full(f: FileResult, declared: set[str], ranges: list[tuple[str, str]]) -> FileResult:
-    """The reference: MU1001 for the names no file declares, suppressed IDs removed, diagnostics
-    sorted by place, names sorted, the transient lists dropped."""
+    """The reference: MU1001 for the names no file declares, the rules' reports of names some
+    file defines dropped, suppressed IDs removed, diagnostics sorted by place, names sorted, the
+    transient lists dropped."""
     diags = list(f.diagnostics)
     unconverted = dict(f.unconverted)
     unknown = 0
+    defined = declared.intersection(unconverted)  # (only a rule's report counts them before this)
+    if defined:
+        diags = [d for d in diags if not (d.origin.startswith("rule:") and d.origin[5:] in defined)]
+        unknown -= sum(unconverted.pop(name) for name in defined)
     for name, line, col in f.pending_unknown:
         if name not in declared:
             diags.append(diagnostics.make("MU1001", f.path, line, col, name, end=(line, col + len(name)),

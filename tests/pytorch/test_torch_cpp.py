@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -81,6 +83,38 @@ def test_a_dropout_kernels_random_numbers(rules):
                    "  at::PhiloxMusaState state = gen->philox_musa_state(4);\n"
                    "}\n")
     assert [d.id for d in diags] == []
+
+
+STABLE_CHECKS = ("#include <torch/csrc/stable/macros.h>\n"
+                 "void f(float* p) {\n  STD_CUDA_CHECK(cudaMemsetAsync(p, 0, 4));\n  STD_CUDA_KERNEL_LAUNCH_CHECK();\n}\n")
+
+
+def _stable_run(tmp_path, *files: tuple[str, str]):
+    from musify import api
+
+    for name, text in files:
+        (tmp_path / "in" / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / "in" / name).write_text(text)
+    record, _ = api.migrate([str(tmp_path / "in")], Options(cache=False), "out", str(tmp_path / "out"))
+    return {Path(f.path).name: f for f in record.files}
+
+
+def test_the_stable_abis_checks_are_reported_until_the_project_defines_them(tmp_path):
+    """PyTorch's STD_CUDA_CHECK reads a cudaError_t and torch_musa has no counterpart: each use is
+    MU1002 (it was kept with no word), until a file of the project #defines its own (what MUSA
+    ports do), which every file of the run then uses instead."""
+    alone = _stable_run(tmp_path / "a", ("ops.cu", STABLE_CHECKS))["ops.cu"]
+    assert [(d.id, d.name) for d in alone.diagnostics] == [("MU1002", "STD_CUDA_CHECK"),
+                                                          ("MU1002", "STD_CUDA_KERNEL_LAUNCH_CHECK")]
+    assert alone.unconverted == {"STD_CUDA_CHECK": 1, "STD_CUDA_KERNEL_LAUNCH_CHECK": 1}
+    own = ("#pragma once\n#ifndef STD_CUDA_CHECK\n"
+           "#define STD_CUDA_CHECK(EXPR) do { cudaError_t e = (EXPR); TORCH_CHECK(e == cudaSuccess); } while (0)\n"
+           "#endif\n")
+    both = _stable_run(tmp_path / "b", ("ops.cu", STABLE_CHECKS), ("include/checks.h", own))
+    assert [(d.id, d.name) for d in both["ops.cu"].diagnostics] == [("MU1002", "STD_CUDA_KERNEL_LAUNCH_CHECK")]
+    assert both["ops.cu"].unconverted == {"STD_CUDA_KERNEL_LAUNCH_CHECK": 1}
+    assert both["ops.cu"].references == {**alone.references, "unconverted": 1}
+    assert both["checks.h"].diagnostics == [] and both["checks.h"].unconverted == {}
 
 
 def test_dispatch_key_and_case_labels(rules):
