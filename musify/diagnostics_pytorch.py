@@ -74,7 +74,8 @@ SPECS = [
              "label; remove the CUDA case or merge it by hand"),
     DiagSpec("MU6052", "warning", "medium", "PyTorch CUDA header with no known torch_musa path",
              "<{name}> is a header of PyTorch's CUDA backend with no known torch_musa counterpart; kept as "
-             "written: find the torch_musa header (under torch_musa/csrc/) that declares what the file uses"),
+             "written: find the torch_musa header (under torch_musa/csrc/, or the ported PyTorch headers under "
+             "torch_musa/share/generated_cuda_compatible/) that declares what the file uses"),
 ]
 
 register(*SPECS)

@@ -85,6 +85,21 @@ def test_a_dropout_kernels_random_numbers(rules):
     assert [d.id for d in diags] == []
 
 
+def test_pytorch_headers_torch_musa_ships_ported(rules):
+    """Headers torch_musa ships as its build ported them (share/generated_cuda_compatible/), as
+    torch_musa's own sources and Moore Threads' sgl-kernel port include them; one it does not
+    name stays, with MU6052 (flash-attn's PhiloxUtils.cuh)."""
+    src = ("#include <ATen/cuda/Atomic.cuh>\n#include <ATen/cuda/detail/IndexUtils.cuh>\n"
+           "#include <ATen/cuda/detail/TensorInfo.cuh>\n#include <ATen/cuda/CUDAUtils.h>\n"
+           "#include <ATen/cuda/CUDADataType.h>\n#include <THC/THCAtomics.cuh>\n#include <ATen/cuda/PhiloxUtils.cuh>\n")
+    new, diags = port(rules, src)
+    assert new == ("#include <ATen/musa/Atomic.muh>\n#include <ATen/musa/detail/IndexUtils.muh>\n"
+                   "#include <ATen/musa/detail/TensorInfo.muh>\n#include <ATen/musa/MUSAUtils.h>\n"
+                   "#include <torch_musa/csrc/aten/musa/MUSADtype.muh>\n#include <THC/THCAtomics.muh>\n"
+                   "#include <ATen/cuda/PhiloxUtils.cuh>\n")
+    assert [(d.id, d.line) for d in diags] == [("MU6052", 7)]
+
+
 STABLE_CHECKS = ("#include <torch/csrc/stable/macros.h>\n"
                  "void f(float* p) {\n  STD_CUDA_CHECK(cudaMemsetAsync(p, 0, 4));\n  STD_CUDA_KERNEL_LAUNCH_CHECK();\n}\n")
 
