@@ -441,3 +441,20 @@ def test_musa_face_rejects_cuda_names(tmp_path: Path) -> None:
     assert proc.returncode != 0
     for line, name in enumerate(snippets, start=header.count("\n") + 1):
         assert any(f".cpp:{line}:" in e and "error" in e and name in e for e in err.splitlines()), (name, err[-3000:])
+
+
+def test_musa_face_has_mublas_own_statuses(tmp_path: Path) -> None:
+    """muBLAS spells statuses its own way (rules/cublas/overrides.yaml): a port's
+    MUBLAS_STATUS_NOT_IMPLEMENTED (for cuBLAS's NOT_SUPPORTED) and the nearest statuses the
+    MU1002 notes suggest compile on the MUSA face and mean what the cuBLAS ones did."""
+    source = ("#include <mublas.h>\n#include <cstdio>\n"
+              "int main() {\n  float a = 1, x = 0;\n"
+              "  bool ok = mublasSnrm2(nullptr, 1, &a, 1, &x) == MUBLAS_STATUS_INVALID_HANDLE\n"
+              "      && MUBLAS_STATUS_NOT_IMPLEMENTED != MUBLAS_STATUS_SUCCESS\n"
+              "      && MUBLAS_STATUS_MEMORY_ERROR != MUBLAS_STATUS_INTERNAL_ERROR;\n"
+              "  std::printf(ok ? \"ok\\n\" : \"wrong\\n\");\n  return ok ? 0 : 1;\n}\n")
+    proc = compile_source(source, "musa", tmp_path)
+    _, err = proc.communicate(timeout=300)
+    assert proc.returncode == 0, err[-3000:]
+    run = subprocess.run([str(tmp_path / "prog_musa")], capture_output=True, text=True, timeout=60, check=False)
+    assert run.returncode == 0 and run.stdout == "ok\n", run.stdout + run.stderr
