@@ -2,6 +2,8 @@
 
 * member calls: `x.is_cuda()` -> `x.is_privateuseone()`, never a user's own `is_cuda` variable;
 * dispatch keys as a macro argument: `TORCH_LIBRARY_IMPL(ns, CUDA, m)` -> `PrivateUse1`;
+* names a registration macro declares (`TORCH_LIBRARY(cuda_ops, m)`): the project's own, never an
+  unrecognised vendor name (MU1001) anywhere in the run;
 * case labels: `case c10::DeviceType::CUDA:` in a switch that already has a `PrivateUse1` label
   would, renamed, be a duplicate label; it is kept as written (the rename is vetoed) with MU6050.
 
@@ -29,6 +31,8 @@ def _patterns() -> dict:
     macros = {}
     for r in records(v, "macro_argument"):
         macros.setdefault(r["macro"], {})[(r["index"], r["cuda"])] = r
+    for r in records(v, "macro_declares"):  # (index, None): the argument at index is a declaration
+        macros.setdefault(r["cuda"], {}).update({(i, None): r for i in r["indices"]})
     labels = records(v, "case_label")
     register(*members, *macros, "case")  # each search's opening test, answered with the other passes' words
     return {
@@ -50,15 +54,17 @@ def _patterns() -> dict:
 
 
 def _macro_search(macros: dict):
-    r"""The search for a call of one of `macros`, searched as the word they all end with
-    (`_WordStart`: TORCH_LIBRARY_IMPL, which STABLE_TORCH_LIBRARY_IMPL ends with too), which the
-    leading `\b` would otherwise make the regex engine try at every offset (57 us on a 700-byte
-    file); the plain search where they share no ending."""
-    pattern = re.compile(r"\b(" + "|".join(map(re.escape, macros)) + r")\s*\(")
-    word = min(macros, key=len)
-    if not all(m.endswith(word) for m in macros):
+    r"""The search for a call of one of `macros`, searched as the word they all hold
+    (`_WordStart`: TORCH_LIBRARY, which STABLE_TORCH_LIBRARY_IMPL holds at 7), which the leading
+    `\b` would otherwise make the regex engine try at every offset (57 us on a 700-byte file); the
+    plain search where they share no word. The longest names are tried first (TORCH_LIBRARY_IMPL
+    before TORCH_LIBRARY, whose `\s*\(` would fail there)."""
+    names = sorted(macros, key=len, reverse=True)
+    pattern = re.compile(r"\b(" + "|".join(map(re.escape, names)) + r")\s*\(")
+    word = names[-1]
+    if not all(word in m for m in macros):
         return pattern
-    return _WordStart(pattern, word, tuple(sorted({len(m) - len(word) for m in macros}, reverse=True)))
+    return _WordStart(pattern, word, tuple(sorted({m.index(word) for m in macros}, reverse=True)))
 
 
 def triggers(ruleset) -> tuple[str, ...]:
@@ -148,6 +154,8 @@ def _macro_args(ctx: PassContext, m: re.Match[str], rules: dict) -> list[Edit]:
         elif (c == "," and depth == 0) or (c == ")" and depth == 0):
             arg = text[start:i]
             name = arg.strip()
+            if (index, None) in rules and name.isidentifier():
+                ctx.found.declared.add(name)  # (`finalise` drops the run's MU1001 for it)
             rule = rules.get((index, name))
             if rule is not None:
                 at = start + arg.index(name)

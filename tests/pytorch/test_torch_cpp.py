@@ -100,6 +100,19 @@ def test_pytorch_headers_torch_musa_ships_ported(rules):
     assert [(d.id, d.line) for d in diags] == [("MU6052", 7)]
 
 
+def test_names_a_registration_macro_declares_are_the_projects(tmp_path):
+    """TORCH_LIBRARY's namespace and library object are declarations (vLLM's
+    STABLE_TORCH_LIBRARY_FRAGMENT(_C_cuda_utils, cuda_utils) got MU1001 at each use of
+    `cuda_utils`), in every file of the run; a vendor-looking name nothing declares still is one."""
+    ops = ("STABLE_TORCH_LIBRARY_FRAGMENT(_C_cuda_utils, cuda_utils) {\n  cuda_utils.def(\"g() -> int\");\n}\n"
+           "TORCH_LIBRARY(cuda_ops, cuda_lib) { cuda_lib.def(\"f(Tensor x) -> Tensor\"); }\n"
+           "TORCH_LIBRARY_IMPL(cuda_ops, CUDA, cuda_impl) { cuda_impl.impl(\"f\", &f); }\n")
+    more = "void more(torch::Library& lib) { cuda_utils.def(\"h() -> int\"); cudaFooBar(1); }\n"
+    files = _stable_run(tmp_path, ("ops.cpp", ops), ("more.cpp", more))
+    assert files["ops.cpp"].diagnostics == []
+    assert [(d.id, d.name) for d in files["more.cpp"].diagnostics] == [("MU1001", "cudaFooBar")]
+
+
 STABLE_CHECKS = ("#include <torch/csrc/stable/macros.h>\n"
                  "void f(float* p) {\n  STD_CUDA_CHECK(cudaMemsetAsync(p, 0, 4));\n  STD_CUDA_KERNEL_LAUNCH_CHECK();\n}\n")
 
