@@ -134,7 +134,7 @@ def write_port(job: FileJob, result: FileResult, data: bytes | None, out_dir: st
 CLOSE_GRACE = 5.0
 
 
-def _close(pool, workers: list) -> None:
+def _close(pool) -> None:
     """Shut the pool down, pending chunks cancelled, and wait for its workers to leave, killing
     any still there after `CLOSE_GRACE`. An idle worker waits for its next chunk holding the task
     queue's lock; killed there (the out-of-memory killer, `kill -9`) once the last result was in,
@@ -143,6 +143,9 @@ def _close(pool, workers: list) -> None:
     was in by then: the run completes."""
     import time
 
+    # its workers, from the executor's own table while it still has one (`active_children` would
+    # also hold processes another part of the program started, not ours to kill)
+    workers = list((getattr(pool, "_processes", None) or {}).values())
     pool.shutdown(wait=False, cancel_futures=True)
     deadline = time.monotonic() + CLOSE_GRACE
     for p in workers:
@@ -200,7 +203,7 @@ def run_jobs(todo: list[tuple[int, FileJob]], ruleset: RuleSet, options: Options
     from musify import worker_results  # (only a -j run: its pickle is no import of a -j1 run)
 
     folder = worker_results.make_folder()
-    pool = workers = None
+    pool = None
     # the parent's objects as they are now are shared with the workers, untouched
     try:
         with collector.frozen():
@@ -211,9 +214,6 @@ def run_jobs(todo: list[tuple[int, FileJob]], ruleset: RuleSet, options: Options
             # holds a whole chunk of results and bytes before handing it over
             chunk = max(1, min(64, len(todo) // (options.jobs * 8)))
             arriving = _flattened(pool.map(_work_chunk, _chunks(todo, chunk)))
-            # its workers, all started by `map` (the executor's own table: `active_children` would
-            # also hold processes another part of the program started meanwhile, not ours to kill)
-            workers = list(getattr(pool, "_processes", {}).values())
             # the results are acyclic (a result, its dicts, diagnostics and packed edits): the
             # cyclic collector would only walk them again and again as they come in
             with collector.paused():
@@ -223,6 +223,6 @@ def run_jobs(todo: list[tuple[int, FileJob]], ruleset: RuleSet, options: Options
                     yield i, result, data
     finally:
         if pool is not None:
-            _close(pool, workers or [])
+            _close(pool)
         _WORKER.clear()
         worker_results.remove_folder(folder)

@@ -134,7 +134,7 @@ def _decide(ctx: PassContext, rest: list[Ident], edits: EditList, skip: set[str]
                 unknown.add(name)  # no rule, vendor-looking, no qualified rule: the same in any file
             _unknown(ctx, ident.start, name, ident.ctx, text_position)
             continue
-        if rule.status == "unsupported" and ident.ctx is Ctx.MACRO_NAME and rule.kind != "header":
+        if rule.status == "unsupported" and ident.ctx is Ctx.MACRO_NAME:
             # `#define STD_CUDA_CHECK(...)`: the project defines the name itself (what a MUSA port
             # is told to do), so no use of it in the run is reported (`finalise`)
             ctx.found.declared.add(name)
