@@ -9,6 +9,7 @@ macro bodies, strings, non-ASCII text), so both answers of each shortcut are exe
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 from hypothesis import HealthCheck, example, given, settings
@@ -86,15 +87,21 @@ def test_warp_size_file_gate_keeps_every_finding(functions: list[tuple[str, list
     assert _warp_diagnostics(text, True) == _warp_diagnostics(text, False), text
     ctx = _context(text)
     names = warp_size._names_of(_RULES)
-    shuffles = [i.start for i in ctx.scan.idents.select(names.shuffle)]
-    results = [i.start for i in ctx.scan.idents.select(names.mask_result)]
+    shuffles, results = _code_uses(ctx, names.shuffle), _code_uses(ctx, names.mask_result)
     WARP_SEEN["looked" if warp_precheck.file_may_report(text, shuffles, results) else "skipped"] += 1
-    # the pass's one test of the name list for both, and its compiled pick of the bodies, against
-    # the two searches and the loop over the functions they replaced
+    # the pass's one search for both sets, and its compiled pick of the bodies, against a search
+    # for each name and the loop over the functions they replaced
     assert warp_size._trigger_uses(ctx) == (shuffles, results), text
     functions = device_functions_of(ctx)
     assert warp_precheck.bodies(text, functions, shuffles, results) == \
         warp_precheck.bodies_python(text, functions, shuffles, results), text
+
+
+def _code_uses(ctx: PassContext, names: frozenset[str]) -> list[int]:
+    """The offsets of the whole-word uses of `names` in code, in order (the reference)."""
+    code = ctx.scan.code_map()
+    return sorted(m.start() for name in names for m in re.finditer(rf"(?<![\w$]){re.escape(name)}(?![\w$])", ctx.text)
+                  if code.is_code(m.start()))
 
 
 def test_warp_size_file_gate_saw_both_answers() -> None:

@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 
 from musify.frontend import launches, syntax
 from musify.passes.hazards import inline_asm, warp_precheck, warp_tree
-from musify.passes.hazards.common import FunctionList
+from musify.passes.hazards.common import FunctionList, int_value
 
 ASM_PIECES = ["asm", "__asm", "__asm__", "_asm", ".asm", "xasm", "asm(", "asm volatile(", "__asm__ __volatile__ (",
               "asm\n(", "asmasm(", "__", "_", " ", "(", "volatile", "(\"mov\");", "\n", "a", "s", "m"]
@@ -49,23 +49,35 @@ def test_identifiers_found_by_name_are_those_a_walk_finds(body: str, wanted: set
     assert {(n.start_byte, n.end_byte) for n in warp_tree.identifiers_named(root, wanted, text)} == walked
 
 
+_NUMBER = st.tuples(st.sampled_from(["", "0", "00"]), st.sampled_from(["31", "32", "16", "5", "4294967295", "33", "1"]),
+                    st.sampled_from(["", "u", "U", "ul", "LL", "f", ".0", "_", "x"])).map("".join) | \
+    st.tuples(st.sampled_from(["0x", "0X", "0x0", "0x00"]), st.sampled_from(["1f", "1F", "20", "10", "5", "ffffffff",
+                                                                            "FFFFFFFF", "fffffff", "21", "g"]),
+              st.sampled_from(["", "u", "UL", "f", ".", "_"])).map("".join)
+
+
 @settings(max_examples=400, deadline=None)
-@given(st.lists(st.sampled_from(["0xffffffff", "0XFFFFFFFF", "0xfffffff", "~0", "~ 0", "~x", "31", "32", "33", "x32",
-                                 ".32", "32.", "32u", "132", "16", "x16", "16.0", ">> 5", ">>5", ">>51", ">> 5u",
-                                 "é32", "_31", " ", "\n", "(", "3", "2", "1", "6", "f", "x", "."]),
-                max_size=20).map("".join), st.data())
-def test_warp_size_triggers_match_the_regexes(text: str, data) -> None:
-    end = data.draw(st.integers(0, len(text)))
-    start = data.draw(st.integers(0, end))
-    assert warp_precheck.has_trigger(text, start, end) == bool(warp_precheck.TRIGGER.search(text, start, end))
-    assert warp_precheck.standalone(warp_precheck.SIXTEEN_AHEAD, text, start, end) == \
-        bool(warp_precheck.SIXTEEN.search(text, start, end))
+@given(st.sampled_from([" ", "(", ">>", ">> ", ">>>", "> ", "x", ".", "_", "=", "\n"]), _NUMBER,
+       st.sampled_from(["", " ", ";", ")", "x", ".", "_", "é"]))
+@example(" ", "0x1f", ";")
+@example(">> ", "05u", ";")
+def test_warp_triggers_are_the_literals_the_checks_read(before: str, number: str, after: str) -> None:
+    """A literal the checks read as 31, 32 or the full mask (`int_value`, as a whole token: no word
+    character or '.' beside it), or as 5 after `>>`, is `TRIGGER`; one read as 16 is `SIXTEEN`;
+    nothing else in these pieces is either."""
+    text = before + number + after
+    whole = not any(c.isalnum() or c in "_." for c in before[-1:] + after[:1])
+    value = int_value(number) if whole else None
+    trigger = value in (31, 32, 0xFFFFFFFF) or (value == 5 and before.rstrip().endswith(">>"))
+    assert bool(warp_precheck.TRIGGER.search(text)) == trigger, text
+    assert bool(warp_precheck.SIXTEEN.search(text)) == (value == 16), text
 
 
 _MARK_PIECES = ["0xffffffff", "0XFFFFFFFF", "0xFfFfFfFf", "0xfffffff", "0x", "~0", "~ 0", "~\u30000", "~\x0b\n0",
                 "~x", "31", "32", "33", "x32", ".32", "32.", "32u", "132", "_32", "é32", "٣32", "32٣", "32é", "16",
                 "x16", "16.0", "16_", "٣16", ">> 5", ">>5", ">>>5", ">>51", ">> 5u", ">> 5é", ">>\u20285", " ", "\n",
-                "(", "3", "2", "1", "6", "f", "F", "x", ".", ">", "~", "0", "5"]
+                "(", "3", "2", "1", "6", "f", "F", "x", ".", ">", "~", "0", "5", "0x1f", "0X1F", "0x20", "0x10", "0x5",
+                "0x0", "031", "0032", "4294967295", "u", "L", "l", "ul", "U", "０", "٣", "1f", "20", "10"]
 
 
 @settings(max_examples=600, deadline=None)

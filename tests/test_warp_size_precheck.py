@@ -34,6 +34,22 @@ FRAGMENTS = [
     # beyond ASCII: punctuation and spaces the precheck reads past, letters and digits it parses for
     "/* tile — ’32’ */", "int k = i\xa0/ 32;", "s = v\u2003>> 5;", "int tıd = threadIdx.x; s = tıd & 31;",
     "int w = tid / ٣٢;", "s = __shfl_xor(s, ١٦);", "int maſk = __activemask();", "s = é;", "unsigned u = 0xFFFFFFFF\xa0;",
+    # where the number stands: a bare right operand of the checked operator, or anything else
+    "__shared__ float part[32];", "s = part[31];", "s = f(tid, 32);", "int t = 32;", "s = tid & (31);",
+    "s = tid & -31;", "s = tid &= 31;", "s = tid&031u;", "s = tid >> 0x5;", "s = tid <= 31;", "s = tid > 0x1F;",
+    "s = tid >= 32;", "s = tid & /* [ */ 31;", "s = tid & // [\n 31;", "s = tid &\\\n 31;", "s = tid %\xa032;",
+    "s = tid ^ 32;", "s = tid && 31;", "s = tid == 32;", "s = (unsigned)32 & tid;", "s = tid % 32.0f;",
+    "s = tid &\n#if 1\n 31\n#endif\n;", "s = tid / 32ull;", "s = 32 > tid;",
+    # a lane mask kept: passed on whole, or read as bits
+    "unsigned am = __activemask();", "s = g(am);", "s = g(v, am);", "s = g(am, v);", "s = am & 1;", "s = g((am));",
+    "s = g(v + am);", "if (am) s = 1;", "s = h<int>(am);", "s = g(&am);", "s = o.g(am);", "s = am;", "am = 0;",
+    "unsigned am2 = g([&] { return 1; }(), __activemask()); s = am2 >> 1;", "unsigned am3{__activemask()};",
+    "unsigned am4(__activemask());", "s = g(__activemask());", "s = __activemask() & 1;", "s = g((v, am));",
+    "unsigned am5 = (v = 1, __activemask());", "s = g(am /* kept */);", "if (__activemask()) s = 1;",
+    "int buf[2] = {v, am};", "s = f(v, g(am), 1);", "s = f(v, (am), 1);", "unsigned long am6 = __activemask() | 1;",
+    # the warp size compared with 32, or 32 beside it otherwise
+    "if (32 == warpSize) s = 1;", "if (warpSize >= 32) s = 1;", "s = part[32] + warpSize;", "int nw = 32 / warpSize;",
+    "s = warpSize != /* c */ 32;", "s = warpSize == 0x20u;", "s = f(warpSize, 32);",
 ]
 PARAMS = ["int n", "int tid", "const float* x, int n", "unsigned lane"]
 
@@ -43,7 +59,7 @@ _RULES = load_ruleset()
 def _diagnostics(text: str, precheck: bool) -> list:
     real = warp_size.may_report
     if not precheck:
-        warp_size.may_report = lambda snippet, names: True
+        warp_size.may_report = lambda snippet, names, in_code=None: True
     try:
         ctx, _ = edit_text(text, "k.cu", _RULES, Options())
     finally:
@@ -89,5 +105,21 @@ def test_tile_size_is_not_parsed() -> None:
     assert warp_size.may_report("__global__ void k(int n) { /* é */ int k = n / 32; }", names)  # a letter beyond ASCII
     assert warp_size.may_report("__global__ void k(int n) { int tıd = 0; int k = n / 32; }", names)
     assert warp_size.may_report("__global__ void k(int n) { int k = n / ٣٢; }", names)
+    # a 32 that sizes or indexes an array, or is an argument, beside a thread index
+    assert not warp_size.may_report("__global__ void k(int n) { __shared__ float p[32]; p[threadIdx.x] = f(n, 32); }",
+                                    names)
+    assert warp_size.may_report("__global__ void k(int n) { __shared__ float p[32]; p[threadIdx.x % 32] = 0; }", names)
+    assert warp_size.may_report("__global__ void k(int n) { int w = threadIdx.x >> /* lanes */ 5; }", names)
     # punctuation and spaces beyond ASCII: read past as on ASCII text
     assert not warp_size.may_report("__global__ void k(int n) { /* — ’ */ int k = n\xa0/ 32; }", names)
+
+
+def test_a_kept_name_is_a_trigger() -> None:
+    """A function whose only trigger is a shuffle or a lane-mask result (names MUSA keeps, so no
+    candidate of the scan) is checked: an offset loop from 16 with a mask variable, a ballot
+    counted with __popc."""
+    loop = "__global__ void k(unsigned m, float* x)\n{\n    float s = x[0];\n" \
+           "    for (int o = 16; o > 0; o >>= 1) s += __shfl_down_sync(m, s, o);\n    x[0] = s;\n}\n"
+    counted = "__global__ void k(int* x)\n{\n    unsigned b = __ballot(x[0] > 0);\n    x[1] = __popc(b);\n}\n"
+    assert [d.id for d in _diagnostics(loop, True)] == ["MU2023"]
+    assert [d.id for d in _diagnostics(counted, True)] == ["MU2041"]

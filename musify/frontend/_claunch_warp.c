@@ -1,14 +1,16 @@
 /* The warp-size pass's text triggers in one pass over the text (musify/passes/hazards/
- * warp_precheck.py `marks_python` is the reference: `has_trigger`, then `standalone` for a 16);
- * part of the `_claunch` extension. tests/test_prefilters.py proves both give the same answers
- * on generated inputs.
+ * warp_precheck.py `marks_python` is the reference: the `TRIGGER` and `SIXTEEN` regexes); part of
+ * the `_claunch` extension. tests/test_prefilters.py proves both give the same answers on
+ * generated inputs.
  *
- * warp_marks(text, start, end) -> int: 1 when `TRIGGER` (a full 32-bit mask `0[xX][fF]{8}`, a
- * `~\s*0`, a standalone 31 or 32, a `>>\s*5` not followed by a word character) matches in
- * text[start:end]; else 2 when a standalone 16 does; else 0. As `re.search(text, start, end)`
- * reads it: look-aheads see nothing at or past `end`, the look-behind of "standalone" (no word
- * character and no '.' just before) looks before `start` too. The regexes took a Python call and
- * a search each, five a function body; most files and bodies hold none of them.
+ * warp_marks(text, start, end) -> int: 1 when `TRIGGER` matches in text[start:end]: an integer
+ * literal as the checks read one (`int_value`: `0[xX]` and hex digits or decimal digits, leading
+ * zeros, `[uUlL]*`; no word character or '.' on either side) whose value is 31, 32 or 0xFFFFFFFF,
+ * or 5 after `>>`; a `~\s*0`; a decimal digit beyond ASCII (which `int_value` reads too); else 2
+ * when such a literal of 16 (`SIXTEEN`) is there; else 0. As `re.search(text, start, end)` reads
+ * it: look-aheads see nothing at or past `end`, the look-behinds look before `start` too. The
+ * regexes took a Python call and a search each, several a function body; most files and bodies
+ * hold none of them.
  *
  * warp_bodies(text, rows, shuffles, results) -> [k]: that test asked of every device function of
  * a file in one call (`warp_precheck.bodies_python` is the reference, in the same test file). */
@@ -27,53 +29,60 @@ static inline Py_ssize_t skip_space(int kind, const void *data, Py_ssize_t i, Py
     return i;
 }
 
-/* the two digits at `i` stand alone: no word character or '.' before (anywhere in the text)
- * or after (before `end`) */
-static inline int standalone_pair(int kind, const void *data, Py_ssize_t i, Py_ssize_t end) {
-    return (i == 0 || !word_or_dot(READ(i - 1))) && (i + 2 >= end || !word_or_dot(READ(i + 2)));
-}
-
 #if defined(__GNUC__)
 #define WARP_INLINE inline __attribute__((always_inline))
 #else
 #define WARP_INLINE inline
 #endif
 
-/* the characters a trigger starts with: every other one is passed over with one table read */
-static const unsigned char STARTS[128] = {['0'] = 1, ['1'] = 1, ['3'] = 1, ['>'] = 1, ['~'] = 1};
+#define FULL_MASK 0xFFFFFFFFULL
+#define VALUE_CAP 0x100000000ULL /* every value at or past it is as good as any other: none is looked for */
+
+/* the integer literal starting at `i` (a digit, no word character or '.' before it) as
+ * `int_value` reads it, within `end`: its end, and its value in *value (capped at VALUE_CAP); -1
+ * where a word character or '.' follows it (no literal the checks read) */
+static WARP_INLINE Py_ssize_t literal_end(int kind, const void *data, Py_ssize_t i, Py_ssize_t end,
+                                          unsigned long long *value) {
+    unsigned long long v = 0;
+    Py_UCS4 c;
+    if (READ(i) == '0' && i + 2 < end && (READ(i + 1) == 'x' || READ(i + 1) == 'X') && Py_ISXDIGIT(READ(i + 2))) {
+        for (i += 2; i < end && (c = READ(i)) < 128 && Py_ISXDIGIT(c); i++) {
+            unsigned d = c <= '9' ? c - '0' : (c | 0x20) - 'a' + 10;
+            v = v >= VALUE_CAP ? VALUE_CAP : v * 16 + d;
+        }
+    } else {
+        for (; i < end && (c = READ(i)) >= '0' && c <= '9'; i++) v = v >= VALUE_CAP ? VALUE_CAP : v * 10 + (c - '0');
+    }
+    while (i < end && ((c = READ(i)) == 'u' || c == 'U' || c == 'l' || c == 'L')) i++;
+    if (i < end && word_or_dot(READ(i))) return -1;
+    *value = v;
+    return i;
+}
+
+/* `>>\s*` ends just before `i`, wholly at or after `start` */
+static WARP_INLINE int after_shift(int kind, const void *data, Py_ssize_t i, Py_ssize_t start) {
+    while (i > start && Py_UNICODE_ISSPACE(READ(i - 1))) i--;
+    return i - 2 >= start && READ(i - 1) == '>' && READ(i - 2) == '>';
+}
 
 /* `warp_marks` for one storage kind (a constant where it is inlined: one loop per kind) */
 static WARP_INLINE int marks_kind(int kind, const void *data, Py_ssize_t start, Py_ssize_t end) {
     int sixteen = 0;
     for (Py_ssize_t i = start; i < end; i++) {
         Py_UCS4 c = READ(i);
-        if (c >= 128 || !STARTS[c]) continue;
-        switch (c) {
-        case '0':  /* 0[xX][fF]{8} */
-            if (i + 10 <= end && (READ(i + 1) == 'x' || READ(i + 1) == 'X')) {
-                Py_ssize_t k = 2;
-                while (k < 10 && (READ(i + k) == 'f' || READ(i + k) == 'F')) k++;
-                if (k == 10) return 1;
-            }
-            break;
-        case '~': {  /* ~\s*0 */
+        if (c == '~') {  /* ~\s*0 */
             Py_ssize_t j = skip_space(kind, data, i + 1, end);
             if (j < end && READ(j) == '0') return 1;
-            break;
-        }
-        case '>':  /* >>\s*5(?!\w) */
-            if (i + 1 < end && READ(i + 1) == '>') {
-                Py_ssize_t j = skip_space(kind, data, i + 2, end);
-                if (j < end && READ(j) == '5' && (j + 1 >= end || !word_char(READ(j + 1)))) return 1;
-            }
-            break;
-        case '3':  /* (?<![\w.])3[12](?![\w.]) */
-            if (i + 1 < end && (READ(i + 1) == '1' || READ(i + 1) == '2') && standalone_pair(kind, data, i, end))
-                return 1;
-            break;
-        default:  /* '1': (?<![\w.])16(?![\w.]) */
-            if (!sixteen && i + 1 < end && READ(i + 1) == '6' && standalone_pair(kind, data, i, end)) sixteen = 1;
-            break;
+        } else if (c >= '0' && c <= '9') {
+            if (i > 0 && word_or_dot(READ(i - 1))) continue;  /* inside a name or a longer number */
+            unsigned long long v;
+            Py_ssize_t j = literal_end(kind, data, i, end, &v);
+            if (j < 0) continue;  /* a float, a name's digits */
+            if (v == 31 || v == 32 || v == FULL_MASK || (v == 5 && after_shift(kind, data, i, start))) return 1;
+            if (v == 16) sixteen = 1;
+            i = j - 1;
+        } else if (c >= 128 && Py_UNICODE_ISDECIMAL(c)) {
+            return 1;
         }
     }
     return sixteen ? 2 : 0;

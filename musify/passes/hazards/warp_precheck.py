@@ -12,24 +12,23 @@ check both against the pass run without them.
 from __future__ import annotations
 
 import bisect
-import re
+from collections.abc import Callable
 from typing import Protocol
 
 from musify.frontend import compiled
 from musify.passes.hazards.common import FunctionList
+from musify.passes.hazards.warp_operands import bits_read, compared_32, lane_operand
 from musify.patterns import lazy_pattern
 
-# Only text that some check can report: full masks, 31/32, `>> 5`; 16 (an offset loop or a
-# shuffle offset) only where the body shuffles; a lane-mask result anywhere. A body that merely
-# uses warpSize or shuffles with computed offsets is warp-size agnostic and is not parsed at all.
-TRIGGER = lazy_pattern(globals(), "TRIGGER", r"0[xX][fF]{8}|~\s*0|(?<![\w.])3[12](?![\w.])|>>\s*5(?!\w)")
-SIXTEEN = lazy_pattern(globals(), "SIXTEEN", r"(?<![\w.])16(?![\w.])")
-# the same searches as the engine runs them fast: each alternative on its own, a literal first
-# (the alternation above, opening with a look-behind, tried all four at every offset: 300 us on a
-# 3 KB body), and the look-behind checked at each candidate (`standalone`)
-_TRIGGER_LITERAL = (re.compile(r"0[xX][fF]{8}"), re.compile(r"~\s*0"), re.compile(r">>\s*5(?!\w)"))
-_THIRTY_ONE_OR_TWO = re.compile(r"3[12](?![\w.])")
-SIXTEEN_AHEAD = re.compile(r"16(?![\w.])")
+# Only text that some check can report: an integer literal as the checks read one (`int_value`:
+# hex or decimal, leading zeros, u/l suffixes) of 31, 32 or the full mask, or of 5 after `>>`; a
+# `~0`; 16 (an offset loop or a shuffle offset) only where the body shuffles; a lane-mask result
+# anywhere. A body that merely uses warpSize or shuffles with computed offsets is warp-size
+# agnostic and is not parsed at all. (A decimal digit beyond ASCII, which `int_value` reads too,
+# is a trigger wherever it stands.)
+TRIGGER = lazy_pattern(globals(), "TRIGGER", r"~\s*0|(?<![\w.])(?:0[xX]0*(?:1[fF]|20|[fF]{8})|0*(?:31|32|4294967295))"
+                                             r"[uUlL]*(?![\w.])|>>\s*(?:0[xX]0*5|0*5)[uUlL]*(?![\w.])|(?![0-9])\d")
+SIXTEEN = lazy_pattern(globals(), "SIXTEEN", r"(?<![\w.])(?:0[xX]0*10|0*16)[uUlL]*(?![\w.])")
 _NATIVE = compiled.load("_claunch")  # `marks` in one compiled pass over the text (_claunch_warp.c), or None
 TRIGGER_MARK, SIXTEEN_MARK = 1, 2
 # a letter or digit beyond ASCII (`\w` is `str.isalnum` and '_'): where `may_report` always parses
@@ -41,6 +40,7 @@ class Names(Protocol):
 
     mask_arg: frozenset[str]
     mask_result: frozenset[str]
+    popcount: frozenset[str]
     shuffle: frozenset[str]
     warp_size: frozenset[str]
     thread_index: frozenset[str]
@@ -48,8 +48,8 @@ class Names(Protocol):
 
 def file_may_report(text: str, shuffles: list[int], results: list[int]) -> bool:
     """False only where no device function of `text` could be checked by the pass: every one it
-    checks has a trigger in its body (`has_trigger`, a use of a lane-mask result, or a use of a
-    shuffle and a standalone 16), asked here of the whole file instead. A body ends with its '}',
+    checks has a trigger in its body (`TRIGGER`, a use of a lane-mask result, or a use of a
+    shuffle and a 16 (`SIXTEEN`)), asked here of the whole file instead. A body ends with its '}',
     which no trigger match reaches, so a match in a body is the same match in the file (the
     look-arounds see the same characters). `shuffles` and `results` are the file's uses of the
     names tagged `shuffle` and `lane-mask-result`. (`may_report` is not asked of the whole file:
@@ -61,10 +61,10 @@ def file_may_report(text: str, shuffles: list[int], results: list[int]) -> bool:
 
 
 def marks(text: str, start: int, end: int) -> int:
-    """`TRIGGER_MARK` where `has_trigger(text, start, end)`, else `SIXTEEN_MARK` where a standalone
-    16 is in text[start:end] (`standalone(SIXTEEN_AHEAD, ...)`), else 0: in C where `_claunch` was
-    built (one pass over the text instead of five searches and their Python calls; the same
-    answers, tests/test_prefilters.py), else `marks_python`."""
+    """`TRIGGER_MARK` where `TRIGGER` matches in text[start:end], else `SIXTEEN_MARK` where
+    `SIXTEEN` does, else 0: in C where `_claunch` was built (one pass over the text instead of
+    two searches and their Python calls; the same answers, tests/test_prefilters.py), else
+    `marks_python`."""
     if _NATIVE is not None:
         return _NATIVE.warp_marks(text, start, end)
     return marks_python(text, start, end)
@@ -72,14 +72,14 @@ def marks(text: str, start: int, end: int) -> int:
 
 def marks_python(text: str, start: int, end: int) -> int:
     """`marks` in Python: the reference the compiled pass is tested against."""
-    if has_trigger(text, start, end):
+    if TRIGGER.search(text, start, end):
         return TRIGGER_MARK
-    return SIXTEEN_MARK if standalone(SIXTEEN_AHEAD, text, start, end) else 0
+    return SIXTEEN_MARK if SIXTEEN.search(text, start, end) else 0
 
 
 def bodies(text: str, functions: FunctionList, shuffles: list[int], results: list[int]) -> list[int]:
     """The indices of the `functions` of `text` whose body the warp-size pass looks at: a trigger
-    in it (`marks`), a use of a lane-mask result in it, or a standalone 16 and a use of a shuffle
+    in it (`marks`), a use of a lane-mask result in it, or a 16 and a use of a shuffle
     in it (`shuffles` and `results`: the sorted offsets of those uses). In C where `_claunch` was
     built, one call over the functions' array (on every file with a launch the pass asked this of
     each function with a Python call and made the functions to ask it), else `bodies_python`;
@@ -106,10 +106,12 @@ def _any_in(offsets: list[int], start: int, end: int) -> bool:
     return i < len(offsets) and offsets[i] < end
 
 
-def may_report(snippet: str, names: Names) -> bool:
+def may_report(snippet: str, names: Names, in_code: Callable[[int], bool] | None = None) -> bool:
     """False only where `_check_function` on `snippet` (a function, qualifiers to '}') could
     report nothing, so its parse is skipped: every diagnostic needs certain names and numbers in
-    the function's text, and this asks whether they are there at all. A number's value is read
+    the function's text, and this asks whether they are there at all (and, for MU2021 and MU2024,
+    where a number stands: `lane_operand`, which passes over the numbers in comments and literals
+    where `in_code`, given an offset in the snippet, says whether it is code). A number's value is read
     from its spelling (decimal or hex, leading zeros, suffixes: 32 is spelled with "32" or "20",
     31 with "31" or "1f"), so a snippet with a letter or digit beyond ASCII is always parsed:
     `int_value` reads other digits ("٣٢" is 32), and the case-blind thread-name regex matches
@@ -120,33 +122,36 @@ def may_report(snippet: str, names: Names) -> bool:
     digit, so every test below holds as it does on ASCII. On a corpus of small files a quarter
     of the functions with a trigger (a `32` that is a tile size, say) were parsed for nothing.
     tests/test_warp_size_precheck.py checks the claim against `_check_function`."""
-    if _may_report_ascii(snippet, names):
+    if _may_report_ascii(snippet, names, in_code):
         return True
     return not snippet.isascii() and _WIDE_WORD_CHAR.search(snippet) is not None  # asked last: a search
 
 
-def _may_report_ascii(snippet: str, names: Names) -> bool:
+def _may_report_ascii(snippet: str, names: Names, in_code: Callable[[int], bool] | None) -> bool:
     """`may_report` for a snippet with no letter or digit beyond ASCII (on others a superset of
     its answer: every test is a substring test)."""
 
     def named(wanted: frozenset[str]) -> bool:
         return any(name in snippet for name in wanted)
 
-    if named(names.mask_result):  # MU2041: a lane mask kept, counted or compared needs its source
+    lowered = snippet.lower()  # only A-Z become ASCII letters, so "ffffffff" in it is `[fF]{8}` in the snippet
+    full = "~" in snippet or "4294967295" in snippet or "ffffffff" in lowered
+    # MU2041: a lane mask counted, compared with the full mask, or kept and read as bits
+    if named(names.mask_result) and (full or named(names.popcount) or
+                                     bits_read(snippet, names.mask_result, in_code)):
         return True
     n32 = "32" in snippet or "20" in snippet
     if named(names.shuffle) and (n32 or "16" in snippet or "10" in snippet):
         return True  # MU2022 (a width of 32), MU2023 (an offset of 16, an offset loop from 16 or to 32)
-    if n32 and named(names.warp_size):
-        return True  # MU2025
-    lowered = snippet.lower()  # only A-Z become ASCII letters, so "ffffffff" in it is `[fF]{8}` in the snippet
-    full = "~" in snippet or "4294967295" in snippet or "ffffffff" in lowered
+    if n32 and named(names.warp_size) and compared_32(snippet, in_code):
+        return True  # MU2025: a 32 compared (with the warp size)
     if full and ("mask" in lowered or named(names.mask_arg)):
         return True  # MU2020: a full mask passed to a mask argument or kept in a mask variable
     lane_numbers = n32 or "31" in snippet or "1f" in lowered or (">>" in snippet and "5" in snippet)
     # MU2021, MU2024: arithmetic or a comparison on a thread expression, which needs a thread
-    # index or a tid-like name (every variable derived from one starts from one of them)
-    return lane_numbers and (named(names.thread_index) or thread_named(lowered))
+    # index or a tid-like name (every variable derived from one starts from one of them), and
+    # the number as the bare right operand of the operator (`lane_operand`)
+    return lane_numbers and (named(names.thread_index) or thread_named(lowered)) and lane_operand(snippet, in_code)
 
 
 # `warp_size._THREAD_NAME.search` on ASCII text, as plain substring tests of its lower-cased form:
@@ -158,22 +163,3 @@ _THREAD_NAME_PARTS = ("tid", "tx", "lane", "threadid", "thread_id", "localid", "
 def thread_named(lowered: str) -> bool:
     """`warp_size._THREAD_NAME.search` finds a name in the ASCII text that `lowered` lower-cases."""
     return any(part in lowered for part in _THREAD_NAME_PARTS)
-
-
-def has_trigger(text: str, start: int, end: int) -> bool:
-    """`TRIGGER.search(text, start, end)` finds something."""
-    full, tilde, shift = _TRIGGER_LITERAL
-    return full.search(text, start, end) is not None or tilde.search(text, start, end) is not None or \
-        shift.search(text, start, end) is not None or standalone(_THIRTY_ONE_OR_TWO, text, start, end)
-
-
-def standalone(pattern: re.Pattern[str], text: str, start: int, end: int) -> bool:
-    r"""`pattern` matches in text[start:end] where no word character or '.' comes just before (the
-    look-behind `(?<![\w.])`, which may look before `start`, as the regex's does)."""
-    m = pattern.search(text, start, end)
-    while m is not None:
-        at = m.start()
-        if at == 0 or not (text[at - 1].isalnum() or text[at - 1] in "_."):
-            return True
-        m = pattern.search(text, at + 1, end)
-    return False

@@ -19,9 +19,10 @@ reads of such arrays sit behind a first-warp test, which is reported.
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Container
-from functools import lru_cache
+from functools import lru_cache, partial
 from operator import is_
 
 from musify.arch import WARP_WIDTH
@@ -95,47 +96,65 @@ def run(ctx: PassContext) -> list[Edit]:
     picked = bodies(text, functions, shuffles, results)  # a trigger in the body (most files: none)
     if picked:
         names = _names(ctx)
+        code = ctx.scan.code_map()
         for k in picked:
             fn = functions[k]
-            if may_report(snippet := text[fn.start:fn.end], names):
+            if may_report(snippet := text[fn.start:fn.end], names, partial(_in_code, code, fn.start)):
                 _check_function(ctx, fn, names, snippet)
     return []
 
 
+def _in_code(code, start: int, at: int) -> bool:
+    """Whether offset `at` of the snippet starting at `start` is code (no comment or literal)."""
+    return code.span_end(start + at) is None
+
+
 def _trigger_uses(ctx: PassContext) -> tuple[list[int], list[int]]:
-    """`_uses` of the shuffles and of the lane-mask results, both [] (the answer on most files)
-    from one test of the file's candidate names against the two sets together: each `_uses`
-    read the whole name list (`isdisjoint` with a list walks it), twice a file with a qualifier."""
+    """Where the file's code uses the names the rules tag `shuffle` and `lane-mask-result`, in
+    order: each a whole word outside comments and literals. Looked for in the text, not among the
+    scan's candidate names: those hold only names with an edit or a diagnostic, and these names
+    MUSA keeps (`__shfl_down_sync`, `__ballot_sync`), so a shuffle loop from 16 with a mask
+    variable, or `__popc(__ballot(p))`, was never looked at."""
     ruleset = ctx.ruleset
-    either = _either_of(ruleset.tagged("shuffle"), ruleset.tagged("lane-mask-result"))
-    if either.isdisjoint(ctx.scan.idents.names):
-        return [], []
-    return _uses(ctx, "shuffle"), _uses(ctx, "lane-mask-result")
+    shuffle, result = ruleset.tagged("shuffle"), ruleset.tagged("lane-mask-result")
+    pattern = _uses_pattern(shuffle, result)
+    shuffles: list[int] = []
+    results: list[int] = []
+    if pattern is None:
+        return shuffles, results
+    text, code = ctx.text, None
+    for m in pattern.finditer(text):
+        at = m.start()
+        if at and (text[at - 1].isalnum() or text[at - 1] in "_$"):
+            continue  # the end of a longer name
+        if code is None:
+            code = ctx.scan.code_map()
+        if code.span_end(at) is not None:
+            continue
+        name = m.group()
+        if name in shuffle:
+            shuffles.append(at)
+        if name in result:
+            results.append(at)
+    return shuffles, results
 
 
-_EITHER: tuple = (None, None, frozenset())  # the last two tagged sets `_either_of` was given, and their union
+_USES: tuple = (None, None, None)  # the last two tagged sets `_uses_pattern` was given, and its answer
 
 
-def _either_of(shuffle: frozenset[str], result: frozenset[str]) -> frozenset[str]:
-    """shuffle | result, made again only when the rule set hands other sets (kept by identity: a
-    run has one pair, and adding a rule replaces a tag's set; one tuple, replaced whole, so that a
-    thread never reads one pair's union for another)."""
-    global _EITHER
-    made = _EITHER
+def _uses_pattern(shuffle: frozenset[str], result: frozenset[str]) -> re.Pattern[str] | None:
+    """One search for every name of both sets as a word's end (None: no names), their shared
+    start written first so that the regex engine skips to each occurrence of it ("__"); made
+    again only when the rule set hands other sets (kept by identity, one tuple replaced whole)."""
+    global _USES
+    made = _USES
     if made[0] is not shuffle or made[1] is not result:
-        made = _EITHER = (shuffle, result, shuffle | result)
+        names = sorted(shuffle | result, key=lambda n: (-len(n), n))
+        head = os.path.commonprefix(names) if names else ""
+        alternatives = "|".join(re.escape(n[len(head):]) for n in names)
+        pattern = re.compile(rf"{re.escape(head)}(?:{alternatives})(?![\w$])") if names else None
+        made = _USES = (shuffle, result, pattern)
     return made[2]
-
-
-def _uses(ctx: PassContext, tag: str) -> list[int]:
-    """Where the file uses the names the rules tag `tag` (`_Names`' set of them), in order: the
-    scan's `select`, not called where none of the names is among the file's candidates (its
-    own first test, asked here without the call: most files hold none)."""
-    wanted = ctx.ruleset.tagged(tag)
-    idents = ctx.scan.idents
-    if wanted.isdisjoint(idents.names):
-        return []
-    return [i.start for i in idents.select(wanted)]
 
 
 def _check_function(ctx: PassContext, fn: DeviceFunction, names: _Names, snippet: str | None = None) -> None:

@@ -1,0 +1,236 @@
+"""Where a number or a name stands in a device function's text, read without a parse.
+
+The warp-size pass parses a function only when `warp_precheck.may_report` says one of its checks
+could fire. The substring tests there let through every function that merely holds a 32 and a
+thread index: an array of 32 partial sums, a tile size, a `32` in a comment. On vLLM and
+flash-attn four functions in five parsed for MU2021 and MU2024 reported nothing, and their
+parse (tree-sitter reads about 5 MB/s) was most of the pass. These tests read what stands on
+either side of a number or a name instead, and answer "maybe" wherever the text is not plain:
+
+- a checked number is a bare operand (MU2021, MU2024: right of `& % >> /` or a comparison;
+  MU2025: either side of a comparison), as `int_value` reads the operand's whole text;
+- a lane mask kept in a variable is read as bits (MU2041): any use but as a whole argument of a
+  call, which is how warp-agnostic code passes `__activemask()` on.
+
+Each answers False only where the tree, on code that compiles, holds no such node: a comment
+or a directive between a number and what precedes it, anything but an operator or one of the
+punctuators `_NOT_AN_OPERATOR` before it, or a use that is not plainly an argument, all say
+"maybe". tests/test_warp_size_precheck.py holds the pass with and without them to the same
+diagnostics on generated functions.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+
+InCode = Callable[[int], bool] | None  # whether an offset of the snippet is code (no comment or literal)
+
+# the right operand's value each operator is checked with (MU2021's lane arithmetic, MU2024's
+# first-warp tests): `warp_size._check_binary`
+LANE_OPERANDS = {"&": 31, "%": 32, ">>": 5, "/": 32, "<": 32, "<=": 31, ">=": 32, ">": 31}
+_COMPARISONS = frozenset({"==", "!=", "<", ">", "<=", ">="})
+# 31, 32 and 5 as `int_value` reads a whole operand: decimal with leading zeros or hex, u/l suffixes
+_LITERAL = re.compile(r"(?<![\w.])(?:0[xX]0*(1[fF]|20|5)|0*(31|32|5))[uUlL]*(?![\w.])")
+_VALUE = {"1f": 31, "20": 32, "5": 5, "31": 31, "32": 32}
+_OPERATOR_CHARS = frozenset("<>=!&|%/^+*-~")
+# a number just after one of these is no binary operator's operand: a subscript, an array's size,
+# an argument, an initialiser, a case
+_NOT_AN_OPERATOR = frozenset("[(,{;?:")
+# words a '(' follows that do not call: what stands in their parentheses is no argument
+_NOT_CALLS = frozenset({
+    "if", "while", "switch", "for", "return", "sizeof", "alignof", "alignas", "decltype", "noexcept",
+    "static_assert", "catch", "throw", "case", "co_return", "co_await", "co_yield", "typeid", "new",
+    "delete", "defined", "operator", "__attribute__", "__declspec", "asm", "__asm__",
+    "volatile", "__volatile__", "else", "do",
+})
+_UNSURE = None
+
+
+def lane_operand(snippet: str, in_code: InCode = None) -> bool:
+    """Some 31, 32 or 5 in code may be the right operand of an operator MU2021 or MU2024 checks
+    it with (`LANE_OPERANDS`)."""
+    for at, end, value in _literals(snippet, in_code):
+        before = _before(snippet, at)
+        if before is _UNSURE:
+            return True
+        run, prev = before
+        if run:
+            if LANE_OPERANDS.get(run) == value:
+                return True
+        elif prev and prev not in _NOT_AN_OPERATOR:
+            return True
+    return False
+
+
+def compared_32(snippet: str, in_code: InCode = None) -> bool:
+    """Some 32 in code may be an operand of a comparison (MU2025: the warp size compared with 32)."""
+    for at, end, value in _literals(snippet, in_code):
+        if value != 32:
+            continue
+        before, after = _before(snippet, at), _after(snippet, end)
+        if before is _UNSURE or after is _UNSURE:
+            return True
+        run, prev = before
+        if run in _COMPARISONS or (not run and prev and prev not in _NOT_AN_OPERATOR):
+            return True  # the right operand
+        follows = after[0]
+        if follows[:2] in ("==", "!=", "<=", ">=") or (follows[:1] in ("<", ">") and follows[:2] not in ("<<", ">>")):
+            return True  # the left operand
+    return False
+
+
+def bits_read(snippet: str, results: frozenset[str], in_code: InCode = None) -> bool:
+    """A variable whose declaration takes the value of a call to one of `results` (the lane-mask
+    results) may be read as bits: used other than as a whole argument of a call (the uses
+    `warp_size._used_as_bits` passes over). Where the declaration cannot be read plainly, yes."""
+    for name in results:
+        for m in re.finditer(rf"(?<![\w$]){re.escape(name)}(?![\w$])", snippet):
+            if in_code is not None and not in_code(m.start()):
+                continue
+            declared = _declared_from(snippet, m.start(), in_code)
+            if declared is _UNSURE:
+                return True
+            if any(_read_as_bits(snippet, var, at, in_code) for var, at in declared):
+                return True
+    return False
+
+
+def _literals(snippet: str, in_code: InCode):
+    """(start, end, value) of each 31, 32 or 5 in code (in comments and literals where `in_code`
+    is not given)."""
+    for m in _LITERAL.finditer(snippet):
+        if in_code is None or in_code(m.start()):
+            yield m.start(), m.end(), _VALUE[(m.group(1) or m.group(2)).lower()]
+
+
+def _before(text: str, at: int) -> tuple[str, str] | None:
+    """(the operator characters just before offset `at`, past spaces and line continuations; the
+    character before them), or `_UNSURE` where a comment or a directive may stand between."""
+    i = at
+    while i > 0 and (text[i - 1].isspace() or text[i - 1] == "\\"):
+        i -= 1
+        if text[i] == "\n":
+            line = text[text.rfind("\n", 0, i) + 1:i]
+            if "//" in line or line.lstrip().startswith("#"):
+                return _UNSURE
+    j = i
+    while j > 0 and text[j - 1] in _OPERATOR_CHARS:
+        j -= 1
+    run = text[j:i]
+    if run.endswith("*/"):
+        return _UNSURE
+    return run, text[j - 1] if j > 0 else ""
+
+
+def _after(text: str, end: int) -> tuple[str, str] | None:
+    """(the operator characters just after offset `end`, past spaces and line continuations; the
+    character after them), or `_UNSURE` where a comment or a directive follows."""
+    i, n = end, len(text)
+    while i < n and (text[i].isspace() or text[i] == "\\"):
+        i += 1
+    if text.startswith(("//", "/*", "#"), i):
+        return _UNSURE
+    j = i
+    while j < n and text[j] in _OPERATOR_CHARS:
+        j += 1
+    return text[i:j], text[j:j + 1]
+
+
+def _declared_from(text: str, at: int, in_code: InCode) -> list[tuple[str, int]] | None:
+    """The variables (name, offset) that an `=` before offset `at` in the same statement gives a
+    value to: any of them may take the value of the call at `at` (none: nothing keeps it, it is
+    counted, compared or passed on where it stands). `_UNSURE` where a declaration may take it
+    other than by `=` (`T m(call())`, `T m{call()}`), a `}` may close a lambda or an initialiser
+    in the statement, or a declarator is no plain name."""
+    found = []
+    i = at - 1
+    while i >= 0:
+        c = text[i]
+        if c in ";{}" and (in_code is None or in_code(i)):
+            if c == "}" or (c == "{" and _before_brace(text, i) not in ("", ")", ";", "{", "}")):
+                return _UNSURE
+            if not found and _word_before(text, at) is not None:
+                return _UNSURE  # `T m(call())`, or a call's argument: `f(call())`
+            return found
+        if c == "=" and (in_code is None or in_code(i)) and text[i - 1:i] not in ("=", "!", "<", ">") \
+                and text[i + 1:i + 2] != "=":
+            j = i
+            while j > 0 and text[j - 1] in _OPERATOR_CHARS:  # a compound assignment's operator
+                j -= 1
+            j = _space_before(text, j)
+            k = _name_start(text, j)
+            if k == j or text[k].isdigit():
+                return _UNSURE  # an array, a member, a dereference: no plain name
+            found.append((text[k:j], k))
+            i = k
+        i -= 1
+    return _UNSURE
+
+
+def _space_before(text: str, at: int) -> int:
+    """`at` moved back past the spaces before it."""
+    while at > 0 and text[at - 1].isspace():
+        at -= 1
+    return at
+
+
+def _name_start(text: str, end: int) -> int:
+    """Where the name (letters, digits, '_', '$') ending at `end` starts (`end`: none)."""
+    while end > 0 and (text[end - 1].isalnum() or text[end - 1] in "_$"):
+        end -= 1
+    return end
+
+
+def _before_brace(text: str, at: int) -> str:
+    """The character before the '{' at `at`, past spaces ('' at the start)."""
+    i = _space_before(text, at)
+    return text[i - 1] if i > 0 else ""
+
+
+def _word_before(text: str, at: int) -> str | None:
+    """The name before the '(' or '{' just before offset `at` (None: none, or a keyword)."""
+    i = _space_before(text, at)
+    if i == 0 or text[i - 1] not in "({":
+        return None
+    i = _space_before(text, i - 1)
+    word = text[_name_start(text, i):i]
+    return word if word and word not in _NOT_CALLS else None
+
+
+def _read_as_bits(text: str, name: str, declared_at: int, in_code: InCode) -> bool:
+    """Some use of `name` but its declaration at `declared_at` may be other than a whole argument."""
+    for m in re.finditer(rf"(?<![\w$]){re.escape(name)}(?![\w$])", text):
+        if m.start() == declared_at or (in_code is not None and not in_code(m.start())):
+            continue
+        if not _whole_argument(text, m.start(), m.end(), in_code):
+            return True
+    return False
+
+
+def _whole_argument(text: str, start: int, end: int, in_code: InCode) -> bool:
+    """text[start:end] is plainly a whole argument of a call: `f(x)`, `f(a, x)`, `f(x, b)`."""
+    before, after = _before(text, start), _after(text, end)
+    if before is _UNSURE or after is _UNSURE or before[0] or after[0] or after[1] not in (",", ")"):
+        return False
+    prev = before[1]
+    if prev == "(":
+        return _word_before(text, start) is not None
+    if prev == "," and in_code is not None:
+        opener = _enclosing(text, start, in_code)
+        return opener >= 0 and text[opener] == "(" and _word_before(text, opener + 1) is not None
+    return False
+
+
+def _enclosing(text: str, at: int, in_code: Callable[[int], bool]) -> int:
+    """The offset of the bracket (in code) left open before offset `at`, or -1."""
+    depth = 0
+    for i in range(at - 1, -1, -1):
+        c = text[i]
+        if c in ")]}" and in_code(i):
+            depth += 1
+        elif c in "([{" and in_code(i):
+            if depth == 0:
+                return i
+            depth -= 1
+    return -1
