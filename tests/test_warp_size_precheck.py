@@ -123,3 +123,32 @@ def test_a_kept_name_is_a_trigger() -> None:
     counted = "__global__ void k(int* x)\n{\n    unsigned b = __ballot(x[0] > 0);\n    x[1] = __popc(b);\n}\n"
     assert [d.id for d in _diagnostics(loop, True)] == ["MU2023"]
     assert [d.id for d in _diagnostics(counted, True)] == ["MU2041"]
+
+
+def _every_function_checked(text: str) -> list:
+    """The pass's diagnostics with none of its gates: every device function parsed and checked."""
+    saved = warp_size.may_report, warp_size.file_may_report, warp_size.bodies
+    warp_size.may_report = lambda snippet, names, in_code=None: True
+    warp_size.file_may_report = lambda text, shuffles, results: True
+    warp_size.bodies = lambda text, functions, shuffles, results: list(range(len(functions)))
+    try:
+        ctx, _ = edit_text(text, "k.cu", _RULES, Options())
+    finally:
+        warp_size.may_report, warp_size.file_may_report, warp_size.bodies = saved
+    return [d for d in ctx.diagnostics if d.origin == "pass:warp_size"]
+
+
+HEADS = ["__global__ void k(int n)", "__device__ int d(int tid)", "void host(int n)", "static int h(unsigned lane)"]
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@example([("__device__ int d(int tid)", ["s = tid & 0x1f;"])])
+@example([("__global__ void k(int n)", ["for (int o = 16; o > 0; o >>= 1) s += __shfl_down_sync(m, s, o);"])])
+@given(st.lists(st.tuples(st.sampled_from(HEADS), st.lists(st.sampled_from(FRAGMENTS), min_size=1, max_size=5)),
+                min_size=1, max_size=3))
+def test_every_gate_keeps_every_finding(functions: list[tuple[str, list[str]]]) -> None:
+    """The file's trigger test, the pick of bodies and the precheck together find what checking
+    every device function finds."""
+    text = "".join(f"{head}\n{{\n    int s = 0, i = 0, p = 1, v = 0, o = 1; unsigned m = 0;\n    "
+                   + "\n    ".join(body) + "\n    return s;\n}\n" for head, body in functions)
+    assert _diagnostics(text, True) == _every_function_checked(text), text
