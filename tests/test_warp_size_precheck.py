@@ -47,6 +47,10 @@ FRAGMENTS = [
     "unsigned am4(__activemask());", "s = g(__activemask());", "s = __activemask() & 1;", "s = g((v, am));",
     "unsigned am5 = (v = 1, __activemask());", "s = g(am /* kept */);", "if (__activemask()) s = 1;",
     "int buf[2] = {v, am};", "s = f(v, g(am), 1);", "s = f(v, (am), 1);", "unsigned long am6 = __activemask() | 1;",
+    "s += __shfl_down_sync(__activemask(), s, o);", "unsigned am7 = [&]() { return __activemask(); }(); s = am7 & 1;",
+    "unsigned am8 = {__activemask()}; s = am8 & 1;", "s = f({__activemask()});", "T* am9(__activemask()); s = am9 & 1;",
+    "if (v) { s = 1; } s = v * g(__activemask());", "do { s |= __activemask(); } while (0);",
+    "unsigned am10 = [&] { return 1; }() + __activemask(); s = am10 >> 1;", "s = sizeof(__activemask());",
     # the warp size compared with 32, or 32 beside it otherwise
     "if (32 == warpSize) s = 1;", "if (warpSize >= 32) s = 1;", "s = part[32] + warpSize;", "int nw = 32 / warpSize;",
     "s = warpSize != /* c */ 32;", "s = warpSize == 0x20u;", "s = f(warpSize, 32);",

@@ -23,6 +23,9 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from functools import lru_cache
+
+from musify.passes.hazards.common import int_value
 
 InCode = Callable[[int], bool] | None  # whether an offset of the snippet is code (no comment or literal)
 
@@ -31,8 +34,10 @@ InCode = Callable[[int], bool] | None  # whether an offset of the snippet is cod
 LANE_OPERANDS = {"&": 31, "%": 32, ">>": 5, "/": 32, "<": 32, "<=": 31, ">=": 32, ">": 31}
 _COMPARISONS = frozenset({"==", "!=", "<", ">", "<=", ">="})
 # 31, 32 and 5 as `int_value` reads a whole operand: decimal with leading zeros or hex, u/l suffixes
-_LITERAL = re.compile(r"(?<![\w.])(?:0[xX]0*(1[fF]|20|5)|0*(31|32|5))[uUlL]*(?![\w.])")
-_VALUE = {"1f": 31, "20": 32, "5": 5, "31": 31, "32": 32}
+# where a 31, 32 or 5 may be spelled (every spelling starts with 0, 3 or 5): read by `int_value`
+_NUMBER_START = re.compile(r"[035][0-9a-fA-FxX]*[uUlL]*")
+_WANTED = frozenset({31, 32, 5})
+_PLAIN = {"31": 31, "32": 32, "5": 5, "5u": 5, "5U": 5, "5l": 5, "5L": 5}  # the short spellings, without `int_value`
 _OPERATOR_CHARS = frozenset("<>=!&|%/^+*-~")
 # a number just after one of these is no binary operator's operand: a subscript, an array's size,
 # an argument, an initialiser, a case
@@ -84,24 +89,52 @@ def bits_read(snippet: str, results: frozenset[str], in_code: InCode = None) -> 
     """A variable whose declaration takes the value of a call to one of `results` (the lane-mask
     results) may be read as bits: used other than as a whole argument of a call (the uses
     `warp_size._used_as_bits` passes over). Where the declaration cannot be read plainly, yes."""
-    for name in results:
-        for m in re.finditer(rf"(?<![\w$]){re.escape(name)}(?![\w$])", snippet):
-            if in_code is not None and not in_code(m.start()):
-                continue
-            declared = _declared_from(snippet, m.start(), in_code)
-            if declared is _UNSURE:
-                return True
-            if any(_read_as_bits(snippet, var, at, in_code) for var, at in declared):
-                return True
+    for at in _uses(snippet, results, in_code):
+        declared = _declared_from(snippet, at, in_code)
+        if declared is _UNSURE:
+            return True
+        if any(_read_as_bits(snippet, var, start, in_code) for var, start in declared):
+            return True
     return False
 
 
-def _literals(snippet: str, in_code: InCode):
-    """(start, end, value) of each 31, 32 or 5 in code (in comments and literals where `in_code`
-    is not given)."""
-    for m in _LITERAL.finditer(snippet):
-        if in_code is None or in_code(m.start()):
-            yield m.start(), m.end(), _VALUE[(m.group(1) or m.group(2)).lower()]
+def _uses(snippet: str, names: frozenset[str], in_code: InCode) -> list[int]:
+    """The offsets of the whole-word occurrences of `names` in code (everywhere without `in_code`)."""
+    out = []
+    for m in _words(names).finditer(snippet):
+        at = m.start()
+        if at and (snippet[at - 1].isalnum() or snippet[at - 1] in "_$"):
+            continue
+        if in_code is None or in_code(at):
+            out.append(at)
+    return out
+
+
+@lru_cache(maxsize=8)
+def _words(names: frozenset[str]) -> re.Pattern[str]:
+    """A search for any of `names` followed by no name character (the one before is checked by
+    hand: a leading look-behind is tried at every offset)."""
+    return re.compile("(?:" + "|".join(sorted(map(re.escape, names), key=len, reverse=True)) + r")(?![\w$])")
+
+
+@lru_cache(maxsize=1)
+def _literals(snippet: str, in_code: InCode) -> tuple[tuple[int, int, int], ...]:
+    """(start, end, value) of each 31, 32 or 5 in code (in comments and literals too where
+    `in_code` is not given), made once for the two tests that ask (`in_code` is one object per
+    function). Candidates are found by a character set the regex engine skips to (a pattern of
+    the spellings, or one opening with a look-behind, was tried at every offset: 30 us a body)."""
+    out = []
+    for m in _NUMBER_START.finditer(snippet):
+        at, end = m.span()
+        if at and (snippet[at - 1].isalnum() or snippet[at - 1] in "_."):
+            continue  # inside a name or a longer number
+        if end < len(snippet) and (snippet[end].isalnum() or snippet[end] in "_."):
+            continue  # a float, a user-defined literal
+        spelled = m.group()
+        value = _PLAIN.get(spelled) if len(spelled) < 3 else int_value(spelled)
+        if value in _WANTED and (in_code is None or in_code(at)):
+            out.append((at, end, value))
+    return tuple(out)
 
 
 def _before(text: str, at: int) -> tuple[str, str] | None:
@@ -140,32 +173,105 @@ def _after(text: str, end: int) -> tuple[str, str] | None:
 def _declared_from(text: str, at: int, in_code: InCode) -> list[tuple[str, int]] | None:
     """The variables (name, offset) that an `=` before offset `at` in the same statement gives a
     value to: any of them may take the value of the call at `at` (none: nothing keeps it, it is
-    counted, compared or passed on where it stands). `_UNSURE` where a declaration may take it
-    other than by `=` (`T m(call())`, `T m{call()}`), a `}` may close a lambda or an initialiser
-    in the statement, or a declarator is no plain name."""
+    counted, compared or passed on where it stands; a compound assignment keeps a value computed
+    with it, in a variable whose declaration took another). `_UNSURE` where a declaration may
+    take it other than by `=` (`T m(call())`, `T m{call()}`), a `}` or a lambda's body may hold
+    it inside the statement, or a declarator is no plain name."""
     found = []
-    i = at - 1
-    while i >= 0:
-        c = text[i]
-        if c in ";{}" and (in_code is None or in_code(i)):
-            if c == "}" or (c == "{" and _before_brace(text, i) not in ("", ")", ";", "{", "}")):
-                return _UNSURE
-            if not found and _word_before(text, at) is not None:
-                return _UNSURE  # `T m(call())`, or a call's argument: `f(call())`
-            return found
-        if c == "=" and (in_code is None or in_code(i)) and text[i - 1:i] not in ("=", "!", "<", ">") \
-                and text[i + 1:i + 2] != "=":
-            j = i
-            while j > 0 and text[j - 1] in _OPERATOR_CHARS:  # a compound assignment's operator
-                j -= 1
-            j = _space_before(text, j)
+    for i, c in _back(text, at, ";{}=", in_code):
+        if c == "=":
+            if text[i + 1:i + 2] == "=" or (i > 0 and text[i - 1] in _OPERATOR_CHARS):
+                continue  # a comparison or a compound assignment
+            j = _space_before(text, i)
             k = _name_start(text, j)
             if k == j or text[k].isdigit():
                 return _UNSURE  # an array, a member, a dereference: no plain name
             found.append((text[k:j], k))
-            i = k
-        i -= 1
+            continue
+        if c == "{":
+            brace = _brace_kind(text, i, in_code)
+            if brace == "expression":  # `= {call()}`, `f({call()})`: the statement goes on
+                continue
+            if brace != "block":
+                return _UNSURE
+        elif c == "}":
+            return _UNSURE
+        if not found and _may_declare(text, at):
+            return _UNSURE
+        return found
     return _UNSURE
+
+
+def _back(text: str, at: int, chars: str, in_code: InCode):
+    """(offset, character) of each of `chars` in code before offset `at`, nearest first: one
+    `rfind` a character found (the search runs in C, not a Python step per character)."""
+    last = {c: text.rfind(c, 0, at) for c in chars}
+    while True:
+        c = max(last, key=last.__getitem__)
+        i = last[c]
+        if i < 0:
+            return
+        last[c] = text.rfind(c, 0, i)
+        if in_code is None or in_code(i):
+            yield i, c
+
+
+# words a block's '{' follows; a keyword no declaration's name follows
+_BLOCK_WORDS = frozenset({"else", "do", "try"})
+_NOT_TYPES = frozenset({"return", "case", "else", "do", "new", "delete", "throw", "co_return", "co_yield",
+                        "co_await", "goto", "sizeof", "typedef", "using"})
+
+
+def _brace_kind(text: str, at: int, in_code: InCode) -> str:
+    """What the '{' at `at` opens, read from what precedes it: "block" (a statement's or a
+    function's body), "expression" (an initialiser list after `=`, `,`, `(` or `return`), or
+    "unsure" (a lambda's body, `T m{...}`, anything else)."""
+    i = _space_before(text, at)
+    before = text[i - 1] if i > 0 else ""
+    if before in ("", ";", "{", "}"):
+        return "block"
+    if before in "=,(":
+        return "expression"
+    if before == ")":  # if/for/while/switch/catch or a function: a lambda's `](...)` is no block
+        opener = _opening(text, i - 1, in_code)
+        if opener < 0:
+            return "unsure"
+        j = _space_before(text, opener)
+        return "unsure" if j > 0 and text[j - 1] == "]" else "block"
+    word = text[_name_start(text, i):i]
+    if word in _BLOCK_WORDS:
+        return "block"
+    return "expression" if word == "return" else "unsure"
+
+
+def _may_declare(text: str, at: int) -> bool:
+    """The '(' or '{' just before offset `at` may open a declaration's initialiser: `T m(...)`,
+    `T* m{...}` (a name there, and a type name, `*`, `&` or `>` before it), not a call's
+    arguments (`f(...)` after an operator, a '(' or a statement's start) or a keyword's."""
+    i = _space_before(text, at)
+    if i == 0 or text[i - 1] not in "({":
+        return False
+    i = _space_before(text, i - 1)
+    k = _name_start(text, i)
+    if k == i or text[k].isdigit() or text[k:i] in _NOT_CALLS:
+        return False
+    j = _space_before(text, k)
+    if j == 0:
+        return False
+    if text[j - 1] in "*&>":
+        return True
+    word = text[_name_start(text, j):j]
+    return bool(word) and not word[0].isdigit() and word not in _NOT_TYPES
+
+
+def _opening(text: str, at: int, in_code: InCode) -> int:
+    """The offset of the '(' the ')' at `at` closes (in code), or -1."""
+    depth = 0
+    for i, c in _back(text, at + 1, "()", in_code):
+        depth += 1 if c == ")" else -1
+        if depth == 0:
+            return i
+    return -1
 
 
 def _space_before(text: str, at: int) -> int:
@@ -182,12 +288,6 @@ def _name_start(text: str, end: int) -> int:
     return end
 
 
-def _before_brace(text: str, at: int) -> str:
-    """The character before the '{' at `at`, past spaces ('' at the start)."""
-    i = _space_before(text, at)
-    return text[i - 1] if i > 0 else ""
-
-
 def _word_before(text: str, at: int) -> str | None:
     """The name before the '(' or '{' just before offset `at` (None: none, or a keyword)."""
     i = _space_before(text, at)
@@ -200,10 +300,8 @@ def _word_before(text: str, at: int) -> str | None:
 
 def _read_as_bits(text: str, name: str, declared_at: int, in_code: InCode) -> bool:
     """Some use of `name` but its declaration at `declared_at` may be other than a whole argument."""
-    for m in re.finditer(rf"(?<![\w$]){re.escape(name)}(?![\w$])", text):
-        if m.start() == declared_at or (in_code is not None and not in_code(m.start())):
-            continue
-        if not _whole_argument(text, m.start(), m.end(), in_code):
+    for at in _uses(text, frozenset((name,)), in_code):
+        if at != declared_at and not _whole_argument(text, at, at + len(name), in_code):
             return True
     return False
 
@@ -225,12 +323,11 @@ def _whole_argument(text: str, start: int, end: int, in_code: InCode) -> bool:
 def _enclosing(text: str, at: int, in_code: Callable[[int], bool]) -> int:
     """The offset of the bracket (in code) left open before offset `at`, or -1."""
     depth = 0
-    for i in range(at - 1, -1, -1):
-        c = text[i]
-        if c in ")]}" and in_code(i):
+    for i, c in _back(text, at, "()[]{}", in_code):
+        if c in ")]}":
             depth += 1
-        elif c in "([{" and in_code(i):
-            if depth == 0:
-                return i
+        elif depth == 0:
+            return i
+        else:
             depth -= 1
     return -1
