@@ -13,3 +13,4 @@
 #undef EMU_BLAS
 #undef EMU_BLAS_E
 #undef EMU_BLAS_PREFIX
+#undef EMU_BLAS_STATUS_SUFFIX

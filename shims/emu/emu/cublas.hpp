@@ -28,6 +28,17 @@ enum Status {
     STATUS_INTERNAL_ERROR = 14,
     STATUS_NOT_SUPPORTED = 15,
     STATUS_LICENSE_ERROR = 16,
+    // muBLAS's own statuses (its enum is rocBLAS-shaped: rules/cublas/overrides.yaml lists the
+    // fourteen torch_musa's Blas.cpp names). Only the MUSA face spells them; the emulator never
+    // returns them, and answers the rest with the cuBLAS values its MUSA names stand for.
+    STATUS_INVALID_POINTER = 17,
+    STATUS_INVALID_SIZE = 18,
+    STATUS_PERF_DEGRADED = 19,
+    STATUS_SIZE_QUERY_MISMATCH = 20,
+    STATUS_SIZE_INCREASED = 21,
+    STATUS_SIZE_UNCHANGED = 22,
+    STATUS_CONTINUE = 23,
+    STATUS_CHECK_NUMERICS_FAIL = 24,
 };
 enum Operation { OP_N = 0, OP_T = 1, OP_C = 2, OP_HERMITAN = 2, OP_CONJG = 3 };
 enum PointerMode { POINTER_MODE_HOST = 0, POINTER_MODE_DEVICE = 1 };
@@ -64,6 +75,23 @@ inline const char* status_suffix(int s) {
         case STATUS_NOT_SUPPORTED: return "STATUS_NOT_SUPPORTED";
         case STATUS_LICENSE_ERROR: return "STATUS_LICENSE_ERROR";
         default: return "STATUS_UNKNOWN";
+    }
+}
+// the MUSA face's names: the cuBLAS values under muBLAS's spellings, then muBLAS's own
+inline const char* mublas_status_suffix(int s) {
+    switch (s) {
+        case STATUS_NOT_INITIALIZED: return "STATUS_INVALID_HANDLE";
+        case STATUS_ALLOC_FAILED: return "STATUS_MEMORY_ERROR";
+        case STATUS_NOT_SUPPORTED: return "STATUS_NOT_IMPLEMENTED";
+        case STATUS_INVALID_POINTER: return "STATUS_INVALID_POINTER";
+        case STATUS_INVALID_SIZE: return "STATUS_INVALID_SIZE";
+        case STATUS_PERF_DEGRADED: return "STATUS_PERF_DEGRADED";
+        case STATUS_SIZE_QUERY_MISMATCH: return "STATUS_SIZE_QUERY_MISMATCH";
+        case STATUS_SIZE_INCREASED: return "STATUS_SIZE_INCREASED";
+        case STATUS_SIZE_UNCHANGED: return "STATUS_SIZE_UNCHANGED";
+        case STATUS_CONTINUE: return "STATUS_CONTINUE";
+        case STATUS_CHECK_NUMERICS_FAIL: return "STATUS_CHECK_NUMERICS_FAIL";
+        default: return status_suffix(s);
     }
 }
 inline const char* status_string(int s) {
