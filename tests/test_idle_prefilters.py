@@ -91,7 +91,7 @@ def test_warp_size_file_gate_keeps_every_finding(functions: list[tuple[str, list
     WARP_SEEN["looked" if warp_precheck.file_may_report(text, shuffles, results) else "skipped"] += 1
     # the pass's one search for both sets, and its compiled pick of the bodies, against a search
     # for each name and the loop over the functions they replaced
-    assert warp_size._trigger_uses(ctx) == (shuffles, results), text
+    assert warp_precheck.trigger_uses(ctx) == (shuffles, results), text
     functions = device_functions_of(ctx)
     assert warp_precheck.bodies(text, functions, shuffles, results) == \
         warp_precheck.bodies_python(text, functions, shuffles, results), text

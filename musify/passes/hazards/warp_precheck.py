@@ -12,13 +12,18 @@ check both against the pass run without them.
 from __future__ import annotations
 
 import bisect
+import os
+import re
 from collections.abc import Callable
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from musify.frontend import compiled
 from musify.passes.hazards.common import FunctionList
 from musify.passes.hazards.warp_operands import bits_read, compared_32, lane_operand
 from musify.patterns import lazy_pattern
+
+if TYPE_CHECKING:
+    from musify.passes._base import PassContext
 
 # Only text that some check can report: an integer literal as the checks read one (`int_value`:
 # hex or decimal, leading zeros, u/l suffixes) of 31, 32 or the full mask, or of 5 after `>>`; a
@@ -58,6 +63,54 @@ def file_may_report(text: str, shuffles: list[int], results: list[int]) -> bool:
         return True
     found = marks(text, 0, len(text))
     return found == TRIGGER_MARK or (found == SIXTEEN_MARK and bool(shuffles))
+
+
+def trigger_uses(ctx: PassContext) -> tuple[list[int], list[int]]:
+    """Where the file's code uses the names the rules tag `shuffle` and `lane-mask-result`, in
+    order: each a whole word outside comments and literals. Looked for in the text, not among the
+    scan's candidate names: those hold only names with an edit or a diagnostic, and these names
+    MUSA keeps (`__shfl_down_sync`, `__ballot_sync`), so a shuffle loop from 16 with a mask
+    variable, or `__popc(__ballot(p))`, was never looked at."""
+    ruleset = ctx.ruleset
+    shuffle, result = ruleset.tagged("shuffle"), ruleset.tagged("lane-mask-result")
+    pattern = _uses_pattern(shuffle, result)
+    shuffles: list[int] = []
+    results: list[int] = []
+    if pattern is None:
+        return shuffles, results
+    text, code = ctx.text, None
+    for m in pattern.finditer(text):
+        at = m.start()
+        if at and (text[at - 1].isalnum() or text[at - 1] in "_$"):
+            continue  # the end of a longer name
+        if code is None:
+            code = ctx.scan.code_map()
+        if code.span_end(at) is not None:
+            continue
+        name = m.group()
+        if name in shuffle:
+            shuffles.append(at)
+        if name in result:
+            results.append(at)
+    return shuffles, results
+
+
+_USES: tuple = (None, None, None)  # the last two tagged sets `_uses_pattern` was given, and its answer
+
+
+def _uses_pattern(shuffle: frozenset[str], result: frozenset[str]) -> re.Pattern[str] | None:
+    """One search for every name of both sets as a word's end (None: no names), their shared
+    start written first so that the regex engine skips to each occurrence of it ("__"); made
+    again only when the rule set hands other sets (kept by identity, one tuple replaced whole)."""
+    global _USES
+    made = _USES
+    if made[0] is not shuffle or made[1] is not result:
+        names = sorted(shuffle | result, key=lambda n: (-len(n), n))
+        head = os.path.commonprefix(names) if names else ""
+        alternatives = "|".join(re.escape(n[len(head):]) for n in names)
+        pattern = re.compile(rf"{re.escape(head)}(?:{alternatives})(?![\w$])") if names else None
+        made = _USES = (shuffle, result, pattern)
+    return made[2]
 
 
 def marks(text: str, start: int, end: int) -> int:

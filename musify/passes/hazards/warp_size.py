@@ -19,7 +19,6 @@ reads of such arrays sit behind a first-warp test, which is reported.
 
 from __future__ import annotations
 
-import os
 import re
 from collections.abc import Container
 from functools import lru_cache, partial
@@ -36,7 +35,7 @@ from musify.passes.hazards.file_facts import (
     device_functions_of,
     qualifier_triggers,
 )
-from musify.passes.hazards.warp_precheck import bodies, file_may_report, may_report
+from musify.passes.hazards.warp_precheck import bodies, file_may_report, may_report, trigger_uses
 from musify.passes.literals import holds
 
 _THREAD_NAME = re.compile(r"(?i)(tid|tx|ltid|lane\w*|\w*_lane|thread_?id\w*|thread_?idx|local_?id|warp_?id\w*)")
@@ -87,7 +86,7 @@ def run(ctx: PassContext) -> list[Edit]:
     # no `may_have_device_functions` test: the runner calls this only on a file holding a
     # qualifier word (`triggers`), which is all that test asks before the functions are found
     text = ctx.text
-    shuffles, results = _trigger_uses(ctx)
+    shuffles, results = trigger_uses(ctx)
     if not holds(ctx, "<<<") and not file_may_report(text, shuffles, results):
         # no function could pass the tests below: its device functions are not even found (with a
         # launch the features pass finds them anyway, and the tests per body cost less than the file's)
@@ -107,54 +106,6 @@ def run(ctx: PassContext) -> list[Edit]:
 def _in_code(code, start: int, at: int) -> bool:
     """Whether offset `at` of the snippet starting at `start` is code (no comment or literal)."""
     return code.span_end(start + at) is None
-
-
-def _trigger_uses(ctx: PassContext) -> tuple[list[int], list[int]]:
-    """Where the file's code uses the names the rules tag `shuffle` and `lane-mask-result`, in
-    order: each a whole word outside comments and literals. Looked for in the text, not among the
-    scan's candidate names: those hold only names with an edit or a diagnostic, and these names
-    MUSA keeps (`__shfl_down_sync`, `__ballot_sync`), so a shuffle loop from 16 with a mask
-    variable, or `__popc(__ballot(p))`, was never looked at."""
-    ruleset = ctx.ruleset
-    shuffle, result = ruleset.tagged("shuffle"), ruleset.tagged("lane-mask-result")
-    pattern = _uses_pattern(shuffle, result)
-    shuffles: list[int] = []
-    results: list[int] = []
-    if pattern is None:
-        return shuffles, results
-    text, code = ctx.text, None
-    for m in pattern.finditer(text):
-        at = m.start()
-        if at and (text[at - 1].isalnum() or text[at - 1] in "_$"):
-            continue  # the end of a longer name
-        if code is None:
-            code = ctx.scan.code_map()
-        if code.span_end(at) is not None:
-            continue
-        name = m.group()
-        if name in shuffle:
-            shuffles.append(at)
-        if name in result:
-            results.append(at)
-    return shuffles, results
-
-
-_USES: tuple = (None, None, None)  # the last two tagged sets `_uses_pattern` was given, and its answer
-
-
-def _uses_pattern(shuffle: frozenset[str], result: frozenset[str]) -> re.Pattern[str] | None:
-    """One search for every name of both sets as a word's end (None: no names), their shared
-    start written first so that the regex engine skips to each occurrence of it ("__"); made
-    again only when the rule set hands other sets (kept by identity, one tuple replaced whole)."""
-    global _USES
-    made = _USES
-    if made[0] is not shuffle or made[1] is not result:
-        names = sorted(shuffle | result, key=lambda n: (-len(n), n))
-        head = os.path.commonprefix(names) if names else ""
-        alternatives = "|".join(re.escape(n[len(head):]) for n in names)
-        pattern = re.compile(rf"{re.escape(head)}(?:{alternatives})(?![\w$])") if names else None
-        made = _USES = (shuffle, result, pattern)
-    return made[2]
 
 
 def _check_function(ctx: PassContext, fn: DeviceFunction, names: _Names, snippet: str | None = None) -> None:
