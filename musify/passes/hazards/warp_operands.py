@@ -23,9 +23,9 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from functools import lru_cache
+from functools import lru_cache, partial
 
-from musify.passes.hazards.warp_tree import literal_tokens
+from musify.passes.hazards.warp_tree import call_pattern, literal_tokens
 
 InCode = Callable[[int], bool] | None  # whether an offset of the snippet is code (no comment or literal)
 
@@ -47,6 +47,16 @@ _NOT_CALLS = frozenset({
     "volatile", "__volatile__", "else", "do",
 })
 _UNSURE = None
+
+
+def code_test(code, start: int = 0) -> Callable[[int], bool]:
+    """The `InCode` test of the snippet starting at offset `start` of a text whose comments and
+    literals `code` (its scan's `CodeMap`) knows."""
+    return partial(_is_code, code, start)
+
+
+def _is_code(code, start: int, at: int) -> bool:
+    return code.span_end(start + at) is None
 
 
 def lane_operand(snippet: str, in_code: InCode = None) -> bool:
@@ -86,7 +96,7 @@ def bits_read(snippet: str, results: frozenset[str], in_code: InCode = None) -> 
     """A variable whose declaration takes the value of a call to one of `results` (the lane-mask
     results) may be read as bits: used other than as a whole argument of a call (the uses
     `warp_size._used_as_bits` passes over). Where the declaration cannot be read plainly, yes."""
-    for at in _uses(snippet, results, in_code):
+    for at, _ in name_uses(snippet, results, in_code):
         declared = _declared_from(snippet, at, in_code)
         if declared is _UNSURE:
             return True
@@ -95,23 +105,24 @@ def bits_read(snippet: str, results: frozenset[str], in_code: InCode = None) -> 
     return False
 
 
-def _uses(snippet: str, names: frozenset[str], in_code: InCode) -> list[int]:
-    """The offsets of the whole-word occurrences of `names` in code (everywhere without `in_code`)."""
+def name_uses(text: str, names: frozenset[str], in_code: InCode) -> list[tuple[int, str]]:
+    """(offset, name) of each whole-word occurrence of `names` in code (everywhere without
+    `in_code`), in order: `warp_tree.call_pattern`'s search, the word's start and a `$` after it
+    checked by hand."""
     out = []
-    for m in _words(names).finditer(snippet):
-        at = m.start()
-        if at and (snippet[at - 1].isalnum() or snippet[at - 1] in "_$"):
+    for m in _name_search(names).finditer(text):
+        at, end = m.span()
+        if (at and (text[at - 1].isalnum() or text[at - 1] in "_$")) or text[end:end + 1] == "$":
             continue
         if in_code is None or in_code(at):
-            out.append(at)
+            out.append((at, m.group()))
     return out
 
 
 @lru_cache(maxsize=8)
-def _words(names: frozenset[str]) -> re.Pattern[str]:
-    """A search for any of `names` followed by no name character (the one before is checked by
-    hand: a leading look-behind is tried at every offset)."""
-    return re.compile("(?:" + "|".join(sorted(map(re.escape, names), key=len, reverse=True)) + r")(?![\w$])")
+def _name_search(names: frozenset[str]) -> re.Pattern[str]:
+    """`call_pattern(names)`, or where a name is no plain identifier every occurrence of each."""
+    return call_pattern(names) or re.compile("|".join(sorted(map(re.escape, names), key=len, reverse=True)))
 
 
 @lru_cache(maxsize=1)
@@ -235,14 +246,10 @@ def _may_declare(text: str, at: int) -> bool:
     """The '(' or '{' just before offset `at` may open a declaration's initialiser: `T m(...)`,
     `T* m{...}` (a name there, and a type name, `*`, `&` or `>` before it), not a call's
     arguments (`f(...)` after an operator, a '(' or a statement's start) or a keyword's."""
-    i = _space_before(text, at)
-    if i == 0 or text[i - 1] not in "({":
+    named = _called(text, at)
+    if named is None:
         return False
-    i = _space_before(text, i - 1)
-    k = _name_start(text, i)
-    if k == i or text[k].isdigit() or text[k:i] in _NOT_CALLS:
-        return False
-    j = _space_before(text, k)
+    j = _space_before(text, named[1])
     if j == 0:
         return False
     if text[j - 1] in "*&>":
@@ -275,19 +282,21 @@ def _name_start(text: str, end: int) -> int:
     return end
 
 
-def _word_before(text: str, at: int) -> str | None:
-    """The name before the '(' or '{' just before offset `at` (None: none, or a keyword)."""
+def _called(text: str, at: int) -> tuple[str, int] | None:
+    """The name before the '(' or '{' just before offset `at`, and where it starts (None: no such
+    bracket, no name before it, or a keyword's)."""
     i = _space_before(text, at)
     if i == 0 or text[i - 1] not in "({":
         return None
     i = _space_before(text, i - 1)
-    word = text[_name_start(text, i):i]
-    return word if word and word not in _NOT_CALLS else None
+    k = _name_start(text, i)
+    word = text[k:i]
+    return (word, k) if word and not word[0].isdigit() and word not in _NOT_CALLS else None
 
 
 def _read_as_bits(text: str, name: str, declared_at: int, in_code: InCode) -> bool:
     """Some use of `name` but its declaration at `declared_at` may be other than a whole argument."""
-    for at in _uses(text, frozenset((name,)), in_code):
+    for at, _ in name_uses(text, frozenset((name,)), in_code):
         if at != declared_at and not _whole_argument(text, at, at + len(name), in_code):
             return True
     return False
@@ -300,10 +309,10 @@ def _whole_argument(text: str, start: int, end: int, in_code: InCode) -> bool:
         return False
     prev = before[1]
     if prev == "(":
-        return _word_before(text, start) is not None
+        return _called(text, start) is not None
     if prev == "," and in_code is not None:
         opener = _enclosing(text, start, in_code)
-        return opener >= 0 and text[opener] == "(" and _word_before(text, opener + 1) is not None
+        return opener >= 0 and text[opener] == "(" and _called(text, opener + 1) is not None
     return False
 
 

@@ -12,14 +12,12 @@ check both against the pass run without them.
 from __future__ import annotations
 
 import bisect
-import os
-import re
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Protocol
 
 from musify.frontend import compiled
 from musify.passes.hazards.common import FunctionList
-from musify.passes.hazards.warp_operands import bits_read, compared_32, lane_operand
+from musify.passes.hazards.warp_operands import bits_read, code_test, compared_32, lane_operand, name_uses
 from musify.patterns import lazy_pattern
 
 if TYPE_CHECKING:
@@ -67,49 +65,36 @@ def file_may_report(text: str, shuffles: list[int], results: list[int]) -> bool:
 
 def trigger_uses(ctx: PassContext) -> tuple[list[int], list[int]]:
     """Where the file's code uses the names the rules tag `shuffle` and `lane-mask-result`, in
-    order: each a whole word outside comments and literals. Looked for in the text, not among the
-    scan's candidate names: those hold only names with an edit or a diagnostic, and these names
-    MUSA keeps (`__shfl_down_sync`, `__ballot_sync`), so a shuffle loop from 16 with a mask
-    variable, or `__popc(__ballot(p))`, was never looked at."""
+    order: each a whole word outside comments and literals (`warp_operands.name_uses`, one search
+    for both sets). Looked for in the text, not among the scan's candidate names: those hold only
+    names with an edit or a diagnostic, and these names MUSA keeps (`__shfl_down_sync`,
+    `__ballot_sync`), so a shuffle loop from 16 with a mask variable, or `__popc(__ballot(p))`,
+    was never looked at."""
     ruleset = ctx.ruleset
     shuffle, result = ruleset.tagged("shuffle"), ruleset.tagged("lane-mask-result")
-    pattern = _uses_pattern(shuffle, result)
     shuffles: list[int] = []
     results: list[int] = []
-    if pattern is None:
-        return shuffles, results
-    text, code = ctx.text, None
-    for m in pattern.finditer(text):
-        at = m.start()
-        if at and (text[at - 1].isalnum() or text[at - 1] in "_$"):
-            continue  # the end of a longer name
-        if code is None:
-            code = ctx.scan.code_map()
-        if code.span_end(at) is not None:
-            continue
-        name = m.group()
-        if name in shuffle:
-            shuffles.append(at)
-        if name in result:
-            results.append(at)
+    either = _either_of(shuffle, result)
+    if either:
+        for at, name in name_uses(ctx.text, either, code_test(ctx.scan.code_map())):
+            if name in shuffle:
+                shuffles.append(at)
+            if name in result:
+                results.append(at)
     return shuffles, results
 
 
-_USES: tuple = (None, None, None)  # the last two tagged sets `_uses_pattern` was given, and its answer
+_EITHER: tuple = (None, None, frozenset())  # the last two tagged sets `_either_of` was given, and their union
 
 
-def _uses_pattern(shuffle: frozenset[str], result: frozenset[str]) -> re.Pattern[str] | None:
-    """One search for every name of both sets as a word's end (None: no names), their shared
-    start written first so that the regex engine skips to each occurrence of it ("__"); made
-    again only when the rule set hands other sets (kept by identity, one tuple replaced whole)."""
-    global _USES
-    made = _USES
+def _either_of(shuffle: frozenset[str], result: frozenset[str]) -> frozenset[str]:
+    """shuffle | result, made again only when the rule set hands other sets (kept by identity: a
+    run has one pair, and adding a rule replaces a tag's set; one tuple, replaced whole, so that a
+    thread never reads one pair's union for another)."""
+    global _EITHER
+    made = _EITHER
     if made[0] is not shuffle or made[1] is not result:
-        names = sorted(shuffle | result, key=lambda n: (-len(n), n))
-        head = os.path.commonprefix(names) if names else ""
-        alternatives = "|".join(re.escape(n[len(head):]) for n in names)
-        pattern = re.compile(rf"{re.escape(head)}(?:{alternatives})(?![\w$])") if names else None
-        made = _USES = (shuffle, result, pattern)
+        made = _EITHER = (shuffle, result, shuffle | result)
     return made[2]
 
 
@@ -187,19 +172,22 @@ def _may_report_ascii(snippet: str, names: Names, in_code: Callable[[int], bool]
     def named(wanted: frozenset[str]) -> bool:
         return any(name in snippet for name in wanted)
 
+    # the substring tests first; where they leave a check possible, `warp_operands` reads where
+    # its numbers and names stand (the answer is the same in any order: each test is one check's)
     lowered = snippet.lower()  # only A-Z become ASCII letters, so "ffffffff" in it is `[fF]{8}` in the snippet
     full = "~" in snippet or "4294967295" in snippet or "ffffffff" in lowered
-    # MU2041: a lane mask counted, compared with the full mask, or kept and read as bits
-    if named(names.mask_result) and (full or named(names.popcount) or
-                                     bits_read(snippet, names.mask_result, in_code)):
-        return True
     n32 = "32" in snippet or "20" in snippet
+    results = named(names.mask_result)
     if named(names.shuffle) and (n32 or "16" in snippet or "10" in snippet):
         return True  # MU2022 (a width of 32), MU2023 (an offset of 16, an offset loop from 16 or to 32)
+    if full and ("mask" in lowered or named(names.mask_arg) or results):
+        return True  # MU2020: a full mask passed to a mask argument or kept in a mask variable; MU2041: compared with one
+    if results and named(names.popcount):
+        return True  # MU2041: a lane mask counted
+    if results and bits_read(snippet, names.mask_result, in_code):
+        return True  # MU2041: a lane mask kept and read as bits
     if n32 and named(names.warp_size) and compared_32(snippet, in_code):
         return True  # MU2025: a 32 compared (with the warp size)
-    if full and ("mask" in lowered or named(names.mask_arg)):
-        return True  # MU2020: a full mask passed to a mask argument or kept in a mask variable
     lane_numbers = n32 or "31" in snippet or "1f" in lowered or (">>" in snippet and "5" in snippet)
     # MU2021, MU2024: arithmetic or a comparison on a thread expression, which needs a thread
     # index or a tid-like name (every variable derived from one starts from one of them), and

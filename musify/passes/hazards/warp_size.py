@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Container
-from functools import lru_cache, partial
+from functools import lru_cache
 from operator import is_
 
 from musify.arch import WARP_WIDTH
@@ -35,6 +35,7 @@ from musify.passes.hazards.file_facts import (
     device_functions_of,
     qualifier_triggers,
 )
+from musify.passes.hazards.warp_operands import code_test
 from musify.passes.hazards.warp_precheck import bodies, file_may_report, may_report, trigger_uses
 from musify.passes.literals import holds
 
@@ -98,14 +99,9 @@ def run(ctx: PassContext) -> list[Edit]:
         code = ctx.scan.code_map()
         for k in picked:
             fn = functions[k]
-            if may_report(snippet := text[fn.start:fn.end], names, partial(_in_code, code, fn.start)):
+            if may_report(snippet := text[fn.start:fn.end], names, code_test(code, fn.start)):
                 _check_function(ctx, fn, names, snippet)
     return []
-
-
-def _in_code(code, start: int, at: int) -> bool:
-    """Whether offset `at` of the snippet starting at `start` is code (no comment or literal)."""
-    return code.span_end(start + at) is None
 
 
 def _check_function(ctx: PassContext, fn: DeviceFunction, names: _Names, snippet: str | None = None) -> None:
