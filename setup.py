@@ -42,6 +42,7 @@ EXT_MODULES = [
                                   "musify/_crecord_out.c"],
               depends=["musify/_crecord.h", "musify/_cnewlines.h"], optional=True, extra_compile_args=["-O2"]),
     Extension("musify._cdiag", ["musify/_cdiag.c"], optional=True, extra_compile_args=["-O2"]),
+    Extension("musify._cmem", ["musify/_cmem.c"], optional=True, extra_compile_args=["-O2"]),
     Extension("musify._cwalk", ["musify/_cwalk.c", "musify/_cwalk_prefetch.c"], depends=["musify/_cwalk.h"],
               optional=True, extra_compile_args=["-O2"]),
 ]

@@ -14,7 +14,18 @@ from dataclasses import replace
 from datetime import datetime, timezone
 from typing import TYPE_CHECKING, TypeVar
 
-from musify import __version__, cache, collector, diagnostics, file_tools, readahead, renames, runner, writers
+from musify import (
+    __version__,
+    cache,
+    collector,
+    diagnostics,
+    file_tools,
+    prefault,
+    readahead,
+    renames,
+    runner,
+    writers,
+)
 from musify.config import run_excludes
 from musify.discover import SOURCE_KINDS, Discovery, Found, discover, join_rel, link_stays_inside, printable
 from musify.finalise import finalise
@@ -85,6 +96,7 @@ def migrate(inputs: list[str], options: Options | None = None, mode: str = "none
     with collector.settled():  # thousands of acyclic objects that live the whole run
         if found is None:
             found = listing()
+        prefault.start_for_program(len(found.files))  # a big run's new memory faulted in on another core
         if mode == "in-place" and inplace.clean(found.owned):  # a killed run's link went: the stamps are stale
             found = listing()
         if mode == "out":
