@@ -13,7 +13,8 @@ process that imports musify as a library), once its inputs are listed and hold a
 `MIN_FILES` files: a pre-commit hook's `musify check` of a few files would only pay for the
 thread and for the memory populated ahead (4 MB of arenas, 8 MB of heap). Linux only, with the
 compiled module built; MUSIFY_PREFAULT=0 turns it off (MUSIFY_PURE_PYTHON does too, as for every
-compiled module).
+compiled module). Nor where the 4 GB of address space it reserves for arenas would count against
+a limit (`ulimit -v`, or strict overcommit): there it could make a run that fits fail.
 """
 
 from __future__ import annotations
@@ -35,8 +36,26 @@ def start_for_program(files: int) -> bool:
     if files < MIN_FILES:
         return False  # (a later, bigger run of the same process may still start it)
     started = False
-    if os.environ.get("MUSIFY_PREFAULT", "1") != "0" and collector.is_program():
+    if os.environ.get("MUSIFY_PREFAULT", "1") != "0" and collector.is_program() and reservation_is_free():
         native = compiled.load("_cmem", "musify")
         started = bool(native is not None and native.start())
     _STARTED.append(started)
     return started
+
+
+def reservation_is_free() -> bool:
+    """Whether reserving address space costs this process nothing it may need: no limit on its
+    address space (RLIMIT_AS), and the kernel not in strict overcommit (mode 2, where even a
+    MAP_NORESERVE mapping is charged against the commit limit)."""
+    try:
+        import resource
+
+        if resource.getrlimit(resource.RLIMIT_AS)[0] != resource.RLIM_INFINITY:
+            return False
+    except (ImportError, OSError, ValueError):  # (no resource module: not Linux, never started anyway)
+        return False
+    try:
+        with open("/proc/sys/vm/overcommit_memory", encoding="ascii") as fh:
+            return fh.read().strip() != "2"
+    except OSError:
+        return True  # (no /proc: the reservation's own failure then answers)

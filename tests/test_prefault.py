@@ -81,6 +81,22 @@ def test_memory_given_back_goes_back_to_the_system():
     assert after - base < 40  # the spare arenas, the populated ones ahead and the heap's pad
 
 
+def test_not_under_an_address_space_limit():
+    """Under `ulimit -v` the 4 GB reservation would eat the limit a run that fits needs: not started."""
+    got = _python("""
+        import resource
+        from musify import prefault
+        print(prefault.reservation_is_free())
+        resource.setrlimit(resource.RLIMIT_AS, (16 << 30, resource.RLIM_INFINITY))
+        print(prefault.reservation_is_free())
+    """)
+    assert got.returncode == 0, got.stderr
+    first, second = got.stdout.split()
+    assert second == "False"
+    if first == "False":  # (this machine runs with a limit, or in strict overcommit, already)
+        pytest.skip("the test process has an address space limit or strict overcommit")
+
+
 def test_a_library_process_is_left_alone():
     """Importing musify (a test, a tool calling the API) never changes the process's allocator."""
     assert prefault.start_for_program(prefault.MIN_FILES * 10) is False
