@@ -5,7 +5,10 @@ The section is computed from a dry run's record (nothing is written) and stored 
 `analysis`, a plain dict, so every report format can show it and `musify report` can re-render it.
 Counts are places in the code: a converted reference is one automatic place, a call routed to a
 shim is one shim place, and each site of a warning or error is one manual place. The estimate
-adds the catalogue's effort class of each diagnostic (one per cause and function) in hours.
+adds the catalogue's effort class of each diagnostic (one per cause and function) in hours. A
+vendored copy of a library MUSA ships its own port of (`musify/report/vendored.py`: CUTLASS in
+xformers' `third_party/cutlass`) is one decision, replacing it, not places to port: its files are
+counted apart (`vendored`) and left out of the totals, tables and estimate.
 """
 
 from __future__ import annotations
@@ -14,6 +17,7 @@ import posixpath
 from collections import Counter, defaultdict
 from typing import Any
 
+from musify.report.vendored import copy_of, find_copies
 from musify.report.view import (
     EFFORT_HOURS,
     READINESS,
@@ -81,13 +85,22 @@ def _add(into: dict, entry: dict) -> None:
 
 
 def compute_analysis(record: Any) -> dict:
-    """The `analysis` section of a record: totals, per file, per library and per directory."""
+    """The `analysis` section of a record: totals, per file, per library and per directory, and
+    the vendored copies apart."""
     d = as_dict(record)
     totals = _blank()
     files, dirs = [], defaultdict(_blank)
     libraries: dict[str, Counter] = defaultdict(Counter)
+    copies = find_copies(d.get("files", []))
+    vendored: dict[str, dict] = {}
     for f in d.get("files", []):
         entry, by_lib = _file_entry(f)
+        copy = copy_of(f, copies) if copies else None
+        if copy is not None:  # what the copy would cost ported line by line: shown, not counted
+            held = vendored.setdefault(copy.root, {"library": copy.library, "counterpart": copy.counterpart,
+                                                   **_blank()})
+            _add(held, entry)
+            continue
         _add(totals, entry)
         if entry["readiness"] == "untouched":
             continue
@@ -99,7 +112,14 @@ def compute_analysis(record: Any) -> dict:
                      for k in (*_MEASURES, "effort_hours")} for lib, c in sorted(libraries.items())}
     files.sort(key=lambda e: (-e["effort_hours"], -e["manual"], e["path"]))
     return {"totals": totals, "files": files, "libraries": lib_out, "directories": dict(sorted(dirs.items())),
-            "effort_hours_per_class": dict(EFFORT_HOURS)}
+            "effort_hours_per_class": dict(EFFORT_HOURS), "vendored": vendored}
+
+
+def vendored_line(root: str, v: dict) -> str:
+    """One vendored copy, as every format says it."""
+    return (f"vendored {v['library']} in {root}: {v['files']} files, {v['manual']} manual places, "
+            f"{v['effort_hours']:g} h if ported line by line; not counted above: replace it with MUSA's "
+            f"{v['counterpart']}")
 
 
 def _pct(part: int, whole: int) -> str:
@@ -117,6 +137,7 @@ def format_analysis(section: dict, limit: int = 15) -> str:
          f"{t['manual']} manual ({_pct(t['manual'], places)}); estimated effort {t['effort_hours']:g} h"),
         "files: " + ", ".join(f"{ready[r]} {r}" for r in READINESS if ready[r]),
     ]
+    lines += [vendored_line(root, v) for root, v in (section.get("vendored") or {}).items()]
 
     def table(title: str, rows: dict, first: str) -> None:
         if not rows:

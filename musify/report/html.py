@@ -28,6 +28,7 @@ from markupsafe import Markup
 from musify.diagnostics import SEVERITIES
 from musify.report import diffs
 from musify.report.charts import bar_chart
+from musify.report.vendored import copy_of, find_copies, split_effort
 from musify.report.view import (
     EFFORTS,
     READINESS,
@@ -161,10 +162,15 @@ def render_html(record: Any, read_sources: bool = True, rows_per_page: int = ROW
     d = as_dict(record)
     totals = {**_TOTALS, **(d.get("totals") or {})}
     rows = _diag_rows(d)
+    copies = find_copies(d.get("files", []))
+    effort_total, vendored = split_effort(d.get("files", []), rows, effort_hours, copies)
     files, diff_modes = _files(d, read_sources)
     ready = {r: 0 for r in READINESS}
+    manual_own = 0  # the files that need hand work outside the vendored copies (the effort card's)
     for f in d.get("files", []):
-        ready[readiness(f)] += 1
+        state = readiness(f)
+        ready[state] += 1
+        manual_own += state == "manual" and (not copies or copy_of(f, copies) is None)
     by_cause = {f"{k} {title_of(k)}": v for k, v in counts(rows, lambda r: r["id"]).items()}
     charts = [
         bar_chart("Edits by library", totals.get("edits_by_library", {}), "bar"),
@@ -178,7 +184,8 @@ def render_html(record: Any, read_sources: bool = True, rows_per_page: int = ROW
     return _env().get_template("report.html.j2").render(
         record=d, totals=totals, rows=rows, page=max(1, rows_per_page), files=files, diff_modes=diff_modes, charts=charts,
         readiness=ready, severity_by_effort=_severity_by_effort(rows), efforts=EFFORTS,
-        effort_total=effort_hours(rows), verify=_verify(d), analysis=_analysis(d.get("analysis")),
+        effort_total=effort_total, vendored=vendored, manual_own=manual_own, verify=_verify(d),
+        analysis=_analysis(d.get("analysis")),
         docs=[{"id": i, "title": title_of(i), "html": explanation(i)} for i in explained],
         filters={"id": ids, "severity": [s for s in reversed(SEVERITIES) if any(r["severity"] == s for r in rows)],
                  "library": sorted({r["library"] for r in rows}), "file": sorted({r["path"] for r in rows})},

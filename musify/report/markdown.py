@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from musify.report.vendored import split_effort
 from musify.report.view import (
     READINESS,
     all_diagnostics,
@@ -40,6 +41,7 @@ def render_markdown(record: Any, max_places: int = MAX_PLACES) -> str:
     t = d.get("totals") or {}
     sev = t.get("diagnostics_by_severity", {})
     diags = all_diagnostics(d)
+    effort, vendored = split_effort(d.get("files", []), diags, effort_hours)
     ready = counts(d.get("files", []), readiness)
     out = [
         "## musify migration report",
@@ -51,10 +53,12 @@ def render_markdown(record: Any, max_places: int = MAX_PLACES) -> str:
         (f"| {t.get('files', 0)} | {t.get('lines_changed', 0)} of {t.get('lines_total', 0)} | "
          f"{t.get('references_converted', 0)} of {t.get('references_converted', 0) + t.get('references_unconverted', 0)}"
          f" ({t.get('conversion_percent', 100.0)}%) | {sev.get('error', 0)} | {sev.get('warning', 0)} | "
-         f"{sev.get('note', 0)} | {effort_hours(diags):g} h |"),
+         f"{sev.get('note', 0)} | {effort:g} h |"),
         "",
         "Files: " + ", ".join(f"{ready[r]} {r}" for r in READINESS if ready.get(r)),
     ]
+    out += [f"Not counted in the effort: vendored {c.library} in {md_escape(c.root)}, {n} findings ({hours:g} h "
+            f"line by line): replace it with MUSA's {c.counterpart}." for c, hours, n in vendored]
     verify = d.get("verify")
     if isinstance(verify, dict):
         verdicts = counts(verify_runs(verify), lambda r: r["verdict"])
