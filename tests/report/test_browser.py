@@ -12,6 +12,8 @@ from pathlib import Path
 import pytest
 from conftest import HOSTILE_NAME
 
+from musify.report.diffs import table_html
+
 ROWS = "Array.from(document.querySelectorAll('#diags tbody tr'))"
 VISIBLE = ROWS + ".filter(r => !r.hidden)"
 
@@ -35,6 +37,27 @@ def _row_texts(record) -> list[tuple[dict, str]]:
                              library_of(j), effort_of(j["id"])])
             out.append((j, text.lower()))
     return out
+
+
+def _table_rows(html: str) -> list[list[str]]:
+    """A table's rows as [class, cell text...], as the browser's DOM gives them."""
+    from html.parser import HTMLParser
+
+    rows: list[list[str]] = []
+
+    class Rows(HTMLParser):
+        def handle_starttag(self, tag, attrs):
+            if tag == "tr":
+                rows.append([dict(attrs).get("class", "")])
+            elif tag == "td":
+                rows[-1].append("")
+
+        def handle_data(self, data):
+            if rows and len(rows[-1]) > 1:
+                rows[-1][-1] += data
+
+    Rows(convert_charrefs=True).feed(html)
+    return rows
 
 
 def _select(browser, select_id: str, value: str) -> None:
@@ -77,6 +100,13 @@ def test_search_filter_and_sort_work_on_the_corpora_report(browser, corpora_page
     assert browser.eval(f"{first}.querySelector('table.diff')") is None
     browser.eval(f"{first}.querySelector('summary').click()")
     assert browser.wait_for(f"{first}.querySelectorAll('table.diff tr.add').length") > 0
+    # built from the compact rows exactly as `diffs.table_html` builds it (rows, classes, cells)
+    key = browser.eval(f"{first}.getAttribute('data-diff')")
+    compact = browser.eval(f"JSON.parse(document.getElementById('diffs').textContent)[{json.dumps(key)}]")
+    assert compact.startswith("@")
+    built = browser.eval(f"Array.from({first}.querySelectorAll('table.diff tr'))"
+                         ".map(r => [r.className, ...Array.from(r.cells).map(c => c.textContent)])")
+    assert built == _table_rows(table_html(compact))
     # the file filter keeps the files whose path matches
     browser.type_into("#fq", "warp32")
     shown = browser.eval("Array.from(document.querySelectorAll('details.file')).filter(d => !d.hidden)"

@@ -16,6 +16,7 @@ from hypothesis import strategies as st
 
 from musify.cli import main
 from musify.report import format_for
+from musify.report.diffs import table_html
 from musify.report.html import _env, render_html
 
 
@@ -106,7 +107,9 @@ def test_diff_is_rebuilt_from_the_edits_against_the_original(tmp_path):
     src.write_text("int main() {\n  cudaMalloc(&p, 4);\n  cudaFree(p); // </script>\n}\n")
     html = render_html(_v2_record([_v2_file(str(src))]))
     assert 'data-diff="0"' in html.split('id="file-0"', 1)[1].split("</details>", 1)[0]
-    body = _diffs(html)["0"]
+    compact = _diffs(html)["0"]
+    assert compact.startswith("@1,1,1\n") and "<tr" not in compact  # rows, built into a table when opened
+    body = table_html(compact)
     assert re.search(r"<tr class='add'><td>2</td><td>\+</td><td>(?:(?!</tr>).)*musaMalloc", body)
     assert re.search(r"<tr class='del'><td>2</td><td>-</td><td>(?:(?!</tr>).)*cudaMalloc", body)
     assert "&lt;/script&gt;" in body and "</script>" not in body

@@ -76,16 +76,40 @@
     });
   }
 
-  // Diffs are HTML strings in a JSON data block (escaped by musify when the report was written):
-  // parsed on the first opening, each built into the page only when its file is opened.
+  // Diffs are strings in a JSON data block (escaped by musify when the report was written):
+  // parsed on the first opening, each built into the page only when its file is opened. A unified
+  // diff comes as compact rows (musify/report/diffs.py, `unified_rows`: "@shown,old,new" starts a
+  // hunk, then a tag and the highlighted code a line), built into its table here (`table_html`
+  // there is the same, in Python); an edits table comes as HTML.
   var diffs = null;
+  function diffTable(rows) {
+    if (rows.charAt(0) !== "@") { return rows; }
+    var out = ["<table class='diff'>"], oldNo = 0, newNo = 0;
+    rows.split("\n").forEach(function (row) {
+      var tag = row.charAt(0), code = row.slice(1);
+      if (tag === "@") {
+        var n = code.split(",");
+        oldNo = +n[1];
+        newNo = +n[2];
+        out.push("<tr class='hunk'><td colspan='3'>@@ line " + n[0] + " @@</td></tr>");
+        return;
+      }
+      var cls = tag === "+" ? "add" : (tag === "-" ? "del" : "ctx");
+      out.push("<tr class='" + cls + "'><td>" + (tag === "+" ? newNo : oldNo) + "</td><td>" + tag + "</td><td>" +
+        code + "</td></tr>");
+      if (tag !== "+") { oldNo += 1; }
+      if (tag !== "-") { newNo += 1; }
+    });
+    out.push("</table>");
+    return out.join("");
+  }
   function openDiff(d) {
     var key = d.getAttribute("data-diff");
     if (key === null || d.querySelector(":scope > .diffbox")) { return; }
     if (diffs === null) { diffs = JSON.parse(document.getElementById("diffs").textContent); }
     var box = document.createElement("div");
     box.className = "diffbox scroll";
-    box.innerHTML = diffs[key] || "";
+    box.innerHTML = diffTable(diffs[key] || "");
     d.appendChild(box);
   }
   document.querySelectorAll("details.file").forEach(function (d) {
