@@ -4,7 +4,9 @@ A -j1 run keeps each file's result for its record, so its memory grows as it goe
 on the replicated corpus of 4,928 files), and every new page is a fault taken by the thread that
 migrates: some 15,000 faults there, 3-4 us each on this project's machines, a tenth of the run's
 wall time in the kernel while the second core waits. `start` feeds the interpreter's allocators
-from memory a second thread has already faulted in, so the migrating thread takes about 2,500.
+from memory a second thread has already faulted in, so the migrating thread takes about 9,000 (the
+rest come before the run is listed, or in arenas made before it: started at the first import
+instead it took about 4,000, and the run was no faster measurably).
 The work is the same; only the thread that does it changes, so a machine with one core gains
 nothing (and loses nothing measurable: the thread sleeps between polls).
 

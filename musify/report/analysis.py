@@ -116,7 +116,8 @@ def compute_analysis(record: Any) -> dict:
 
 
 def vendored_line(root: str, v: dict) -> str:
-    """One vendored copy, as every format says it."""
+    """The console's line for one vendored copy (the HTML and Markdown reports say it from
+    `vendored.split_effort`'s figures)."""
     return (f"vendored {v['library']} in {root}: {v['files']} files, {v['manual']} manual places, "
             f"{v['effort_hours']:g} h if ported line by line; not counted above: replace it with MUSA's "
             f"{v['counterpart']}")

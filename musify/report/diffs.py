@@ -190,7 +190,8 @@ def _excerpt(lines: list[str], picked: list[int], path: str, hl: Highlighter) ->
 def unified_rows(path: str, original: str, port: str, hl: Highlighter,
                  ops: list[tuple[str, int, int, int, int]] | None = None) -> Markup:
     """The unified diff in the report's compact form: one row a line, "\n" between rows. A hunk
-    starts with "@<line shown>,<first old line>,<first new line>"; each line of it is its tag
+    starts with "@<first old line>,<first new line>" (the old one is the line its header shows);
+    each line of it is its tag
     (" ", "-" or "+") and its highlighted code. The report's script builds the table from it when
     the file is opened (`table_html` in Python, the reference); as table markup, the rows and cells
     were half of a big report (18 of xformers' 36 MB of diffs)."""
@@ -201,7 +202,7 @@ def unified_rows(path: str, original: str, port: str, hl: Highlighter,
         new_html = _excerpt(new_lines, [j for tag, _, j in rows if tag == "+"], path, hl)
         first = next((i for _, i, _ in rows if i >= 0), 0)
         first_new = next((j for _, _, j in rows if j >= 0), 0)
-        parts.append(f"@{first + 1},{first + 1},{first_new + 1}")
+        parts.append(f"@{first + 1},{first_new + 1}")
         parts += [tag + (old_html[i] if i >= 0 else new_html[j]) for tag, i, j in rows]
     return Markup("\n".join(parts))
 
@@ -216,9 +217,9 @@ def table_html(rows: str) -> str:
     for row in rows.split("\n"):
         tag, code = row[:1], row[1:]
         if tag == "@":
-            shown, old_text, new_text = code.split(",")
+            old_text, new_text = code.split(",")
             old, new = int(old_text), int(new_text)
-            out.append(f"<tr class='hunk'><td colspan='3'>@@ line {shown} @@</td></tr>")
+            out.append(f"<tr class='hunk'><td colspan='3'>@@ line {old} @@</td></tr>")
             continue
         cls = {" ": "ctx", "-": "del", "+": "add"}[tag]
         out.append(f"<tr class='{cls}'><td>{new if tag == '+' else old}</td><td>{tag}</td><td>{code}</td></tr>")

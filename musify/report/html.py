@@ -37,7 +37,6 @@ from musify.report.view import (
     counts,
     display_path,
     edit_count,
-    effort_hours,
     effort_of,
     library_of,
     readiness,
@@ -163,7 +162,7 @@ def render_html(record: Any, read_sources: bool = True, rows_per_page: int = ROW
     totals = {**_TOTALS, **(d.get("totals") or {})}
     rows = _diag_rows(d)
     copies = find_copies(d.get("files", []))
-    effort_total, vendored = split_effort(d.get("files", []), rows, effort_hours, copies)
+    effort_total, vendored = split_effort(d.get("files", []), rows, copies)
     files, diff_modes = _files(d, read_sources)
     ready = {r: 0 for r in READINESS}
     manual_own = 0  # the files that need hand work outside the vendored copies (the effort card's)

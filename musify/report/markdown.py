@@ -18,7 +18,6 @@ from musify.report.view import (
     all_diagnostics,
     as_dict,
     counts,
-    effort_hours,
     effort_of,
     readiness,
     title_of,
@@ -41,7 +40,7 @@ def render_markdown(record: Any, max_places: int = MAX_PLACES) -> str:
     t = d.get("totals") or {}
     sev = t.get("diagnostics_by_severity", {})
     diags = all_diagnostics(d)
-    effort, vendored = split_effort(d.get("files", []), diags, effort_hours)
+    effort, vendored = split_effort(d.get("files", []), diags)
     ready = counts(d.get("files", []), readiness)
     out = [
         "## musify migration report",

@@ -20,6 +20,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from musify.report.view import effort_hours
+
 # (library, MUSA's own port of it, the library's main header relative to a copy's root)
 LIBRARIES: tuple[tuple[str, str, str], ...] = (
     ("CUTLASS", "MUTLASS", "include/cutlass/cutlass.h"),
@@ -60,18 +62,18 @@ def copy_of(f: dict, copies: list[Copy]) -> Copy | None:
     return None
 
 
-def split_effort(files: list[dict], diags: list[dict], hours_of,
+def split_effort(files: list[dict], diags: list[dict],
                  copies: list[Copy] | None = None) -> tuple[float, list[tuple[Copy, float, int]]]:
-    """The effort estimate of `diags` (a record's diagnostics; `hours_of(diags)` adds their hours)
-    outside the vendored copies (`copies`, default: those of `files`), and each copy's hours and
-    findings, counted apart."""
+    """The effort estimate (`view.effort_hours`) of `diags`, a record's diagnostics, outside the
+    vendored copies (`copies`, default: those of `files`), and each copy's hours and findings,
+    counted apart."""
     copies = find_copies(files) if copies is None else copies
     if not copies:
-        return hours_of(diags), []
+        return effort_hours(diags), []
     where = {str(f.get("path", "")): copy_of(f, copies) for f in files}
     inside: dict[str, list[dict]] = {c.root: [] for c in copies}
     outside = []
     for d in diags:
         c = where.get(str(d.get("path", "")))
         (inside[c.root] if c is not None else outside).append(d)
-    return hours_of(outside), [(c, hours_of(inside[c.root]), len(inside[c.root])) for c in copies]
+    return effort_hours(outside), [(c, effort_hours(inside[c.root]), len(inside[c.root])) for c in copies]

@@ -108,7 +108,7 @@ def test_diff_is_rebuilt_from_the_edits_against_the_original(tmp_path):
     html = render_html(_v2_record([_v2_file(str(src))]))
     assert 'data-diff="0"' in html.split('id="file-0"', 1)[1].split("</details>", 1)[0]
     compact = _diffs(html)["0"]
-    assert compact.startswith("@1,1,1\n") and "<tr" not in compact  # rows, built into a table when opened
+    assert compact.startswith("@1,1\n") and "<tr" not in compact  # rows, built into a table when opened
     body = table_html(compact)
     assert re.search(r"<tr class='add'><td>2</td><td>\+</td><td>(?:(?!</tr>).)*musaMalloc", body)
     assert re.search(r"<tr class='del'><td>2</td><td>-</td><td>(?:(?!</tr>).)*cudaMalloc", body)

@@ -78,8 +78,8 @@
 
   // Diffs are strings in a JSON data block (escaped by musify when the report was written):
   // parsed on the first opening, each built into the page only when its file is opened. A unified
-  // diff comes as compact rows (musify/report/diffs.py, `unified_rows`: "@shown,old,new" starts a
-  // hunk, then a tag and the highlighted code a line), built into its table here (`table_html`
+  // diff comes as compact rows (musify/report/diffs.py, `unified_rows`: "@old,new" starts a hunk,
+  // then a tag and the highlighted code a line), built into its table here (`table_html`
   // there is the same, in Python); an edits table comes as HTML.
   var diffs = null;
   function diffTable(rows) {
@@ -89,9 +89,9 @@
       var tag = row.charAt(0), code = row.slice(1);
       if (tag === "@") {
         var n = code.split(",");
-        oldNo = +n[1];
-        newNo = +n[2];
-        out.push("<tr class='hunk'><td colspan='3'>@@ line " + n[0] + " @@</td></tr>");
+        oldNo = +n[0];
+        newNo = +n[1];
+        out.push("<tr class='hunk'><td colspan='3'>@@ line " + oldNo + " @@</td></tr>");
         return;
       }
       var cls = tag === "+" ? "add" : (tag === "-" ? "del" : "ctx");
