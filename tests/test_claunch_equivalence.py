@@ -406,3 +406,23 @@ def test_definitions_out_of_memory_keeps_nothing(nth: int) -> None:
     kept, _ = tracemalloc.get_traced_memory()
     tracemalloc.stop()
     assert kept < 8000, f"{kept} bytes kept after a failed allocation"
+
+
+@pytest.mark.parametrize("pure", [False, True])
+def test_a_function_is_named_past_its_attributes(pure: bool, monkeypatch) -> None:
+    """`__launch_bounds__(...)` (or `__attribute__((...))`) between the qualifier and the name is
+    not the function's name, on the compiled search and on the reference: FlashInfer's kernels
+    were all reported "in __launch_bounds__()"."""
+    from musify.passes.hazards import common
+
+    if pure:
+        monkeypatch.setattr(common, "_NATIVE", None)
+    text = ("__global__ __launch_bounds__(256) void k(int a) { }\n"
+            "template <int N> __global__ void __launch_bounds__(256, 2) scale(float* a) {}\n"
+            "__device__ __attribute__((noinline)) __attribute__((x)) int f(int x) { return x; }\n"
+            "__global__ void __launch_bounds__(256) /* ( */ g(int a) {}\n"
+            "__global__ void plain(int a) {}\n")
+    found = scan_python(text)
+    names = [f.name for f in common.device_functions(text, found.code_map(), frozenset({"__global__"}),
+                                                     frozenset({"__device__"}), found.directives)]
+    assert names == ["k", "scale", "f", "g", "plain"]

@@ -22,7 +22,9 @@ from musify.patterns import lazy_pattern
 _OPEN = {"(": ")", "[": "]", "{": "}"}
 _CLOSE = {")", "]", "}"}
 _IDENT_END = lazy_pattern(globals(), "_IDENT_END", r"[A-Za-z_]\w*$")
-_NOT_NAMES = frozenset({"__launch_bounds__", "__attribute__", "__declspec", "alignas", "__align__"})
+# words written with their own parenthesised arguments between a function's qualifiers and its
+# name (`__global__ void __launch_bounds__(256) k(...)`): never the name declared
+ATTRIBUTE_WORDS = frozenset({"__launch_bounds__", "__attribute__", "__declspec", "alignas", "__align__"})
 _DEF_NAME = lazy_pattern(globals(), "_DEF_NAME", r"([A-Za-z_]\w*)\s*(?:<[^;{()]*>\s*)?\(")
 
 
@@ -383,7 +385,7 @@ def structure_counts_python(text: str, codemap: CodeMap) -> tuple[int, int | lis
     return count_kernel_defs_python(text, codemap), launches
 
 
-_NOT_NAME_LIST = tuple(sorted(_NOT_NAMES))
+_NOT_NAME_LIST = tuple(sorted(ATTRIBUTE_WORDS))
 KERNEL_WORD = "__global__"  # what `count_kernel_defs` looks for: without it in the text, no kernel
 
 
@@ -400,6 +402,6 @@ def _kernel_def_names(text: str, codemap: CodeMap) -> Iterator[tuple[int, str]]:
         if not codemap.is_code(s):
             continue
         for d in _DEF_NAME.finditer(text, end, min(len(text), end + 400)):
-            if d.group(1) not in _NOT_NAMES:
+            if d.group(1) not in ATTRIBUTE_WORDS:
                 yield s, d.group(1)
                 break

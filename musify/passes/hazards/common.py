@@ -17,6 +17,7 @@ from functools import lru_cache
 from musify.arch import WARP_WIDTH
 from musify.classes import named_tuple
 from musify.frontend import compiled
+from musify.frontend.launches import ATTRIBUTE_WORDS
 from musify.frontend.scanner import CodeMap, Directive
 from musify.passes.literals import register
 from musify.patterns import lazy_pattern
@@ -194,7 +195,51 @@ def device_functions(text: str, codemap: CodeMap, kernel_words: frozenset[str],
             out._a = array("i", rows)
         except OverflowError:  # a text over 2 GB: 8-byte rows, as `Rows._push` widens them
             out._a = array("q", rows)
+        named_past_attributes(out, text, codemap)
     return out
+
+
+def named_past_attributes(functions: FunctionList, text: str, codemap: CodeMap) -> None:
+    """Give each function whose name was read as an attribute word (`ATTRIBUTE_WORDS`: both
+    searches take the name before the first parenthesis after the qualifier, which in
+    `__global__ __launch_bounds__(256) void k(...)` is the attribute's) the name before the next
+    parenthesis after the attribute's arguments, as the kernel-definition search does
+    (`launches.find_kernel_defs`). FlashInfer's generated kernels put `__launch_bounds__` there:
+    5,101 of its warp-size findings said "in __launch_bounds__()"."""
+    a = functions._a
+    renamed = False
+    for k in range(0, len(a), FunctionList.WIDTH):
+        brace, ns, ne = a[k + 1], a[k + 3], a[k + 4]
+        if ns < 0 or text[ns:ne] not in ATTRIBUTE_WORDS:
+            continue
+        span = _name_after_attributes(text, codemap, ne, brace)
+        if span is not None:
+            a[k + 3], a[k + 4] = span
+            renamed = True
+    if renamed:
+        functions._made = None
+        codemap.forget_brackets()
+
+
+def _name_after_attributes(text: str, codemap: CodeMap, pos: int, brace: int) -> tuple[int, int] | None:
+    """The span of the name before the parameters, past the attribute (and any attributes after
+    it) whose word ends at `pos`; None where that is not plainly there before the body at `brace`."""
+    while True:
+        m = codemap.search(_STOP_OR_PAREN, text, pos)  # the attribute's own arguments
+        if m is None or text[m.start()] != "(" or m.start() >= brace:
+            return None
+        close = codemap.closing(_BRACKETS["("], text, m.start())
+        if close < 0:
+            return None
+        m = codemap.search(_STOP_OR_PAREN, text, close + 1)  # the parameters (or another attribute's arguments)
+        if m is None or text[m.start()] != "(" or m.start() >= brace:
+            return None
+        name = _NAME_BEFORE_PAREN.search(text, close + 1, m.start())
+        if name is None:
+            return None
+        if name.group(1) not in ATTRIBUTE_WORDS:
+            return name.span(1)
+        pos = name.end(1)
 
 
 def _outside_directives(text: str, codemap: CodeMap, qualifier: re.Pattern[str], directives: Sequence[Directive],
@@ -290,6 +335,7 @@ def device_functions_python(text: str, codemap: CodeMap, kernel_words: frozenset
         paren, brace, close = found
         _add_function(out, text, kernel_words, m.start(), m.end(), paren, brace, close)
         pos = close
+    named_past_attributes(out, text, codemap)
     codemap.forget_brackets()
     return out
 

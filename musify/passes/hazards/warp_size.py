@@ -114,12 +114,14 @@ def _check_function(ctx: PassContext, fn: DeviceFunction, names: _Names, snippet
     common = {"arch": arch, "width": WARP_WIDTH.get(arch, 128), "func": fn.name}
     severity = warp_severity(arch)
     found: dict[str, list[tuple[int, object, dict]]] = {}
+    seen: set[tuple[str, int]] = set()  # (diagnostic, offset) reported: one site each (a set, not a
+    # scan of the sites so far, quadratic on a generated kernel with thousands of them)
 
     def report(node, diag: str, **args) -> None:
         offset = fn.start + to_char(node.start_byte)
-        sites = found.setdefault(diag, [])
-        if all(offset != at for at, _, _ in sites):
-            sites.append((offset, node, args))
+        if (diag, offset) not in seen:
+            seen.add((diag, offset))
+            found.setdefault(diag, []).append((offset, node, args))
 
     _run_checks(tree, names, report)
     for diag, sites_of in sorted(found.items(), key=lambda kv: kv[1][0][0]):
@@ -185,10 +187,23 @@ class _Derived:
     def __contains__(self, name: str) -> bool:
         if self.made is None:
             tree, names = self.tree, self.names
-            kinds = warp_tree.collect(tree.root)
-            inits = [_init_of(node, tree, names) for node in kinds["init_declarator"]]
-            self.made = _thread_variables(inits, kinds["parameter_declaration"], names, tree)
+            if len(tree.snippet) < BIG_FUNCTION:
+                kinds = warp_tree.collect(tree.root)
+                declared, params = kinds["init_declarator"], kinds["parameter_declaration"]
+            else:  # a query's captures (in C) rather than a walk of every node in Python
+                captured = syntax.captures(tree.root, _DECLARATIONS)
+                declared, params = captured.get("init", []), captured.get("param", [])
+            inits = [_init_of(node, tree, names) for node in declared]
+            self.made = _thread_variables(inits, params, names, tree)
         return name in self.made
+
+
+# a function this long (characters) has its declarations found by `_DECLARATIONS`' captures, not
+# by `warp_tree.collect`: the walk makes a Python object of every node (about 0.8 us each, a node
+# every 3-4 bytes; 0.9 s for the nine 400 KB kernels of one generated FlashInfer header), the
+# query costs about 17 ms to compile once a process. `_thread_variables` reads the declarations
+# in any order (its steps are sets), and the captures come in no fixed one.
+BIG_FUNCTION = 64 * 1024
 
 
 _CALLED: tuple = (None, frozenset())  # the last `_Names` `_called_names` was given, and its answer
@@ -390,40 +405,35 @@ def _used_as_bits(root, masks: set[str], names: _Names, text) -> set[str]:
 
 
 def _thread_variables(inits: list[_Init], params: list, names: _Names, tree: warp_tree.Function) -> set[str]:
-    """Integer variables computed from a thread index or block size (or from each other), plus
-    tid-like names.
-
-    A chain is followed for three rounds over the declarations in the order a tree-sitter query
-    for `_QUERY` captures them (not document order), so a variable four or more links from a
-    thread index was found or not depending on that order. Here the links are followed in
-    steps, each from the names the step before found (the order matters not at all): after three
-    the names at most three links away are found, which every order finds, and if a fourth step
-    finds nothing these are all there are. Only where it does are the declarations put in the
-    query's order and followed as before (`_derive`)."""
+    """Integer variables computed from a thread index or block size, or from each other through
+    any number of links, plus tid-like names. The links are followed in steps, each from the
+    names the step before found, until a step finds none: the answer is the same in any order of
+    the declarations. (Until 2026-12-07 a chain of four links or more was followed in three
+    rounds over the declarations in the order a tree-sitter query captured them; py-tree-sitter
+    0.26 lists a query's captures in no fixed order, different from one call to the next, so such
+    a variable was found in one run and not in the next: vLLM's `octave_prefill_rdna3.cu` said
+    "+3 more in this function" or "+1 more" depending on what else the run had migrated.)"""
     text = tree.text
-    decls = _declared_integers(inits, names)
     seeds: set[str] = set()
     for node in params:
         name = node.child_by_field_name("declarator")
         if name is not None and _THREAD_NAME.fullmatch(text(name)):
             seeds.add(text(name))
     derived = set(seeds)
-    for step in range(4):
-        found = {name for name, value, from_index in decls
-                 if name not in derived and (from_index or _mentions(value, derived))}
+    words, odd = _Words(), oddities(seeds)
+    pending = _declared_integers(inits, names)
+    while True:
+        found = {name for name, value, from_index in pending
+                 if name not in derived and (from_index or words.mentions(value, derived, odd))}
         if not found:
             return derived
-        if step == 3:  # a chain of four links or more: the query's order decides
-            break
         derived |= found
-    order = {(n.start_byte, n.end_byte): k for k, n in enumerate(syntax.captures(tree.root, _QUERY).get("init", ()))}
-    by_query = sorted(inits, key=lambda i: order[i.node.start_byte, i.node.end_byte])
-    return _derive(_declared_integers(by_query, names), set(seeds))
+        odd |= oddities(found)
+        pending = [decl for decl in pending if decl[0] not in derived]
 
 
-# the query whose captures gave the nodes this pass reads, before `warp_tree.collect`
-_QUERY = "(call_expression) @call (binary_expression) @bin (init_declarator) @init " \
-         "(for_statement) @for (parameter_declaration) @param"
+# the declarations `_Derived` reads from a big function, found by a query (in C)
+_DECLARATIONS = "(init_declarator) @init (parameter_declaration) @param"
 
 
 def _declared_integers(inits: list[_Init], names: _Names) -> list[tuple[str, str, bool]]:
@@ -436,16 +446,6 @@ def _declared_integers(inits: list[_Init], names: _Names) -> list[tuple[str, str
         if init.name is not None and init.value is not None:
             decls.append((init.name, init.value_text, _mentions(init.value_text, names.thread_index)))
     return decls
-
-
-def _derive(decls: list[tuple[str, str, bool]], derived: set[str]) -> set[str]:
-    """`derived` and the names of `decls` that follow from it, in three rounds over `decls` in
-    their order."""
-    for _ in range(3):  # a short chain (tid -> lane -> ...) is enough
-        for name, value, from_index in decls:
-            if name not in derived and (from_index or _mentions(value, derived)):
-                derived.add(name)
-    return derived
 
 
 def _mentions(value: str, names) -> bool:
@@ -461,6 +461,37 @@ def _mentions(value: str, names) -> bool:
 def _word(name: str) -> re.Pattern[str]:
     """`name` as a whole word (compiled once: `re.search` with a new string looked it up per call)."""
     return re.compile(rf"\b{re.escape(name)}\b")
+
+
+_RUN = re.compile(r"\w+")  # a maximal run of word characters, as `\b` delimits them
+
+
+class _Words:
+    """`_mentions` for the thread-variable rounds, which ask it of every declaration's value with
+    a growing set of names. Each value's words are read once: a whole-word occurrence of a name
+    made only of word characters is one of the value's maximal `\\w+` runs, so the question becomes
+    whether two sets meet (each round searched every value for every name, quadratic on a
+    generated kernel with thousands of declarations: 1.2 s of one 3.9 MB FlashInfer header). A
+    name with another character (a declarator such as `*p`) is still looked for by `_mentions`:
+    the caller keeps those apart (`odd`), as `oddities` gives them."""
+
+    __slots__ = ("_of",)
+
+    def __init__(self) -> None:
+        self._of: dict[str, frozenset[str]] = {}  # a value -> its words
+
+    def mentions(self, value: str, names: set[str], odd: set[str]) -> bool:
+        """`_mentions(value, names)`, where `odd` holds the names of `names` that are not a
+        plain run of word characters."""
+        words = self._of.get(value)
+        if words is None:
+            words = self._of[value] = frozenset(_RUN.findall(value))
+        return not words.isdisjoint(names) or (bool(odd) and _mentions(value, odd))
+
+
+def oddities(names) -> set[str]:
+    """The names that are not one plain run of word characters (`_Words.mentions`' `odd`)."""
+    return {n for n in names if not _RUN.fullmatch(n)}
 
 
 def _is_thread_expr(node, derived: Container[str], names: _Names, text) -> bool:
