@@ -40,3 +40,23 @@ def test_host_macro_assembly_in_a_file_without_device_code_is_not_reported(text,
 ])
 def test_macro_assembly_that_may_be_device_code_keeps_its_error(text, path, ruleset) -> None:
     assert len(asm_errors(text, path, ruleset)) == 1
+
+
+def test_device_assembly_is_one_error_per_function_with_its_other_statements_as_sites(ruleset) -> None:
+    """A device function's assembly statements are one MU2040 at the first, the others its
+    sites (FlashInfer's generated kernels held thousands each: 850,551 errors); a function the
+    analysis does not see as device code (qualified through a project macro) keeps one error per
+    statement, and a Hopper instruction keeps its MU2035 at its own statement."""
+    text = ("__device__ unsigned lanes() {\n  unsigned r;\n"
+            '  asm volatile("mov.u32 %0, %%laneid;" : "=r"(r));\n'
+            '  asm("membar.gl;");\n'
+            '  asm("wgmma.fence.sync.aligned;");\n  return r;\n}\n'
+            "__global__ void k(unsigned *p) {\n"
+            '  asm volatile("bar.sync 0;");\n  *p = lanes();\n}\n'
+            "CUTLASS_DEVICE void two() {\n"  # the macro defined in another header
+            '  asm("membar.gl;");\n  asm("membar.cta;");\n}\n')
+    _, ctx, _ = migrate_text(text, "kernels.cu", ruleset, Options())
+    errors = [(d.line, d.sites) for d in ctx.found.diagnostics if d.id == "MU2040"]
+    assert errors == [(3, ((4, 3), (5, 3))), (9, ()), (13, ()), (14, ())]
+    assert [d.line for d in ctx.found.diagnostics if d.id == "MU2035"] == [5]
+    assert "(+2 more in this function)" in next(d for d in ctx.found.diagnostics if d.id == "MU2040").message
