@@ -449,8 +449,9 @@ def _declared_integers(inits: list[_Init], names: _Names) -> list[tuple[str, str
 
 
 def _mentions(value: str, names) -> bool:
-    """One of `names` stands in `value` as a whole word. A plain loop: the generator `any` was
-    handed made a frame a call, and the thread-variable rounds ask this of every declaration."""
+    """One of `names` stands in `value` as a whole word (the reference `_Words.mentions` is tested
+    against; asked of every declaration with the thread-index names). A plain loop: the generator
+    `any` was handed made a frame a call."""
     for n in names:
         if n in value and _word(n).search(value):
             return True
