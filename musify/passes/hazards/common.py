@@ -217,8 +217,7 @@ def named_past_attributes(functions: FunctionList, text: str, codemap: CodeMap) 
             a[k + 3], a[k + 4] = span
             renamed = True
     if renamed:
-        functions._made = None
-        codemap.forget_brackets()
+        functions._made = None  # (the pairs `closing` remembered go with the file's code map)
 
 
 def _name_after_attributes(text: str, codemap: CodeMap, pos: int, brace: int) -> tuple[int, int] | None:
