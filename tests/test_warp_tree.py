@@ -171,12 +171,16 @@ def _derived_both_ways(snippet: str, monkeypatch) -> None:
     """A big function's thread variables, worked out from the query's captures, are those worked
     out from the walk (`BIG_FUNCTION` lowered so that every function takes the big path)."""
     tree = warp_tree.Function(snippet)
-    walked = warp_size._Derived(tree, _NAMES)
-    "x" in walked  # noqa: B015 -- worked out on the first question
+    with monkeypatch.context() as patch:
+        patch.setattr(warp_size, "_QUERIED", [])  # (not once a big function has compiled the query)
+        walked = warp_size._Derived(tree, _NAMES)
+        "x" in walked  # noqa: B015 -- worked out on the first question
     with monkeypatch.context() as patch:
         patch.setattr(warp_size, "BIG_FUNCTION", 0)
+        patch.setattr(warp_size, "_QUERIED", [])
         queried = warp_size._Derived(tree, _NAMES)
         "x" in queried  # noqa: B015
+        assert warp_size._QUERIED == [True]  # the query's path, taken from then on
     assert queried.made == walked.made, snippet
 
 
