@@ -1,4 +1,4 @@
-"""Inline assembly (`asm`, `asm volatile`, `__asm__`): an error at each device-side use, never a change.
+"""Inline assembly (`asm`, `asm volatile`, `__asm__`): an error for device-side uses (one per device function, its other statements as sites), never a change.
 
 Device assembly is PTX, which does not assemble on MUSA. Disabling it (torchada's `if(0) asm volatile`)
 produced silent garbage in a real model (torchada PR #87), so the code is left exactly as written
