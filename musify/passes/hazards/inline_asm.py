@@ -26,7 +26,7 @@ from collections.abc import Iterator
 
 from musify.engine.edits import Edit
 from musify.passes._base import PassContext
-from musify.passes.hazards.common import enclosing, has_qualifier, match_bracket
+from musify.passes.hazards.common import has_qualifier, match_bracket
 from musify.passes.hazards.file_facts import device_functions_of, directive_at
 from musify.passes.literals import holds, register
 from musify.patterns import lazy_pattern
@@ -80,16 +80,17 @@ def run(ctx: PassContext) -> list[Edit]:
             continue
         close = match_bracket(text, m.end() - 1, codemap)
         body = text[m.end():close if close >= 0 else _statement_end(text, m.end())]
-        # cheapest first: most device assembly shows PTX, and the function walk is the dearest
-        if _PTX.search(body) is None and (directive_at(ctx, m.start()) is None or _host_only(ctx)) \
-                and enclosing(device_functions_of(ctx), m.start()) is None:
+        # the function (found once a file, then a bisection a statement): reported assembly is
+        # grouped by it, and assembly outside one, with no PTX, outside a device file's macros, is the host's
+        in_function = _function_index(ctx, m.start())
+        if in_function < 0 and _PTX.search(body) is None and (directive_at(ctx, m.start()) is None or _host_only(ctx)):
             continue  # host assembly: the host compiler's, unchanged on MUSA
         spelled = " ".join(text[m.start():m.end() - 1].split())
         features: tuple[str, ...] = ()
         if any(map(body.__contains__, _HOPPER_LITERALS)):  # most templates hold none: one test for both
             features = tuple(feature for pattern, feature, literals in _HOPPER
                              if any(literal in body for literal in literals) and pattern.search(body))
-        found.append((m.start(), spelled, _function_index(ctx, m.start()), features))
+        found.append((m.start(), spelled, in_function, features))
     _report(ctx, found)
     return []
 
