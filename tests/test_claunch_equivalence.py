@@ -426,3 +426,19 @@ def test_a_function_is_named_past_its_attributes(pure: bool, monkeypatch) -> Non
     names = [f.name for f in common.device_functions(text, found.code_map(), frozenset({"__global__"}),
                                                      frozenset({"__device__"}), found.directives)]
     assert names == ["k", "scale", "f", "g", "plain"]
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(def_texts)
+@example("__global__ void k(int *a) { if (a) { a[0] = 1; } }\n__device__ int f(int x) { return x; }")
+def test_the_function_holding_an_offset_is_the_first_whose_body_holds_it(text: str) -> None:
+    """`FunctionList.holding` (a bisection of the body starts) answers as a scan of every function
+    for every offset, the question inline assembly and the features pass ask of each use."""
+    from musify.passes.hazards import common
+
+    found = scan_python(text)
+    functions = common.device_functions(text, found.code_map(), frozenset({"__global__"}), frozenset({"__device__"}),
+                                        found.directives)
+    for offset in range(len(text) + 1):
+        scanned = next((k for k, f in enumerate(functions) if f.body_start < offset < f.end), -1)
+        assert functions.holding(offset) == scanned, (text, offset)

@@ -110,13 +110,14 @@ class FunctionList(Rows):
     is-kernel): a file of 300,000 kernels kept as `DeviceFunction` objects with their names was
     over 200 bytes each. Reads as `DeviceFunction`s, the name cut from the text when read."""
 
-    __slots__ = ("_made", "_text")
+    __slots__ = ("_made", "_starts", "_text")
     WIDTH = 6
 
     def __init__(self, text: str) -> None:
         super().__init__()
         self._text = text
         self._made: list[DeviceFunction] | None = None
+        self._starts: array | None = None  # the body starts, for `holding` (made when first asked)
 
     def add(self, start: int, body_start: int, end: int, name_start: int, name_end: int, is_kernel: bool) -> None:
         self._push(start, body_start, end, name_start, name_end, 1 if is_kernel else 0)
@@ -128,6 +129,17 @@ class FunctionList(Rows):
     def last_end(self) -> int:
         """The end of the last function (-1 when there is none)."""
         return self._a[-4] if self._a else -1
+
+    def holding(self, offset: int) -> int:
+        """The index of the function whose body holds `offset`, or -1: a bisection of the body
+        starts (the functions are in order and do not overlap), where a scan of every function
+        for every question was quadratic on a generated kernel file (FlashInfer's hold thousands
+        of `asm` statements a file, each asked)."""
+        starts = self._starts
+        if starts is None or len(starts) != len(self):
+            starts = self._starts = self.column(1)
+        k = bisect.bisect_left(starts, offset) - 1
+        return k if k >= 0 and starts[k] < offset < self._a[6 * k + 2] else -1
 
     def _make(self, row: tuple) -> DeviceFunction:
         s, b, e, ns, ne, k = row
@@ -217,7 +229,7 @@ def named_past_attributes(functions: FunctionList, text: str, codemap: CodeMap) 
             a[k + 3], a[k + 4] = span
             renamed = True
     if renamed:
-        functions._made = None  # (the pairs `closing` remembered go with the file's code map)
+        functions._made = None
 
 
 def _name_after_attributes(text: str, codemap: CodeMap, pos: int, brace: int) -> tuple[int, int] | None:
@@ -227,7 +239,7 @@ def _name_after_attributes(text: str, codemap: CodeMap, pos: int, brace: int) ->
         m = codemap.search(_STOP_OR_PAREN, text, pos)  # the attribute's own arguments
         if m is None or text[m.start()] != "(" or m.start() >= brace:
             return None
-        close = codemap.closing(_BRACKETS["("], text, m.start())
+        close = match_bracket(text, m.start(), codemap)
         if close < 0:
             return None
         m = codemap.search(_STOP_OR_PAREN, text, close + 1)  # the parameters (or another attribute's arguments)
@@ -383,8 +395,7 @@ def match_bracket(text: str, i: int, codemap: CodeMap) -> int:
     return codemap.closer(_BRACKETS[text[i]], text, i, _NATIVE.pairs)
 
 
-def enclosing(functions: list[DeviceFunction], offset: int) -> DeviceFunction | None:
-    for f in functions:
-        if f.body_start < offset < f.end:
-            return f
-    return None
+def enclosing(functions: FunctionList, offset: int) -> DeviceFunction | None:
+    """The function whose body holds `offset`, or None (`FunctionList.holding`)."""
+    k = functions.holding(offset)
+    return functions[k] if k >= 0 else None

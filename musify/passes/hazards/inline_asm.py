@@ -20,7 +20,6 @@ project macro) still reports its PTX.
 
 from __future__ import annotations
 
-import bisect
 import re
 from collections.abc import Iterator
 
@@ -82,7 +81,7 @@ def run(ctx: PassContext) -> list[Edit]:
         body = text[m.end():close if close >= 0 else _statement_end(text, m.end())]
         # the function (found once a file, then a bisection a statement): reported assembly is
         # grouped by it, and assembly outside one, with no PTX, outside a device file's macros, is the host's
-        in_function = _function_index(ctx, m.start())
+        in_function = device_functions_of(ctx).holding(m.start())
         if in_function < 0 and _PTX.search(body) is None and (directive_at(ctx, m.start()) is None or _host_only(ctx)):
             continue  # host assembly: the host compiler's, unchanged on MUSA
         spelled = " ".join(text[m.start():m.end() - 1].split())
@@ -112,24 +111,6 @@ def _report(ctx: PassContext, found: list[tuple[int, str, int, tuple[str, ...]]]
             ctx.warn("MU2035", at, spelled, what=f"'{spelled}' with {feature}", feature=feature)
 
 
-def _function_index(ctx: PassContext, offset: int) -> int:
-    """The index of the device function whose body holds `offset`, or -1 (`enclosing` by a
-    bisection: the functions are in order and do not overlap)."""
-    functions = device_functions_of(ctx)
-    if not functions:
-        return -1
-    starts = ctx.scratch.get(_BODY_STARTS)
-    if starts is None:
-        starts = ctx.scratch[_BODY_STARTS] = [f.body_start for f in functions]
-    k = bisect.bisect_left(starts, offset) - 1
-    if k >= 0:
-        f = functions[k]
-        if f.body_start < offset < f.end:
-            return k
-    return -1
-
-
-_BODY_STARTS = "inline_asm.body_starts"
 
 
 _DEVICE_SUFFIXES = (".cu", ".cuh", ".mu", ".muh")
