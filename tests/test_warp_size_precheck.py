@@ -40,6 +40,9 @@ FRAGMENTS = [
     "s = tid >= 32;", "s = tid & /* [ */ 31;", "s = tid & // [\n 31;", "s = tid &\\\n 31;", "s = tid %\xa032;",
     "s = tid ^ 32;", "s = tid && 31;", "s = tid == 32;", "s = (unsigned)32 & tid;", "s = tid % 32.0f;",
     "s = tid &\n#if 1\n 31\n#endif\n;", "s = tid / 32ull;", "s = 32 > tid;",
+    # 31 spelled `32 - 1` (the lane-mask idiom with the warp size written out), and near misses
+    "s = tid & (32 - 1);", "s = tid & 32 - 1;", "s = tid <= (0x20 - 1);", "s = tid & (32 - lane);",
+    "s = (32 - 1) & tid;", "s = tid & ((32) - 1);", "s = tid & (32 - 2);",
     # a lane mask kept: passed on whole, or read as bits
     "unsigned am = __activemask();", "s = g(am);", "s = g(v, am);", "s = g(am, v);", "s = am & 1;", "s = g((am));",
     "s = g(v + am);", "if (am) s = 1;", "s = h<int>(am);", "s = g(&am);", "s = o.g(am);", "s = am;", "am = 0;",
@@ -116,6 +119,17 @@ def test_tile_size_is_not_parsed() -> None:
     assert warp_size.may_report("__global__ void k(int n) { int w = threadIdx.x >> /* lanes */ 5; }", names)
     # punctuation and spaces beyond ASCII: read past as on ASCII text
     assert not warp_size.may_report("__global__ void k(int n) { /* — ’ */ int k = n\xa0/ 32; }", names)
+
+
+def test_32_minus_1_is_31() -> None:
+    """A lane computed as `& (32 - 1)` (torch_scatter's segment_coo_cuda.cu) is the lane arithmetic
+    of `& 31`, and a first-warp test against `32 - 1` is one against 31; a 32 minus anything else,
+    or on the left of the `&`, is not."""
+    kernel = "__global__ void k(int* x, int n)\n{\n    int row = blockIdx.x * blockDim.x + threadIdx.x;\n" \
+             "    int lane = row & (32 - 1);\n    if (threadIdx.x <= 32 - 1) x[0] = lane;\n" \
+             "    x[1] = row & (32 - 2);\n    x[2] = n & (32 - 1);\n    x[3] = (32 - 1) & row;\n}\n"
+    found = [(d.id, d.line, d.args["expr"]) for d in _diagnostics(kernel, True)]
+    assert found == [("MU2021", 4, "row & (32 - 1)"), ("MU2024", 5, "threadIdx.x <= 32 - 1")]
 
 
 def test_a_kept_name_is_a_trigger() -> None:

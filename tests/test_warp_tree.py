@@ -36,6 +36,7 @@ PIECES = ["int lane = threadIdx.x & 31;", "x = a < 32 ? b : c;", "if (warpSize =
           "x = 1.5 + 32.0f + 0x20 + 4294967295;", "for (int o = 1; o < 0x20; o <<= 1) v += __shfl_xor(v, o);",
           "format(32); forx = 5;", "int w = n / 32;", "x = (0X1F) & lane;", "__syncwarp(~0);", "k = tid >> 05;",
           "/* 31 32 5 0xffffffff ~0 */", "m = ~(0);", "if ((m) != (0xFFFFFFFF)) s = 2;", "k = tid % 040;",
+          "int r = tid & (32 - 1);", "r = lane & ((0x20) - 1);", "r = tid <= 32 - 1;", "r = tid & (32 - l);",
           "for (int o = 0x10; o; o /= 2) v += __shfl_down(v, o);", "__shfl_down_syncx(v, 16);", "a32 = b32 * 1.5 * 32.;",
           "x = y->__shfl(v, 1);"]
 

@@ -61,11 +61,16 @@ def _is_code(code, start: int, at: int) -> bool:
 
 def lane_operand(snippet: str, in_code: InCode = None) -> bool:
     """Some 31, 32 or 5 in code may be the right operand of an operator MU2021 or MU2024 checks
-    it with (`LANE_OPERANDS`)."""
+    it with (`LANE_OPERANDS`), or a 32 may start the operand `32 - 1` (`& (32 - 1)`: 31 to the
+    checks, `warp_tree.operand_value`; any 32 a minus follows is a maybe)."""
     for at, end, value in _literals(snippet, in_code):
         before = _before(snippet, at)
         if before is _UNSURE:
             return True
+        if value == 32:
+            after = _after(snippet, end)
+            if after is _UNSURE or after[0][:1] == "-":
+                return True
         run, prev = before
         if run:
             if LANE_OPERANDS.get(run) == value:

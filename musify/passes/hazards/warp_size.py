@@ -317,7 +317,7 @@ def _check_binary(node, names: _Names, derived: Container[str], masks: set[str],
     if left is None or right is None:
         return
     left_text, right_text = text(left), text(right)
-    lval, rval = int_value(left_text), int_value(right_text)
+    lval, rval = warp_tree.operand_value(left, text), warp_tree.operand_value(right, text)
     if op_text in ("==", "!="):
         for mask_side, other in ((left, right), (right, left)):
             if warp_tree.is_full_mask(other, text) and (text(mask_side) in masks or tree.calls(mask_side, names.mask_result)):

@@ -354,6 +354,12 @@ def candidates(tree: Function, pattern: re.Pattern[str], names) -> dict[str, lis
             up = node.parent
             if up is not None and up.type == "binary_expression":
                 binaries[up.start_byte, up.end_byte] = up
+                if value == 32 and is_32_minus_1(up, text):  # `x & (32 - 1)`: the expression it is 31 in
+                    while up.parent is not None and up.parent.type == "parenthesized_expression":
+                        up = up.parent
+                    up = up.parent
+                    if up is not None and up.type == "binary_expression":
+                        binaries[up.start_byte, up.end_byte] = up
     at = snippet.find("~")
     while at >= 0:
         up = root.descendant_for_byte_range(at, at + 1).parent
@@ -377,6 +383,27 @@ def candidates(tree: Function, pattern: re.Pattern[str], names) -> dict[str, lis
                 loops.append(up)
         at = snippet.find("for", at + 1, last + 2)
     return {**{kind: list(nodes.values()) for kind, nodes in found.items()}, "for_statement": loops}
+
+
+def operand_value(node, text) -> int | None:
+    """The value of a binary expression's operand as the warp-size checks read it: a literal
+    (`int_value`), or the lane-mask idiom `32 - 1` (in parentheses or not), which is 31: `& (W - 1)`
+    with the warp size spelled 32, as torch_scatter's `row_idx & (32 - 1)` computes a lane."""
+    value = int_value(text(node))
+    if value is None and is_32_minus_1(node, text):
+        return 31
+    return value
+
+
+def is_32_minus_1(node, text) -> bool:
+    """The node is `32 - 1`, in parentheses or not (32 as `int_value` reads it: `0x20`, `32u`)."""
+    while node.type == "parenthesized_expression" and node.named_child_count == 1:
+        node = node.named_children[0]
+    if node.type != "binary_expression":
+        return False
+    op, left, right = (node.child_by_field_name(f) for f in ("operator", "left", "right"))
+    return op is not None and left is not None and right is not None and text(op) == "-" \
+        and int_value(text(left)) == 32 and int_value(text(right)) == 1
 
 
 def is_full_mask(node, text) -> bool:

@@ -19,6 +19,8 @@ __global__ void kernel(const float* x, float* out, int n) {
   int lane = tid % 32;
   // DIAG: MU2021
   int warp = tid / 32;
+  // DIAG: MU2021
+  int lane2 = tid & (32 - 1);
   // DIAG: MU2020
   unsigned full_mask = 0xffffffff;
   float v = x[blockIdx.x * blockDim.x + tid];
@@ -40,8 +42,9 @@ __global__ void kernel(const float* x, float* out, int n) {
   // Negatives: sizes, not warps.
   int chunks = n / 32;
   int rest = n % 32;
+  int odd = n & (32 - 1);
   float local[32];
-  local[0] = chunks + rest;
+  local[0] = chunks + rest + odd + lane2;
   for (int i = 0; i < 32; ++i) {
     local[i] = 0.0f;
   }
