@@ -206,3 +206,18 @@ def test_enclosing_block_is_the_per_character_search(pieces: list[str]) -> None:
     code = CodeMap(scan_python(text).spans)
     for pos in range(len(text) + 1):
         assert torch_cpp._enclosing_block(text, code, pos) == _enclosing_block_per_character(text, code, pos), (text, pos)
+
+
+def test_the_deprecated_type_api_is_reported(rules):
+    """`torch::zeros({n}, torch::CUDA(x.scalar_type()))` (torch-points-kernels' chamfer distance)
+    makes options from the CUDA backend's DeprecatedTypeProperties, which a PrivateUse1 backend
+    has no counterpart of: MU1002 saying what to write instead (it was MU1001, "no rule knows
+    it", on `CUDA`). `torch::CPU(...)` is left alone."""
+    text = ("torch::Tensor f(torch::Tensor x, int n) {\n"
+            "  auto d = torch::zeros({n}, torch::CUDA(x.scalar_type()));\n"
+            "  auto e = at::zeros({n}, at::CUDA(at::kFloat));\n"
+            "  return torch::zeros({n}, torch::CPU(torch::kInt)) + d + e;\n}\n")
+    new, diags = port(rules, text)
+    assert new == text
+    assert [(d.id, d.name, d.line) for d in diags] == [("MU1002", "torch::CUDA", 2), ("MU1002", "at::CUDA", 3)]
+    assert all("x.options()" in d.message for d in diags)
