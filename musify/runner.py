@@ -329,7 +329,9 @@ def _read(job: FileJob, result: FileResult, shown: str) -> tuple[bytes | None, o
         return None, None
     result.bytes_total = len(data)
     if not data:
-        result.diagnostics.append(diagnostics.make("MU0006", shown, 1, 1, origin="reader"))
+        if job.rel.rpartition("/")[2] != "__init__.py":
+            # (an empty __init__.py is a Python package's marker, empty by convention: vLLM has 293)
+            result.diagnostics.append(diagnostics.make("MU0006", shown, 1, 1, origin="reader"))
         return None, st
     if data.find(b"\0", 0, BINARY_SNIFF) >= 0 and wide_codec(data) is None:  # (no copy of the head)
         result.status = "skipped"

@@ -144,6 +144,8 @@ def test_exclude_glob(project, tmp_path):
 
 def test_bad_input_is_reported_and_the_rest_migrates(project, tmp_path):
     (project / "empty.cu").write_text("")
+    (project / "pkg").mkdir()
+    (project / "pkg" / "__init__.py").write_text("")  # a package's marker: empty by convention, no note
     (project / "binary.cu").write_bytes(b"\x7fELF\0\0cudaMalloc")
     (project / "latin1.cu").write_bytes(b"// caf\xe9\ncudaFree(p);\n")
     (project / "broken.cu").write_text('cudaFree(p);\nputs("open\n/* never closed\n')
@@ -159,6 +161,7 @@ def test_bad_input_is_reported_and_the_rest_migrates(project, tmp_path):
         assert "noread.cu:1:1: error: MU0001: cannot read file" in lines
     assert "binary.cu:1:1: note: MU0002" in lines
     assert "empty.cu:1:1: note: MU0006" in lines
+    assert "__init__.py" not in lines and (out / "pkg" / "__init__.py").read_bytes() == b""
     assert "latin1.cu:1:1: warning: MU0003: 1 byte(s)" in lines
     assert "broken.cu:2:6: error: MU0005" in lines and "broken.cu:3:1: error: MU0004" in lines
     assert "link.cu:1:1: note: MU0010" in lines
