@@ -19,6 +19,7 @@ from musify.records import FileResult
 _NAME = itemgetter(0)  # of a pending (name, line, column)
 _PLACE = attrgetter("line", "column", "id")  # a diagnostic's place: (line, column, id), read in C
 _DECLARED = attrgetter("declared")
+_ALIASES = attrgetter("warp_aliases")
 
 
 def finalise(files: list[FileResult], suppress: tuple[str, ...] = ()) -> list[FileResult]:
@@ -29,13 +30,19 @@ def finalise(files: list[FileResult], suppress: tuple[str, ...] = ()) -> list[Fi
     declared, the file as it is; every name it left pending declared somewhere and nothing to
     reorder, a copy without the transient lists."""
     declared = set(chain.from_iterable(map(_DECLARED, files)))
+    # the run's macros that call a warp shuffle: the loops that call one are settled (MU2023)
+    aliases = set(chain.from_iterable(map(_ALIASES, files)))
+    settles = _warp_macros().calls_alias if aliases else None
     ranges = suppression_ranges(suppress)
     if ranges:
-        return [_finalise_full(f, declared, ranges) for f in files]
+        return [_finalise_full(f, declared, ranges, aliases) for f in files]
     out = []
     add = out.append
     new = object.__new__
     for f in files:
+        if settles is not None and f.pending_warp and settles(f.pending_warp, aliases):
+            add(_finalise_full(f, declared, ranges, aliases))
+            continue
         pending = f.pending_unknown
         if declared and f.unconverted and not declared.isdisjoint(f.unconverted):
             add(_finalise_full(f, declared, ranges))  # a name it reports that some file defines
@@ -71,9 +78,18 @@ def suppression_ranges(suppress: tuple[str, ...]) -> list[tuple[str, str]]:
     return ranges
 
 
-def _finalise_full(f: FileResult, declared: set[str], ranges: list[tuple[str, str]]) -> FileResult:
+def _warp_macros():
+    """musify/passes/hazards/warp_macros.py, imported only by a run with a shuffle macro."""
+    from musify.passes.hazards import warp_macros
+
+    return warp_macros
+
+
+def _finalise_full(f: FileResult, declared: set[str], ranges: list[tuple[str, str]],
+                   aliases: set[str] | frozenset[str] = frozenset()) -> FileResult:
     """The reference: MU1001 for the names no file declares, the rules' reports of names some
-    file defines dropped, suppressed IDs removed, diagnostics sorted by place, names sorted, the
+    file defines dropped, MU2023 for loops that call a shuffle through one of the run's macros
+    (`aliases`), suppressed IDs removed, diagnostics sorted by place, names sorted, the
     transient lists dropped."""
     diags = list(f.diagnostics)
     unconverted = dict(f.unconverted)
@@ -88,13 +104,16 @@ def _finalise_full(f: FileResult, declared: set[str], ranges: list[tuple[str, st
                                           origin="pass:identifiers"))
             unconverted[name] = unconverted.get(name, 0) + 1
             unknown += 1
+    if aliases and f.pending_warp:
+        diags.extend(_warp_macros().settle(f.path, f.pending_warp, aliases))
     if ranges:
         diags = [d for d in diags if not any(lo <= d.id <= hi for lo, hi in ranges)]
     diags.sort(key=_PLACE)
     references = dict(f.references)
     references["unconverted"] = references.get("unconverted", 0) + unknown
     return _changed(f, {"diagnostics": diags, "unconverted": dict(sorted(unconverted.items())),
-                        "references": references, "pending_unknown": [], "declared": []})
+                        "references": references, "pending_unknown": [], "declared": [],
+                        "warp_aliases": [], "pending_warp": []})
 
 
 def _changed(f: FileResult, changes: dict) -> FileResult:

@@ -62,6 +62,8 @@ class FileResult:
     # transient: not serialised
     declared: list[str] = field(default_factory=list, repr=False)
     pending_unknown: list[tuple[str, int, int]] = field(default_factory=list, repr=False)
+    warp_aliases: list[str] = field(default_factory=list, repr=False)  # musify/passes/hazards/warp_macros.py
+    pending_warp: list[tuple] = field(default_factory=list, repr=False)
 
     def __init__(self, path: str, output_path: str, kind: str, status: str, rel: str = "", edit_count: int = 0,
                  edits: list[dict] | PackedEdits | None = _FRESH, references: dict[str, int] = _FRESH,
@@ -71,7 +73,8 @@ class FileResult:
                  diagnostics: list[Diagnostic] = _FRESH, lines_total: int = 0, lines_changed: int = 0,
                  bytes_total: int = 0, bytes_changed: int = 0, facts: dict[str, int] = _FRESH,
                  seconds: float = 0.0, error: str | None = None, declared: list[str] = _FRESH,
-                 pending_unknown: list[tuple[str, int, int]] = _FRESH) -> None:
+                 pending_unknown: list[tuple[str, int, int]] = _FRESH, warp_aliases: list[str] = _FRESH,
+                 pending_warp: list[tuple] = _FRESH) -> None:
         """What the dataclass would generate, each default container made by a literal (the
         generated one calls a factory per field: every file of a run makes one result, and this
         is about half its cost). `tests/test_run_glue.py` compares it with the fields' defaults."""
@@ -97,6 +100,8 @@ class FileResult:
         self.error = error
         self.declared = [] if declared is _FRESH else declared
         self.pending_unknown = [] if pending_unknown is _FRESH else pending_unknown
+        self.warp_aliases = [] if warp_aliases is _FRESH else warp_aliases
+        self.pending_warp = [] if pending_warp is _FRESH else pending_warp
 
     def to_json(self, packed: bool = False) -> dict:
         """The file's record entry; `packed` leaves packed edits as they are (for the writer)."""
@@ -157,7 +162,7 @@ class FileResult:
         return cls(**d)
 
 
-_TRANSIENT = frozenset({"declared", "pending_unknown"})
+_TRANSIENT = frozenset({"declared", "pending_unknown", "warp_aliases", "pending_warp"})
 _SERIALISED = tuple(f.name for f in fields(FileResult) if f.name not in _TRANSIENT)  # in field order
 # an entry rendered in one call (_crecord.c): its keys, and its values read in one call
 _KEYS = tuple(f'"{name}":' for name in _SERIALISED)

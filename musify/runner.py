@@ -377,6 +377,10 @@ def _fill(result: FileResult, ctx: PassContext, edits: EditList | None, text: st
         result.declared = sorted(found.declared)
     if found.pending_unknown:
         result.pending_unknown = found.pending_unknown  # handed over: nothing adds to it after the passes
+    if found.warp_aliases:
+        result.warp_aliases = sorted(found.warp_aliases)
+    if found.pending_warp:
+        result.pending_warp = found.pending_warp
 
 
 NO_EDITS = PackedEdits.of_json(0, "[]")  # every file's empty edit list (immutable): one for the run

@@ -509,7 +509,8 @@ def test_fill_counts_the_lines_as_the_line_table_does(text):
     result, made = FileResult("a.cu", "a.mu", "k", "unchanged"), FileResult("a.cu", "a.mu", "k", "unchanged")
 
     def context(lines: LineIndex) -> SimpleNamespace:  # what `_fill` reads of a file's context
-        found = SimpleNamespace(diagnostics=[], unconverted={}, facts={}, declared=set(), pending_unknown=[])
+        found = SimpleNamespace(diagnostics=[], unconverted={}, facts={}, declared=set(), pending_unknown=[],
+                                warp_aliases=set(), pending_warp=[])
         return SimpleNamespace(found=found, options=SimpleNamespace(json_lite=False), lines=lines)
 
     table = LineIndex(text)

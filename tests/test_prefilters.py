@@ -8,7 +8,7 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from musify.frontend import launches, syntax
-from musify.passes.hazards import inline_asm, warp_precheck, warp_tree
+from musify.passes.hazards import inline_asm, warp_macros, warp_precheck, warp_tree
 from musify.passes.hazards.common import FunctionList, int_value
 
 ASM_PIECES = ["asm", "__asm", "__asm__", "_asm", ".asm", "xasm", "asm(", "asm volatile(", "__asm__ __volatile__ (",
@@ -124,6 +124,33 @@ def test_warp_bodies_match_the_loop_over_the_functions(text: str, data) -> None:
     results = data.draw(offsets) if data else []
     want = warp_precheck.bodies_python(text, functions, shuffles, results)
     assert warp_precheck.bodies(text, functions, shuffles, results) == want, (text, spans, shuffles, results)
+
+
+_LOOP_PIECES = ["for", "for ", "for(", "(", ")", ";", " ", "\n", "16", "32", "0x10", "160", "int i = 0", "i < n",
+                "i++", "o >>= 1", "x", "_for", "forx", "$", "\"", "'", "//", "/*", "/", "#", "é", "٣", "\u3000", "~0"]
+
+
+@settings(max_examples=600, deadline=None)
+@given(st.lists(st.sampled_from(_LOOP_PIECES), max_size=24).map("".join), st.data())
+@example("for (int o = 16; o > 0; o >>= 1) s += f(s, o);", None)
+@example("for (int i = 0; i < strlen(\")\"); i++) {}", None)
+def test_warp_loops_match_the_reference(text: str, data) -> None:
+    """`warp_macros.loop_offsets` (the compiled `warp_loops` where built) finds the loops
+    `loop_offsets_python` finds, in the whole text and in any slice (on 1-, 2- and 4-byte texts)."""
+    assert warp_macros.loop_offsets(text) == warp_macros.loop_offsets_python(text, 0, len(text)), text
+    if data is not None and warp_macros._NATIVE is not None:
+        end = data.draw(st.integers(0, len(text)))
+        start = data.draw(st.integers(0, end))
+        assert warp_macros._NATIVE.warp_loops(text, start, end) == \
+            warp_macros.loop_offsets_python(text, start, end), (text, start, end)
+
+
+def test_warp_loops_keep_what_a_naive_count_may_misread() -> None:
+    """A loop whose parentheses hold a 16 or 32, or a literal or a comment where counting them
+    may go wrong, is kept; one with neither, or a word merely spelled `for`, is not."""
+    text = ("for (int o = 16; o > 0; o >>= 1) a(); for (int i = 0; i < n; i++) b(); "
+            "for (c = 0; c < f(\")\"); c++) d(); format(32); for (k = 0; k < 0x20; k += 1) e();")
+    assert [text[at:at + 7] for at in warp_macros.loop_offsets(text)] == ["for (in", "for (c ", "for (k "]
 
 
 _LITERAL_PIECES = ["0x1f", "0X1F", "0x20", "0xffffffff", "0XFFFFFFFFu", "0x", "0xg", "00x5", "31", "032", "0032u",

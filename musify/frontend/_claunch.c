@@ -111,6 +111,8 @@ static PyMethodDef methods[] = {
     {"warp_marks", musify_claunch_warp_marks, METH_VARARGS,
      "warp_marks(text, start, end) -> int: 1 when the warp-size triggers match in text[start:end], else 2 when a\n"
      "standalone 16 does, else 0; warp_precheck.marks_python in C"},
+    {"warp_loops", musify_claunch_warp_loops, METH_VARARGS,
+     "warp_loops(text, start, end) -> [offset]: the `for` loops of text[start:end] whose parentheses may hold a 16 or 32"},
     {"warp_bodies", musify_claunch_warp_bodies, METH_VARARGS,
      "warp_bodies(text, rows, shuffles, results) -> [k]: the device functions (rows: their array, six integers a\n"
      "function) whose body the warp-size pass looks at; warp_precheck.bodies_python in C"},

@@ -75,6 +75,7 @@ PyObject *musify_claunch_literals_in(PyObject *self, PyObject *args);
 /* _claunch_warp.c */
 PyObject *musify_claunch_warp_marks(PyObject *self, PyObject *args);
 PyObject *musify_claunch_warp_bodies(PyObject *self, PyObject *args);
+PyObject *musify_claunch_warp_loops(PyObject *self, PyObject *args);
 PyObject *musify_claunch_warp_literals(PyObject *self, PyObject *args);
 
 #endif

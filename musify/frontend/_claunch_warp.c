@@ -13,9 +13,14 @@
  * hold none of them.
  *
  * warp_bodies(text, rows, shuffles, results) -> [k]: that test asked of every device function of
- * a file in one call (`warp_precheck.bodies_python` is the reference, in the same test file). */
+ * a file in one call (`warp_precheck.bodies_python` is the reference, in the same test file).
+ *
+ * warp_loops(text, start, end) -> [offset]: where in text[start:end] a `for` loop's parentheses
+ * may hold a 16 or 32 (`warp_macros.loop_offsets_python` is the reference, tests/test_prefilters.py). */
+#define _GNU_SOURCE /* memmem */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
+#include <string.h>
 
 #define READ(i) PyUnicode_READ(kind, data, (i))
 
@@ -296,5 +301,66 @@ PyObject *musify_claunch_warp_literals(PyObject *Py_UNUSED(self), PyObject *args
     }
 done:
     PyMem_Free(starts);
+    return out;
+}
+
+/* warp_loops(text, start, end) -> [offset]: the offset of each `for` in text[start:end] (no word
+ * character or '$' on either side) that `\s*(` follows and whose parentheses, to the `)` that
+ * closes them (counted naively, before `end`), hold what `warp_marks` finds (1 or 2); or in which
+ * a quote, a comment's opening or a '#' stands before that `)` (a literal, a comment or a directive: the naive
+ * count may be wrong there, so the offset is kept). The warp-size pass asks it of every file
+ * before it looks for offset loops that call a shuffle through a macro (musify/passes/hazards/
+ * warp_macros.py): most files have none. */
+static int loops_kind(int kind, const void *data, Py_ssize_t start, Py_ssize_t end, PyObject *out) {
+    for (Py_ssize_t i = start; i + 3 <= end; i++) {
+        if (kind == PyUnicode_1BYTE_KIND) {  /* the next "for" found by memmem (most of a text holds none) */
+            const char *base = (const char *)data, *hit = memmem(base + i, (size_t)(end - i), "for", 3);
+            if (!hit) break;
+            i = hit - base;
+        } else if (READ(i) != 'f' || READ(i + 1) != 'o' || READ(i + 2) != 'r') {
+            continue;
+        }
+        if (i > 0 && (word_char(READ(i - 1)) || READ(i - 1) == '$')) continue;
+        if (i + 3 < end && (word_char(READ(i + 3)) || READ(i + 3) == '$')) continue;
+        Py_ssize_t open = skip_space(kind, data, i + 3, end);
+        if (open >= end || READ(open) != '(') continue;
+        int depth = 0, unsure = 0;
+        Py_ssize_t close = -1;
+        for (Py_ssize_t j = open; j < end; j++) {
+            Py_UCS4 c = READ(j);
+            if (c == '(') depth++;
+            else if (c == ')' && --depth == 0) { close = j; break; }
+            else if (c == '"' || c == '\'' || c == '#' || (c == '/' && j + 1 < end && (READ(j + 1) == '/' || READ(j + 1) == '*')))
+                unsure = 1;
+        }
+        if (close < 0) continue;
+        if (unsure || marks_kind(kind, data, open, close)) {
+            PyObject *x = PyLong_FromSsize_t(i);
+            if (!x || PyList_Append(out, x) < 0) {
+                Py_XDECREF(x);
+                return -1;
+            }
+            Py_DECREF(x);
+        }
+        i += 2;
+    }
+    return 0;
+}
+
+PyObject *musify_claunch_warp_loops(PyObject *Py_UNUSED(self), PyObject *args) {
+    PyObject *text;
+    Py_ssize_t start, end;
+    if (!PyArg_ParseTuple(args, "Unn:warp_loops", &text, &start, &end)) return NULL;
+    int kind = PyUnicode_KIND(text);
+    const void *data = PyUnicode_DATA(text);
+    Py_ssize_t n = PyUnicode_GET_LENGTH(text);
+    if (start < 0) start = 0;
+    if (end > n) end = n;
+    PyObject *out = PyList_New(0);
+    if (!out) return NULL;
+    int failed = kind == PyUnicode_1BYTE_KIND   ? loops_kind(PyUnicode_1BYTE_KIND, data, start, end, out)
+                 : kind == PyUnicode_2BYTE_KIND ? loops_kind(PyUnicode_2BYTE_KIND, data, start, end, out)
+                                                : loops_kind(PyUnicode_4BYTE_KIND, data, start, end, out);
+    if (failed) Py_CLEAR(out);
     return out;
 }

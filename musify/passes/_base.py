@@ -54,16 +54,23 @@ class Findings:
     # passes can leave notes for later passes (e.g. the shim headers a file needs)
     scratch: dict = field(default_factory=dict)
     current_pass: str = ""  # set by the runner: the default `origin` of a diagnostic
+    # macros this file defines that call a warp shuffle, and loops that may call one through such a
+    # macro: the run settles them (musify/passes/hazards/warp_macros.py)
+    warp_aliases: set[str] = field(default_factory=set)
+    pending_warp: list[tuple] = field(default_factory=list)
 
     def __init__(self, diagnostics: list[Diagnostic] | None = None, declared: set[str] | None = None,
                  pending_unknown: list[tuple[str, int, int]] | None = None, unconverted: Counter | None = None,
                  facts: dict[str, int] | None = None, protected: list[tuple[int, int]] | None = None,
-                 scratch: dict | None = None, current_pass: str = "") -> None:
+                 scratch: dict | None = None, current_pass: str = "", warp_aliases: set[str] | None = None,
+                 pending_warp: list[tuple] | None = None) -> None:
         """What the dataclass would generate, made once per file: the `Counter` made without its
         Python `__init__` (which only calls `update` with nothing), a third of the generated one."""
         self.diagnostics = [] if diagnostics is None else diagnostics
         self.declared = set() if declared is None else declared
         self.pending_unknown = [] if pending_unknown is None else pending_unknown
+        self.warp_aliases = set() if warp_aliases is None else warp_aliases
+        self.pending_warp = [] if pending_warp is None else pending_warp
         self.unconverted = _new_counter(Counter) if unconverted is None else unconverted
         self.facts = {} if facts is None else facts
         self.protected = [] if protected is None else protected

@@ -11,6 +11,7 @@ ENTRIES = (
     ("arch_guards", "musify.passes.hazards.arch_guards"),
     ("version_macros", "musify.passes.hazards.version_macros"),
     ("warp_size", "musify.passes.hazards.warp_size"),
+    ("warp_macros", "musify.passes.hazards.warp_macros"),
     ("inline_asm", "musify.passes.hazards.inline_asm"),
     ("features", "musify.passes.hazards.features"),
     ("self_defines", "musify.passes.hazards.self_defines"),

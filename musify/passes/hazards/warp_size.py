@@ -29,7 +29,7 @@ from musify.classes import named_tuple
 from musify.engine.edits import Edit
 from musify.frontend import syntax
 from musify.passes._base import PassContext
-from musify.passes.hazards import warp_tree
+from musify.passes.hazards import warp_macros, warp_tree
 from musify.passes.hazards.common import DeviceFunction, int_value, warp_severity
 from musify.passes.hazards.file_facts import (
     device_functions_of,
@@ -88,23 +88,30 @@ def run(ctx: PassContext) -> list[Edit]:
     # qualifier word (`triggers`), which is all that test asks before the functions are found
     text = ctx.text
     shuffles, results = trigger_uses(ctx)
-    if not holds(ctx, "<<<") and not file_may_report(text, shuffles, results):
+    # the loops that may be offset loops calling a shuffle through a project macro (`warp_macros`)
+    loops = warp_macros.loop_offsets(text)
+    if not loops and not holds(ctx, "<<<") and not file_may_report(text, shuffles, results):
         # no function could pass the tests below: its device functions are not even found (with a
         # launch the features pass finds them anyway, and the tests per body cost less than the file's)
         return []
     functions = device_functions_of(ctx)
     picked = bodies(text, functions, shuffles, results)  # a trigger in the body (most files: none)
+    reported: set[int] = set()  # the functions given an MU2023 here
     if picked:
         names = _names(ctx)
         code = ctx.scan.code_map()
         for k in picked:
             fn = functions[k]
-            if may_report(snippet := text[fn.start:fn.end], names, code_test(code, fn.start)):
-                _check_function(ctx, fn, names, snippet)
+            if may_report(snippet := text[fn.start:fn.end], names, code_test(code, fn.start)) \
+                    and "MU2023" in _check_function(ctx, fn, names, snippet):
+                reported.add(k)
+    if loops and functions:
+        warp_macros.hidden_loops(ctx, functions, reported, loops)
     return []
 
 
-def _check_function(ctx: PassContext, fn: DeviceFunction, names: _Names, snippet: str | None = None) -> None:
+def _check_function(ctx: PassContext, fn: DeviceFunction, names: _Names, snippet: str | None = None) -> set[str]:
+    """Report the function's findings; the IDs reported."""
     if snippet is None:
         snippet = ctx.text[fn.start:fn.end]
     tree = warp_tree.Function(snippet)
@@ -131,6 +138,7 @@ def _check_function(ctx: PassContext, fn: DeviceFunction, names: _Names, snippet
         spelled = text(node)
         ctx.warn(diag, offset, spelled, level, end=offset + len(spelled), origin="pass:warp_size",
                  sites=where, **{**common, "count": len(sites_of), **args})
+    return set(found)
 
 
 def _run_checks(tree: warp_tree.Function, names: _Names, report, walked: bool = False) -> None:
