@@ -137,7 +137,9 @@ _LOOP_PIECES = ["for", "for ", "for(", "(", ")", ";", " ", "\n", "16", "32", "0x
 def test_warp_loops_match_the_reference(text: str, data) -> None:
     """`warp_macros.loop_offsets` (the compiled `warp_loops` where built) finds the loops
     `loop_offsets_python` finds, in the whole text and in any slice (on 1-, 2- and 4-byte texts)."""
-    assert warp_macros.loop_offsets(text) == warp_macros.loop_offsets_python(text, 0, len(text)), text
+    whole = FunctionList(text)
+    whole.add(0, 0, len(text), -1, -1, False)
+    assert warp_macros.loop_offsets(text, whole) == warp_macros.loop_offsets_python(text, 0, len(text)), text
     if data is not None and warp_macros._NATIVE is not None:
         end = data.draw(st.integers(0, len(text)))
         start = data.draw(st.integers(0, end))
@@ -150,7 +152,10 @@ def test_warp_loops_keep_what_a_naive_count_may_misread() -> None:
     may go wrong, is kept; one with neither, or a word merely spelled `for`, is not."""
     text = ("for (int o = 16; o > 0; o >>= 1) a(); for (int i = 0; i < n; i++) b(); "
             "for (c = 0; c < f(\")\"); c++) d(); format(32); for (k = 0; k < 0x20; k += 1) e();")
-    assert [text[at:at + 7] for at in warp_macros.loop_offsets(text)] == ["for (in", "for (c ", "for (k "]
+    whole = FunctionList(text)
+    whole.add(0, 0, len(text), -1, -1, False)
+    assert [text[at:at + 7] for at in warp_macros.loop_offsets(text, whole)] == ["for (in", "for (c ", "for (k "]
+    assert warp_macros.loop_offsets(text, FunctionList(text)) == []  # no device function, no loop of one
 
 
 _LITERAL_PIECES = ["0x1f", "0X1F", "0x20", "0xffffffff", "0XFFFFFFFFu", "0x", "0xg", "00x5", "31", "032", "0032u",

@@ -12,8 +12,8 @@ the same answer:
 
 - `run` (a pass, on files that name a tagged `shuffle`) notes each macro the file `#define`s whose
   replacement calls a shuffle: `Findings.warp_aliases`;
-- `loop_offsets` (asked by the warp-size pass of every file, one compiled scan) finds the `for`
-  loops whose parentheses may hold a 16 or 32: most files have none, and are done there;
+- `loop_offsets` (asked by the warp-size pass of the device code of every file it reads, one
+  compiled scan) finds the `for` loops whose parentheses may hold a 16 or 32: most files have none;
 - `hidden_loops` (asked by the warp-size pass) notes, in each device function the pass did not
   already report MU2023 in, each loop `_loop_at` reads as an offset loop (a 16 in its
   initialisation or a 32 in its condition, as `warp_size._is_warp_offset_loop` asks) whose body
@@ -76,13 +76,19 @@ def run(ctx: PassContext) -> list[Edit]:
     return []
 
 
-def loop_offsets(text: str) -> list[int]:
+def loop_offsets(text: str, functions: FunctionList | None = None) -> list[int]:
     """Where a `for` loop of `text` may hold a 16 or 32 in its parentheses (`loop_offsets_python`),
-    in one compiled pass where `_claunch` was built: most files have none, and their device
-    functions need not even be found for this."""
+    in one compiled pass where `_claunch` was built: most files have none. With the file's device
+    `functions`, only in the span they cover (the first one's body to the last one's end)."""
+    start, end = 0, len(text)
+    if functions is not None:
+        rows = functions.rows()
+        if not rows:
+            return []
+        start, end = rows[1], rows[-4]
     if _NATIVE is not None:
-        return _NATIVE.warp_loops(text, 0, len(text))
-    return loop_offsets_python(text, 0, len(text))
+        return _NATIVE.warp_loops(text, start, end)
+    return loop_offsets_python(text, start, end)
 
 
 def loop_offsets_python(text: str, start: int, end: int) -> list[int]:

@@ -88,12 +88,14 @@ def run(ctx: PassContext) -> list[Edit]:
     # qualifier word (`triggers`), which is all that test asks before the functions are found
     text = ctx.text
     shuffles, results = trigger_uses(ctx)
-    # the loops that may be offset loops calling a shuffle through a project macro (`warp_macros`)
-    loops = warp_macros.loop_offsets(text)
-    if not loops and not holds(ctx, "<<<") and not file_may_report(text, shuffles, results):
-        # no function could pass the tests below: its device functions are not even found (with a
-        # launch the features pass finds them anyway, and the tests per body cost less than the file's)
-        return []
+    loops = None  # the loops that may be offset loops calling a shuffle through a project macro
+    if not holds(ctx, "<<<") and not file_may_report(text, shuffles, results):
+        loops = warp_macros.loop_offsets(text)
+        if not loops:
+            # no function could pass the tests below, nor hold such a loop: its device functions are
+            # not even found (with a launch the features pass finds them anyway, and the tests per
+            # body cost less than the file's)
+            return []
     functions = device_functions_of(ctx)
     picked = bodies(text, functions, shuffles, results)  # a trigger in the body (most files: none)
     reported: set[int] = set()  # the functions given an MU2023 here
@@ -105,7 +107,9 @@ def run(ctx: PassContext) -> list[Edit]:
             if may_report(snippet := text[fn.start:fn.end], names, code_test(code, fn.start)) \
                     and "MU2023" in _check_function(ctx, fn, names, snippet):
                 reported.add(k)
-    if loops and functions:
+    if loops is None:
+        loops = warp_macros.loop_offsets(text, functions)  # (only where the device code is)
+    if loops:
         warp_macros.hidden_loops(ctx, functions, reported, loops)
     return []
 
