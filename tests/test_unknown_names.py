@@ -135,3 +135,23 @@ def test_a_macro_parameter_is_not_an_unknown_name():
             "int f() { Return_Status(cudaGetLastError()); return 0; }\n")
     _new, ctx, _ = migrate_text(text, "k.cu", load_ruleset(), Options())
     assert [p[0] for p in ctx.found.pending_unknown] == ["cuUnknownThing"]
+
+
+def test_a_macro_argument_in_an_if_is_not_an_unknown_name(tmp_path):
+    """CCCL's `#if !_CCCL_COMPILER(NVRTC)` pastes its argument into `_CCCL_COMPILER_NVRTC`: `NVRTC`
+    names nothing, and the CUDA 13 headers reported it MU1001 125 times. Every use of it as a
+    function-like macro's argument in an `#if`/`#elif` is passed over, in the file that first
+    meets the name and in a later one (where the compiled rename loop decides its uses); the same
+    name under `defined(...)`, in code, or a vendor-looking name the macro does not take is reported."""
+    from musify import api
+
+    src = tmp_path / "in"
+    src.mkdir()
+    first = ("#if !_CCCL_COMPILER(NVRTC)\n#include <cstdio>\n#endif\n"
+             "#elif _CCCL_CUDA_COMPILER(NVCC, >=, 12) || _CCCL_COMPILER( NVRTC )\n#endif\n")
+    (src / "a.cuh").write_text(first)
+    (src / "b.cu").write_text(first + "#if defined(NVRTC)\n#endif\nvoid f() { g(NVRTC); }\n")
+    record, _ = api.migrate([str(src)], Options(cache=False), "out", str(tmp_path / "out"))
+    found = [(f.path.rsplit("/", 1)[1], d.id, d.name, d.line) for f in record.files for d in f.diagnostics
+             if d.id == "MU1001"]
+    assert found == [("b.cu", "MU1001", "NVRTC", 6), ("b.cu", "MU1001", "NVRTC", 8)]

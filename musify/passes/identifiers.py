@@ -28,6 +28,7 @@ from musify.passes.unknown_names import (  # noqa: F401 -- the rest re-exported 
     _opens_a_list_item,
     _unknown,
     is_declaration,
+    macro_argument,
     previous_token,
     previous_token_python,
     unknown_use,
@@ -89,6 +90,8 @@ def run_all(ctx: PassContext) -> EditList:
     before = len(pending)
     if rest:
         _decide(ctx, rest, edits, skip, unknown, first)
+    if uses and ctx.scan.directives:  # (a use in an `#if` that is a macro's argument: `_unknown` passes it over too)
+        uses = [use for use in uses if not macro_argument(ctx, use[0], use[0] + len(use[1]))]
     if uses:  # added to the pending list, which stays in text order (as when each use went through `_unknown`)
         positioned = ctx.lines.named_positions(uses)
         if len(pending) == before:

@@ -35,6 +35,8 @@ def _unknown(ctx: PassContext, start: int, name: str, where: Ctx, position) -> N
         return
     if where == Ctx.MACRO and _macro_parameter(ctx, start, name):
         return  # `#define Return_Status(cudaError_t_status) ...` (CUTLASS): the macro's own parameter
+    if where == Ctx.DIRECTIVE and macro_argument(ctx, start, start + len(name)):
+        return
     use = unknown_use(ctx.text, start)
     if use == UNDECIDED:
         before = previous_token(ctx.text, start)
@@ -63,6 +65,28 @@ def _macro_parameter(ctx: PassContext, start: int, name: str) -> bool:
         return False
     m = _PARAMETERS.match(ctx.text, directive.start, directive.end)
     return m is not None and name in _NAME.findall(m.group(1))
+
+
+def macro_argument(ctx: PassContext, start: int, end: int) -> bool:
+    """Whether the name at start..end is an argument of a function-like macro called in an `#if` or
+    `#elif` (`#if !_CCCL_COMPILER(NVRTC)`, `_CCCL_CUDA_COMPILER(NVCC, >=, 12)`): `(` and a name
+    other than `defined` before it, `)` or `,` after it. The macro may paste it into another name
+    (CCCL's `_CCCL_COMPILER_##__VA_ARGS__`) or compare it; it names nothing of its own, so it is
+    no unrecognised name (the CUDA 13 headers' CCCL reported `NVRTC` 125 times, CuPy's copy 207)."""
+    text = ctx.text
+    j = end
+    while j < len(text) and text[j] in " \t":
+        j += 1
+    if text[j:j + 1] not in (")", ","):
+        return False
+    tok, at = previous_token(text, start)
+    if tok != "(":
+        return False
+    callee = previous_token(text, at)[0]
+    if callee == "defined" or not callee or not (callee[0].isalpha() or callee[0] == "_"):
+        return False
+    directive = directive_at(ctx, start)
+    return directive is not None and directive.keyword in ("if", "elif")
 
 
 DECLARED, MEMBER, USE, UNDECIDED = range(4)  # what `unknown_use` makes of an unknown name
