@@ -188,7 +188,7 @@ def _loop_at(ctx: PassContext, code, at: int, limit: int, shuffles: frozenset[st
     if not macros:
         return None
     spelled = text[at:end]
-    header = text[at:].split(")", 1)[0] + ")"  # as `warp_size._check_for` shows it
+    header = text[at:text.find(")", at, end) + 1]  # to the first ')', as `warp_size._check_for` shows it
     line, col = ctx.lines.position(at)
     return (line, col, ctx.lines.position(end), spelled, " ".join(header.split()), macros)
 
