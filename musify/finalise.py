@@ -20,6 +20,7 @@ _NAME = itemgetter(0)  # of a pending (name, line, column)
 _PLACE = attrgetter("line", "column", "id")  # a diagnostic's place: (line, column, id), read in C
 _DECLARED = attrgetter("declared")
 _ALIASES = attrgetter("warp_aliases")
+_PASTING = attrgetter("pasting")
 
 
 def finalise(files: list[FileResult], suppress: tuple[str, ...] = ()) -> list[FileResult]:
@@ -33,6 +34,10 @@ def finalise(files: list[FileResult], suppress: tuple[str, ...] = ()) -> list[Fi
     # the run's macros that call a warp shuffle: the loops that call one are settled (MU2023)
     aliases = set(chain.from_iterable(map(_ALIASES, files)))
     settles = _warp_macros().calls_alias if aliases else None
+    # the (macro, position) pairs the run's macros paste: an unrecognised name passed there is none
+    pasting = set(chain.from_iterable(map(_PASTING, files)))
+    if pasting:
+        files = [_without_pasted(f, pasting) if f.unknown_args and f.pending_unknown else f for f in files]
     ranges = suppression_ranges(suppress)
     if ranges:
         return [_finalise_full(f, declared, ranges, aliases) for f in files]
@@ -78,6 +83,17 @@ def suppression_ranges(suppress: tuple[str, ...]) -> list[tuple[str, str]]:
     return ranges
 
 
+def _without_pasted(f: FileResult, pasting: set[tuple[str, int]]) -> FileResult:
+    """`f` without the pending unrecognised uses a macro of the run pastes (musify/passes/macro_pastes.py)."""
+    from musify.passes.macro_pastes import pasted_uses
+
+    at = pasted_uses(f.unknown_args, pasting)
+    if not at:
+        return f
+    return _changed(f, {"pending_unknown": [p for p in f.pending_unknown if (p[1], p[2]) not in at],
+                        "unknown_args": []})
+
+
 def _warp_macros():
     """musify/passes/hazards/warp_macros.py, imported only by a run with a shuffle macro."""
     from musify.passes.hazards import warp_macros
@@ -113,7 +129,7 @@ def _finalise_full(f: FileResult, declared: set[str], ranges: list[tuple[str, st
     references["unconverted"] = references.get("unconverted", 0) + unknown
     return _changed(f, {"diagnostics": diags, "unconverted": dict(sorted(unconverted.items())),
                         "references": references, "pending_unknown": [], "declared": [],
-                        "warp_aliases": [], "pending_warp": []})
+                        "warp_aliases": [], "pending_warp": [], "pasting": [], "unknown_args": []})
 
 
 def _changed(f: FileResult, changes: dict) -> FileResult:

@@ -64,6 +64,8 @@ class FileResult:
     pending_unknown: list[tuple[str, int, int]] = field(default_factory=list, repr=False)
     warp_aliases: list[str] = field(default_factory=list, repr=False)  # musify/passes/hazards/warp_macros.py
     pending_warp: list[tuple] = field(default_factory=list, repr=False)
+    pasting: list[tuple[str, int]] = field(default_factory=list, repr=False)  # musify/passes/macro_pastes.py
+    unknown_args: list[tuple] = field(default_factory=list, repr=False)
 
     def __init__(self, path: str, output_path: str, kind: str, status: str, rel: str = "", edit_count: int = 0,
                  edits: list[dict] | PackedEdits | None = _FRESH, references: dict[str, int] = _FRESH,
@@ -74,7 +76,8 @@ class FileResult:
                  bytes_total: int = 0, bytes_changed: int = 0, facts: dict[str, int] = _FRESH,
                  seconds: float = 0.0, error: str | None = None, declared: list[str] = _FRESH,
                  pending_unknown: list[tuple[str, int, int]] = _FRESH, warp_aliases: list[str] = _FRESH,
-                 pending_warp: list[tuple] = _FRESH) -> None:
+                 pending_warp: list[tuple] = _FRESH, pasting: list[tuple[str, int]] = _FRESH,
+                 unknown_args: list[tuple] = _FRESH) -> None:
         """What the dataclass would generate, each default container made by a literal (the
         generated one calls a factory per field: every file of a run makes one result, and this
         is about half its cost). `tests/test_run_glue.py` compares it with the fields' defaults."""
@@ -102,6 +105,8 @@ class FileResult:
         self.pending_unknown = [] if pending_unknown is _FRESH else pending_unknown
         self.warp_aliases = [] if warp_aliases is _FRESH else warp_aliases
         self.pending_warp = [] if pending_warp is _FRESH else pending_warp
+        self.pasting = [] if pasting is _FRESH else pasting
+        self.unknown_args = [] if unknown_args is _FRESH else unknown_args
 
     def to_json(self, packed: bool = False) -> dict:
         """The file's record entry; `packed` leaves packed edits as they are (for the writer)."""
@@ -162,7 +167,7 @@ class FileResult:
         return cls(**d)
 
 
-_TRANSIENT = frozenset({"declared", "pending_unknown", "warp_aliases", "pending_warp"})
+_TRANSIENT = frozenset({"declared", "pending_unknown", "warp_aliases", "pending_warp", "pasting", "unknown_args"})
 _SERIALISED = tuple(f.name for f in fields(FileResult) if f.name not in _TRANSIENT)  # in field order
 # an entry rendered in one call (_crecord.c): its keys, and its values read in one call
 _KEYS = tuple(f'"{name}":' for name in _SERIALISED)

@@ -381,6 +381,10 @@ def _fill(result: FileResult, ctx: PassContext, edits: EditList | None, text: st
         result.warp_aliases = sorted(found.warp_aliases)
     if found.pending_warp:
         result.pending_warp = found.pending_warp
+    if found.pasting:
+        result.pasting = sorted(found.pasting)
+    if found.unknown_args:
+        result.unknown_args = found.unknown_args
 
 
 NO_EDITS = PackedEdits.of_json(0, "[]")  # every file's empty edit list (immutable): one for the run

@@ -510,7 +510,7 @@ def test_fill_counts_the_lines_as_the_line_table_does(text):
 
     def context(lines: LineIndex) -> SimpleNamespace:  # what `_fill` reads of a file's context
         found = SimpleNamespace(diagnostics=[], unconverted={}, facts={}, declared=set(), pending_unknown=[],
-                                warp_aliases=set(), pending_warp=[])
+                                warp_aliases=set(), pending_warp=[], pasting=set(), unknown_args=[])
         return SimpleNamespace(found=found, options=SimpleNamespace(json_lite=False), lines=lines)
 
     table = LineIndex(text)

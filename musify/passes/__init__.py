@@ -21,6 +21,7 @@ PassFn = Callable[..., list]
 PASSES: tuple[tuple[str, str], ...] = (  # the C-family passes, in order
     ("exclusions", "musify.passes.exclusions"),
     ("identifiers", "musify.passes.identifiers"),
+    ("macro_pastes", "musify.passes.macro_pastes"),
     ("includes", "musify.passes.includes"),
     ("structure", "musify.passes.structure"),
     ("reverse", "musify.passes.reverse_ambiguity"),

@@ -58,12 +58,17 @@ class Findings:
     # macro: the run settles them (musify/passes/hazards/warp_macros.py)
     warp_aliases: set[str] = field(default_factory=set)
     pending_warp: list[tuple] = field(default_factory=list)
+    # the (macro, argument position) pairs this file's macros paste, and where an unrecognised use
+    # is a call's whole argument (line, column, callee, position): musify/passes/macro_pastes.py
+    pasting: set[tuple[str, int]] = field(default_factory=set)
+    unknown_args: list[tuple] = field(default_factory=list)
 
     def __init__(self, diagnostics: list[Diagnostic] | None = None, declared: set[str] | None = None,
                  pending_unknown: list[tuple[str, int, int]] | None = None, unconverted: Counter | None = None,
                  facts: dict[str, int] | None = None, protected: list[tuple[int, int]] | None = None,
                  scratch: dict | None = None, current_pass: str = "", warp_aliases: set[str] | None = None,
-                 pending_warp: list[tuple] | None = None) -> None:
+                 pending_warp: list[tuple] | None = None, pasting: set[tuple[str, int]] | None = None,
+                 unknown_args: list[tuple] | None = None) -> None:
         """What the dataclass would generate, made once per file: the `Counter` made without its
         Python `__init__` (which only calls `update` with nothing), a third of the generated one."""
         self.diagnostics = [] if diagnostics is None else diagnostics
@@ -71,6 +76,8 @@ class Findings:
         self.pending_unknown = [] if pending_unknown is None else pending_unknown
         self.warp_aliases = set() if warp_aliases is None else warp_aliases
         self.pending_warp = [] if pending_warp is None else pending_warp
+        self.pasting = set() if pasting is None else pasting
+        self.unknown_args = [] if unknown_args is None else unknown_args
         self.unconverted = _new_counter(Counter) if unconverted is None else unconverted
         self.facts = {} if facts is None else facts
         self.protected = [] if protected is None else protected

@@ -15,6 +15,7 @@ from operator import itemgetter
 from musify.engine.edits import Edit, EditList
 from musify.frontend.scanner import Ctx, Ident, IdentList, identifiers_in, native
 from musify.passes._base import PassContext
+from musify.passes.macro_pastes import call_argument
 from musify.passes.qualified import qualified_renames, qualified_rule, qualified_use
 from musify.passes.unknown_names import (  # noqa: F401 -- the rest re-exported (moved to unknown_names.py)
     DECLARED,
@@ -94,6 +95,10 @@ def run_all(ctx: PassContext) -> EditList:
         uses = [use for use in uses if not macro_argument(ctx, use[0], use[0] + len(use[1]))]
     if uses:  # added to the pending list, which stays in text order (as when each use went through `_unknown`)
         positioned = ctx.lines.named_positions(uses)
+        for (at, name), (_, line, col) in zip(uses, positioned):
+            argument = call_argument(text, at, at + len(name))
+            if argument is not None:  # (a macro of the run may paste it: `finalise` asks)
+                found.unknown_args.append((line, col, *argument))
         if len(pending) == before:
             pending.extend(positioned)
         else:  # entries the loop over the rest added: merged by place

@@ -15,6 +15,7 @@ from musify.frontend.scanner import Ctx, native
 from musify.frontend.skipped import inside
 from musify.passes._base import PassContext
 from musify.passes.hazards.file_facts import directive_at
+from musify.passes.macro_pastes import call_argument
 from musify.patterns import lazy_pattern
 
 _WORD = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_")
@@ -49,7 +50,11 @@ def _unknown(ctx: PassContext, start: int, name: str, where: Ctx, position) -> N
     if use == DECLARED:
         ctx.declared.add(name)
     elif use == USE:  # (a member access is neither)
-        ctx.found.pending_unknown.append((name, *position(start)))
+        line, col = position(start)
+        ctx.found.pending_unknown.append((name, line, col))
+        argument = call_argument(ctx.text, start, start + len(name))
+        if argument is not None:  # (a macro of the run may paste it: `finalise` asks)
+            ctx.found.unknown_args.append((line, col, *argument))
 
 
 _PARAMETERS = lazy_pattern(globals(), "_PARAMETERS", r"#[ \t]*define[ \t]+\w+\(([^)]*)\)")
