@@ -143,6 +143,15 @@ static int opens_a_list_item(const Text *t, Py_ssize_t start, Py_ssize_t end) {
     return j < t->n && CH(t, j) != '=' && CH(t, j) != ',' && CH(t, j) != '}';
 }
 
+/* whether a `)` or `,` follows the name ending at `end`, past blanks and line continuations
+ * (identifiers.`_ends_an_argument`): a call's whole argument, which a macro of the run may paste
+ * (musify/passes/macro_pastes.py), is left to the Python pass, which notes where it stands */
+static int ends_an_argument(const Text *t, Py_ssize_t end) {
+    Py_ssize_t j = end;
+    while (j < t->n && (CH(t, j) == ' ' || CH(t, j) == '\t' || CH(t, j) == '\r' || CH(t, j) == '\n' || CH(t, j) == '\\')) j++;
+    return j < t->n && (CH(t, j) == ')' || CH(t, j) == ',');
+}
+
 /* whether text[from:to) spells the str `s` */
 static int spells(const Text *t, Py_ssize_t from, Py_ssize_t to, PyObject *s) {
     if (PyUnicode_GET_LENGTH(s) != to - from) return 0;
@@ -347,7 +356,7 @@ PyObject *musify_cscan_renames(PyObject *Py_UNUSED(self), PyObject *args) {
                 continue;
             }
             if (use == 1) continue;  /* a member: nothing to report */
-            if (use == 2 && !namespace_near(&t, start, 256)) {
+            if (use == 2 && !namespace_near(&t, start, 256) && !ends_an_argument(&t, end)) {
                 PyObject *items[2] = {PyLong_FromSsize_t(start), Py_NewRef(PyList_GET_ITEM(names, name))};
                 if (append_steal(uses, make_tuple(NULL, items, 2)) < 0) goto done;
                 continue;

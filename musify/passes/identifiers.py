@@ -15,7 +15,6 @@ from operator import itemgetter
 from musify.engine.edits import Edit, EditList
 from musify.frontend.scanner import Ctx, Ident, IdentList, identifiers_in, native
 from musify.passes._base import PassContext
-from musify.passes.macro_pastes import call_argument
 from musify.passes.qualified import qualified_renames, qualified_rule, qualified_use
 from musify.passes.unknown_names import (  # noqa: F401 -- the rest re-exported (moved to unknown_names.py)
     DECLARED,
@@ -29,7 +28,6 @@ from musify.passes.unknown_names import (  # noqa: F401 -- the rest re-exported 
     _opens_a_list_item,
     _unknown,
     is_declaration,
-    macro_argument,
     previous_token,
     previous_token_python,
     unknown_use,
@@ -91,14 +89,10 @@ def run_all(ctx: PassContext) -> EditList:
     before = len(pending)
     if rest:
         _decide(ctx, rest, edits, skip, unknown, first)
-    if uses and ctx.scan.directives:  # (a use in an `#if` that is a macro's argument: `_unknown` passes it over too)
-        uses = [use for use in uses if not macro_argument(ctx, use[0], use[0] + len(use[1]))]
+    # (a use that is a call's whole argument is never among `uses`: `_unknown` looks at it, as a
+    # macro of the run may paste it, or an `#if` pass it to one)
     if uses:  # added to the pending list, which stays in text order (as when each use went through `_unknown`)
         positioned = ctx.lines.named_positions(uses)
-        for (at, name), (_, line, col) in zip(uses, positioned):
-            argument = call_argument(text, at, at + len(name))
-            if argument is not None:  # (a macro of the run may paste it: `finalise` asks)
-                found.unknown_args.append((line, col, *argument))
         if len(pending) == before:
             pending.extend(positioned)
         else:  # entries the loop over the rest added: merged by place
@@ -298,6 +292,15 @@ _TYPECODE = {4: "i", 8: "q"}  # the compiled loop's rows: the array type of thei
 _QUALIFIED = object()  # `renames_python`'s decision for a name of the qualified-renames table
 
 
+def _ends_an_argument(text: str, end: int) -> bool:
+    """Whether a `)` or `,` follows the name ending at `end` (past blanks and line continuations):
+    `_cscan`'s `ends_an_argument`, which leaves such a use to `_unknown`."""
+    j = end
+    while j < len(text) and text[j] in " \t\r\n\\":
+        j += 1
+    return text[j:j + 1] in (")", ",")
+
+
 def renames_python(idents: IdentList, fast: dict, skip: set[str], text: str = "", unknown: set[str] | None = None,
                    declared: set[str] | None = None, first: dict[str, tuple] | None = None,
                    qualified: dict[str, tuple] | None = None) -> tuple[EditList, list[Ident], list[tuple[int, str]]]:
@@ -335,7 +338,7 @@ def renames_python(idents: IdentList, fast: dict, skip: set[str], text: str = ""
                 continue
             if use == MEMBER:
                 continue
-            if use == USE and not _namespace_near(text, ident.start):
+            if use == USE and not _namespace_near(text, ident.start) and not _ends_an_argument(text, ident.end):
                 uses.append((ident.start, name))
                 continue
             rest.append(ident)
