@@ -144,7 +144,7 @@ static int opens_a_list_item(const Text *t, Py_ssize_t start, Py_ssize_t end) {
 }
 
 /* whether a `)` or `,` follows the name ending at `end`, past blanks and line continuations
- * (identifiers.`_ends_an_argument`): a call's whole argument, which a macro of the run may paste
+ * (macro_pastes.`ends_an_argument`): a call's whole argument, which a macro of the run may paste
  * (musify/passes/macro_pastes.py), is left to the Python pass, which notes where it stands */
 static int ends_an_argument(const Text *t, Py_ssize_t end) {
     Py_ssize_t j = end;

@@ -15,6 +15,7 @@ from operator import itemgetter
 from musify.engine.edits import Edit, EditList
 from musify.frontend.scanner import Ctx, Ident, IdentList, identifiers_in, native
 from musify.passes._base import PassContext
+from musify.passes.macro_pastes import ends_an_argument
 from musify.passes.qualified import qualified_renames, qualified_rule, qualified_use
 from musify.passes.unknown_names import (  # noqa: F401 -- the rest re-exported (moved to unknown_names.py)
     DECLARED,
@@ -292,15 +293,6 @@ _TYPECODE = {4: "i", 8: "q"}  # the compiled loop's rows: the array type of thei
 _QUALIFIED = object()  # `renames_python`'s decision for a name of the qualified-renames table
 
 
-def _ends_an_argument(text: str, end: int) -> bool:
-    """Whether a `)` or `,` follows the name ending at `end` (past blanks and line continuations):
-    `_cscan`'s `ends_an_argument`, which leaves such a use to `_unknown`."""
-    j = end
-    while j < len(text) and text[j] in " \t\r\n\\":
-        j += 1
-    return text[j:j + 1] in (")", ",")
-
-
 def renames_python(idents: IdentList, fast: dict, skip: set[str], text: str = "", unknown: set[str] | None = None,
                    declared: set[str] | None = None, first: dict[str, tuple] | None = None,
                    qualified: dict[str, tuple] | None = None) -> tuple[EditList, list[Ident], list[tuple[int, str]]]:
@@ -338,7 +330,7 @@ def renames_python(idents: IdentList, fast: dict, skip: set[str], text: str = ""
                 continue
             if use == MEMBER:
                 continue
-            if use == USE and not _namespace_near(text, ident.start) and not _ends_an_argument(text, ident.end):
+            if use == USE and not _namespace_near(text, ident.start) and not ends_an_argument(text, ident.end):
                 uses.append((ident.start, name))
                 continue
             rest.append(ident)

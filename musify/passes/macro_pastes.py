@@ -87,13 +87,20 @@ def _calls(body: str) -> list[tuple[str, list[str]]]:
     return out
 
 
-def call_argument(text: str, start: int, end: int) -> tuple[str, int] | None:
-    """(callee, position) where the name at start..end is a whole argument of a call (a `(` or `,`
-    before it, a `)` or `,` after it, within 2,000 characters of the call's `(`), else None."""
+def ends_an_argument(text: str, end: int) -> bool:
+    """Whether a `)` or `,` follows the name ending at `end` (past blanks and line continuations):
+    the reference of `_cscan`'s `ends_an_argument`, with which the compiled rename loop leaves such
+    a use to the Python pass (`identifiers.renames_python` asks this)."""
     j = end
     while j < len(text) and text[j] in " \t\r\n\\":
         j += 1
-    if text[j:j + 1] not in (")", ","):
+    return text[j:j + 1] in (")", ",")
+
+
+def call_argument(text: str, start: int, end: int) -> tuple[str, int] | None:
+    """(callee, position) where the name at start..end is a whole argument of a call (a `(` or `,`
+    before it, a `)` or `,` after it, within 2,000 characters of the call's `(`), else None."""
+    if not ends_an_argument(text, end):
         return None
     i = start - 1
     while i >= 0 and text[i] in " \t\r\n\\":

@@ -36,7 +36,8 @@ def _unknown(ctx: PassContext, start: int, name: str, where: Ctx, position) -> N
         return
     if where == Ctx.MACRO and _macro_parameter(ctx, start, name):
         return  # `#define Return_Status(cudaError_t_status) ...` (CUTLASS): the macro's own parameter
-    if where == Ctx.DIRECTIVE and macro_argument(ctx, start, start + len(name)):
+    argument = call_argument(ctx.text, start, start + len(name))  # (callee, position), or None
+    if where == Ctx.DIRECTIVE and macro_argument(ctx, start, argument):
         return
     use = unknown_use(ctx.text, start)
     if use == UNDECIDED:
@@ -52,7 +53,6 @@ def _unknown(ctx: PassContext, start: int, name: str, where: Ctx, position) -> N
     elif use == USE:  # (a member access is neither)
         line, col = position(start)
         ctx.found.pending_unknown.append((name, line, col))
-        argument = call_argument(ctx.text, start, start + len(name))
         if argument is not None:  # (a macro of the run may paste it: `finalise` asks)
             ctx.found.unknown_args.append((line, col, *argument))
 
@@ -72,23 +72,13 @@ def _macro_parameter(ctx: PassContext, start: int, name: str) -> bool:
     return m is not None and name in _NAME.findall(m.group(1))
 
 
-def macro_argument(ctx: PassContext, start: int, end: int) -> bool:
-    """Whether the name at start..end is an argument of a function-like macro called in an `#if` or
-    `#elif` (`#if !_CCCL_COMPILER(NVRTC)`, `_CCCL_CUDA_COMPILER(NVCC, >=, 12)`): `(` and a name
-    other than `defined` before it, `)` or `,` after it. The macro may paste it into another name
-    (CCCL's `_CCCL_COMPILER_##__VA_ARGS__`) or compare it; it names nothing of its own, so it is
-    no unrecognised name (the CUDA 13 headers' CCCL reported `NVRTC` 125 times, CuPy's copy 207)."""
-    text = ctx.text
-    j = end
-    while j < len(text) and text[j] in " \t":
-        j += 1
-    if text[j:j + 1] not in (")", ","):
-        return False
-    tok, at = previous_token(text, start)
-    if tok != "(":
-        return False
-    callee = previous_token(text, at)[0]
-    if callee == "defined" or not callee or not (callee[0].isalpha() or callee[0] == "_"):
+def macro_argument(ctx: PassContext, start: int, argument: tuple[str, int] | None) -> bool:
+    """Whether the name at `start`, a call's whole `argument` (`macro_pastes.call_argument`), is
+    an argument of a function-like macro called in an `#if` or `#elif` (`#if !_CCCL_COMPILER(NVRTC)`,
+    `_CCCL_CUDA_COMPILER(NVCC, >=, 12)`; not `defined(...)`). The macro may paste it into another
+    name (CCCL's `_CCCL_COMPILER_##__VA_ARGS__`) or compare it; it names nothing of its own, so it
+    is no unrecognised name (the CUDA 13 headers' CCCL reported `NVRTC` 125 times, CuPy's copy 207)."""
+    if argument is None or argument[0] == "defined":
         return False
     directive = directive_at(ctx, start)
     return directive is not None and directive.keyword in ("if", "elif")

@@ -34,15 +34,15 @@ from musify.diagnostics import Diagnostic, make
 from musify.engine.edits import Edit
 from musify.frontend import compiled
 from musify.passes._base import PassContext
-from musify.passes.hazards.common import FunctionList, int_value, match_bracket, warp_severity
+from musify.passes.hazards.common import FunctionList, match_bracket, warp_severity
 from musify.passes.hazards.warp_operands import name_uses
 from musify.passes.hazards.warp_precheck import marks
+from musify.passes.hazards.warp_tree import literal_tokens
 from musify.patterns import lazy_pattern
 
 # a called name spelled as a macro is: capitals, digits and '_', at least one '_' after a letter
 _MACRO_LIKE = lazy_pattern(globals(), "_MACRO_LIKE", r"_*[A-Z][A-Z0-9]*_[A-Z0-9_]*")
 _CALL = lazy_pattern(globals(), "_CALL", r"(?<![\w$])([A-Za-z_]\w*)\s*\(")
-_NUMBER = lazy_pattern(globals(), "_NUMBER", r"(?<![\w.])(?:0[xX][0-9a-fA-F]+|\d+)[uUlL]*(?![\w.])")
 _STATEMENT_STOP = lazy_pattern(globals(), "_STATEMENT_STOP", r"[;({\[]")
 PENDING_MAX = 256  # loops one file may leave pending (a generated kernel's loops are not all kept)
 _NATIVE = compiled.load("_claunch")  # `loop_offsets` in one compiled pass (_claunch_warp.c), or None
@@ -156,10 +156,7 @@ def _keep(ctx: PassContext, func: str, sites: list[tuple]) -> None:
 def _loop_at(ctx: PassContext, code, at: int, limit: int, shuffles: frozenset[str]) -> tuple | None:
     """The pending site of the `for` at `at` (its place, its end, its text, its header, the
     macro-like names its body calls), or None where it is no offset loop calling such a name."""
-    text = ctx.text
-    if (at and (text[at - 1].isalnum() or text[at - 1] in "_$")) or text[at + 3:at + 4].isalnum() \
-            or text[at + 3:at + 4] == "_":
-        return None
+    text = ctx.text  # (`at` is a `for` that `loop_offsets` found: a word, with `(` after blanks)
     open_ = at + 3
     while open_ < limit and text[open_] in " \t\r\n":
         open_ += 1
@@ -194,8 +191,9 @@ def _loop_at(ctx: PassContext, code, at: int, limit: int, shuffles: frozenset[st
 
 
 def _holds(text: str, code, start: int, end: int, value: int) -> bool:
-    """A number in code in text[start:end] whose value is `value`."""
-    return any(int_value(m.group()) == value and code.is_code(m.start()) for m in _NUMBER.finditer(text, start, end))
+    """A literal in code in text[start:end] whose value is `value`, read as the warp-size checks
+    read one (`warp_tree.literal_tokens`)."""
+    return any(code.is_code(at) for at, _, _ in literal_tokens(text, start, end, frozenset((value,))))
 
 
 def _statement_end(text: str, code, pos: int, limit: int) -> int:
