@@ -60,3 +60,35 @@ def test_device_assembly_is_one_error_per_function_with_its_other_statements_as_
     assert errors == [(3, ((4, 3), (5, 3))), (9, ()), (13, ()), (14, ())]
     assert [d.line for d in ctx.found.diagnostics if d.id == "MU2035"] == [5]
     assert next(d for d in ctx.found.diagnostics if d.id == "MU2040").console().endswith("(+2 more in this function)")
+
+
+RISCV_VECTORS = ('void dot(const int8_t *a, size_t vl) {\n'
+                 '    __asm__ volatile(\n'
+                 '        "vsetvli t0, %[vl], e8, m1, ta, ma \\n\\t"  // the vector length; then add\n'
+                 '        "vadd.vv v0, v0, v1 \\n\\t"\n'
+                 '        "vsub.vx v2, v2, t0 \\n\\t"\n'
+                 '        : : [vl] "r"(vl) : "t0");\n'
+                 '}\n')
+
+
+@pytest.mark.parametrize(("text", "path"), [
+    (RISCV_VECTORS, "ggml-cpu/arch/riscv/quants.c"),  # llama.cpp's RISC-V vector kernels
+    ('static inline void all_lanes() {\n    __asm__ volatile("mov.m.x m0, x0, 0xFF");\n}\n', "et-kernels/block_ops.h"),
+    (('static inline float32x4_t add(float32x4_t a, float32x4_t b) {\n'
+      '    asm("vadd.f32 %q0, %q1, %q2" : "=w"(a) : "w"(a), "w"(b));\n    return a;\n}\n'), "neon_util.h"),  # Arm32 NEON
+    # composable_kernel's asm labels: an LLVM intrinsic bound to a declaration, no statement at all
+    (("__device__ half_t load_fp16(int32x4_t r, index_t v, index_t s, index_t g)"
+      ' __asm("llvm.amdgcn.raw.buffer.load.f16");\n'), "ck/utility/amd_buffer_addressing.hpp"),
+])
+def test_other_instruction_sets_with_ptx_like_suffixes_are_host_assembly(text, path, ruleset) -> None:
+    """Their instructions share a sign with PTX (`vadd.`, `mov.`, `.f32`, `.f16`) but, unlike every
+    PTX instruction, end with no ';' (a ';' in a comment of the statement does not count):
+    llama.cpp's RISC-V and Esperanto CPU kernels made 106 false errors and a failed run."""
+    assert asm_errors(text, path, ruleset) == []
+
+
+def test_ptx_outside_a_visible_device_function_keeps_its_error_in_any_file(ruleset) -> None:
+    """A function qualified through another header's macro, in a file with no device word: its
+    PTX (a sign and the ';' ending the instruction) is still an error."""
+    text = 'DEV unsigned lane() {\n    unsigned r;\n    asm("mov.u32 %0, %%laneid;" : "=r"(r));\n    return r;\n}\n'
+    assert asm_errors(text, "util.h", ruleset) == [3]

@@ -7,7 +7,8 @@ and the diagnostic carries the fix. Hopper-only instructions inside (wgmma, fp8 
 Host assembly is not PTX: the host compiler assembles it on a MUSA machine as before (PyTorch's
 headers hold POWER VSX and Arm NEON `__asm__` in CPU vector code, and calling those errors made a
 clean header tree fail). A use is host assembly when its template shows nothing of PTX (a PTX
-opcode or type or state-space suffix, a PTX special register, `.reg`/`.pred`), it is outside every
+opcode or type or state-space suffix, a PTX special register, `.reg`/`.pred`, with the ';' that
+ends every PTX instruction: `ptx_sign`), it is outside every
 `__device__`/`__global__` function, and it is outside every macro body (where a macro is expanded
 is not known) unless the file holds no device code at all: not a `.cu`/`.cuh`/`.mu`/`.muh` file, no
 device or kernel qualifier anywhere in its code and no macro the rules tag `device-compilation`
@@ -26,7 +27,7 @@ from collections.abc import Iterator
 from musify.engine.edits import Edit
 from musify.passes._base import PassContext
 from musify.passes.hazards.common import has_qualifier, match_bracket
-from musify.passes.hazards.file_facts import device_functions_of, directive_at
+from musify.passes.hazards.file_facts import device_functions_of, directive_at, without_comments
 from musify.passes.literals import holds, register
 from musify.patterns import lazy_pattern
 
@@ -40,8 +41,8 @@ _HOPPER = ((re.compile(r"\bwgmma\."), "warpgroup MMA (wgmma)", ("wgmma.",)),
 _HOPPER_LITERALS = tuple(dict.fromkeys(literal for _, _, literals in _HOPPER for literal in literals))
 # what marks a template as PTX: a special register, a state space or PTX type suffix, rounding
 # and sync modifiers, the bare control instructions, a PTX opcode with its first modifier. x86,
-# Arm64 and POWER assembly has none of them (Arm32 NEON's `.f32`/`.u8` suffixes do match: such a
-# use keeps its error, as before)
+# Arm64 and POWER assembly has none of them; Arm32 NEON's `.f32`/`.u8` suffixes, RISC-V vectors'
+# `vadd.vv` and Esperanto's `mov.m.x` do match, and are told apart by the ';' (`ptx_sign`)
 _PTX = lazy_pattern(globals(), "_PTX", 
     r"%%?(?:laneid|warpid|nwarpid|tid|ntid|ctaid|nctaid|smid|nsmid|gridid|clock(?:64|_hi)?|globaltimer(?:_lo|_hi)?"
     r"|lanemask_(?:eq|le|lt|ge|gt)|dynamic_smem_size|total_smem_size|envreg\d+|pm\d+)\b"
@@ -55,6 +56,17 @@ _PTX = lazy_pattern(globals(), "_PTX",
     r"|mad|fma|rcp|rsqrt|ex2|lg2|dp4a|dp2a|testp|suld|sust|tld4|txq|bra|add|sub|mul|div|rem|min|max|abs|neg"
     r"|and|or|xor|not|shl|shr|sqrt|sin|cos|tanh|copysign|sad|slct|vabsdiff\d?|vadd\d?|vsub\d?|vmin\d?|vmax\d?)"
     r"\.(?![wn]\b)[a-z0-9]")  # not Thumb-2's `.w`/`.n` width suffixes
+
+
+def ptx_sign(body: str) -> bool:
+    """The statement's parentheses (`body`, without comments) show PTX: a sign of it (`_PTX`) and a ';', which ends
+    every PTX instruction (the 6,984 statements with a sign in the CUDA 13 headers, flash-attn's
+    CUTLASS, vLLM and llama.cpp's ggml-cuda all hold one). Other assemblers end an instruction
+    with a new line, and share some of the signs: RISC-V vectors' `vadd.vv`, Esperanto's
+    `mov.m.x`, Arm32 NEON's `vadd.f32`; and an asm label (`f(...) __asm("llvm.amdgcn...f16")`,
+    a symbol's name, not a statement) holds no instruction at all. llama.cpp's RISC-V and
+    Esperanto CPU kernels had 106 false errors, composable_kernel's asm labels eight a header."""
+    return ";" in body and _PTX.search(body) is not None
 
 
 def triggers(ruleset) -> tuple[str, ...]:
@@ -78,11 +90,13 @@ def run(ctx: PassContext) -> list[Edit]:
         if not codemap.is_code(m.start()):
             continue
         close = match_bracket(text, m.end() - 1, codemap)
-        body = text[m.end():close if close >= 0 else _statement_end(text, m.end())]
+        body_end = close if close >= 0 else _statement_end(text, m.end())
+        body = text[m.end():body_end]
         # the function (found once a file, then a bisection a statement): reported assembly is
         # grouped by it, and assembly outside one, with no PTX, outside a device file's macros, is the host's
         in_function = device_functions_of(ctx).holding(m.start())
-        if in_function < 0 and _PTX.search(body) is None and (directive_at(ctx, m.start()) is None or _host_only(ctx)):
+        if in_function < 0 and not ptx_sign(without_comments(ctx, m.end(), body_end)) \
+                and (directive_at(ctx, m.start()) is None or _host_only(ctx)):
             continue  # host assembly: the host compiler's, unchanged on MUSA
         spelled = " ".join(text[m.start():m.end() - 1].split())
         features: tuple[str, ...] = ()
