@@ -218,6 +218,10 @@ _SPECS = [
     DiagSpec("MU2025", "warning", "low", "warpSize compared with 32",
              "'{expr}' compares warpSize with 32; on {arch} warpSize is {width}: test the property "
              "the code needs instead"),
+    DiagSpec("MU2026", "warning", "low", "project warp-size constant is 32",
+             "'{expr}' fixes the warp size at 32 for every use of {name} (a warp on {arch} has {width} "
+             "lanes); use warpSize where a run-time value will do, define {name} as {width} for {arch} "
+             "where a constant is needed, and check the code built on it"),
     DiagSpec("MU2041", "warning", "medium", "lane mask treated as 32 bits wide",
              "'{expr}' in {func}(): a lane mask {how}, which covers 32 lanes, but a warp on {arch} has "
              "{width}; keep per-lane results in shared memory or count them with a warp reduction "

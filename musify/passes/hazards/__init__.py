@@ -12,6 +12,7 @@ ENTRIES = (
     ("version_macros", "musify.passes.hazards.version_macros"),
     ("warp_size", "musify.passes.hazards.warp_size"),
     ("warp_macros", "musify.passes.hazards.warp_macros"),
+    ("warp_constants", "musify.passes.hazards.warp_constants"),
     ("inline_asm", "musify.passes.hazards.inline_asm"),
     ("features", "musify.passes.hazards.features"),
     ("self_defines", "musify.passes.hazards.self_defines"),

@@ -6,7 +6,7 @@ import bisect
 
 from musify.frontend.scanner import Ctx, Directive
 from musify.passes._base import PassContext
-from musify.passes.hazards.common import FunctionList, device_functions, qualifier_words
+from musify.passes.hazards.common import FunctionList, device_functions, has_qualifier, qualifier_words
 
 _FUNCTIONS = "hazards.device_functions"
 _DIRECTIVE_STARTS = "hazards.directive_starts"
@@ -64,3 +64,36 @@ def without_comments(ctx: PassContext, start: int, end: int) -> str:
         pos = max(pos, e)
     out.append(ctx.text[pos:end])
     return "".join(out)
+
+
+_DEVICE_SUFFIXES = (".cu", ".cuh", ".mu", ".muh")
+
+
+def host_only(ctx: PassContext) -> bool:
+    """The file holds no device code: not a CUDA (or MUSA) source by its name, no test of a device
+    compilation, and no word the rules tag as a kernel or device qualifier (`__global__`,
+    `__device__`) anywhere in its code, macro bodies included (a `#define HD __host__ __device__`
+    makes it a device file). Kept for the file: inline assembly asks it for each macro body (valgrind.h
+    has 178), the warp-size constants once."""
+    found = ctx.scratch.get(_HOST_ONLY)
+    if found is None:
+        tagged = ctx.ruleset.tagged
+        found = ctx.scratch[_HOST_ONLY] = not (
+            ctx.path.endswith(_DEVICE_SUFFIXES)
+            or any(name in ctx.text for name in _compilation_macros(ctx.ruleset))
+            or has_qualifier(ctx.text, ctx.scan.code_map(), tagged("kernel-qualifier"), tagged("device-qualifier")))
+    return found
+
+
+_HOST_ONLY = "hazards.host_only"
+
+
+def _compilation_macros(ruleset) -> set[str]:
+    """The macros tagged `device-compilation` (`__CUDA_ARCH__`, `__CUDACC__`, `__NVCC__`) in both
+    spellings: a file half ported, or one ported back, tests the MUSA ones."""
+    names = set(ruleset.tagged("device-compilation"))
+    for name in list(names):
+        rule = ruleset.names.get(name)
+        if rule is not None and rule.musa:
+            names.add(rule.musa)
+    return names

@@ -26,8 +26,8 @@ from collections.abc import Iterator
 
 from musify.engine.edits import Edit
 from musify.passes._base import PassContext
-from musify.passes.hazards.common import has_qualifier, match_bracket
-from musify.passes.hazards.file_facts import device_functions_of, directive_at, without_comments
+from musify.passes.hazards.common import match_bracket
+from musify.passes.hazards.file_facts import device_functions_of, directive_at, host_only, without_comments
 from musify.passes.literals import holds, register
 from musify.patterns import lazy_pattern
 
@@ -96,7 +96,7 @@ def run(ctx: PassContext) -> list[Edit]:
         # grouped by it, and assembly outside one, with no PTX, outside a device file's macros, is the host's
         in_function = device_functions_of(ctx).holding(m.start())
         if in_function < 0 and not ptx_sign(without_comments(ctx, m.end(), body_end)) \
-                and (directive_at(ctx, m.start()) is None or _host_only(ctx)):
+                and (directive_at(ctx, m.start()) is None or host_only(ctx)):
             continue  # host assembly: the host compiler's, unchanged on MUSA
         spelled = " ".join(text[m.start():m.end() - 1].split())
         features: tuple[str, ...] = ()
@@ -124,39 +124,6 @@ def _report(ctx: PassContext, found: list[tuple[int, str, int, tuple[str, ...]]]
         for feature in features:
             ctx.warn("MU2035", at, spelled, what=f"'{spelled}' with {feature}", feature=feature)
 
-
-
-
-_DEVICE_SUFFIXES = (".cu", ".cuh", ".mu", ".muh")
-
-
-def _host_only(ctx: PassContext) -> bool:
-    """The file holds no device code: not a CUDA (or MUSA) source by its name, no test of a device
-    compilation, and no word the rules tag as a kernel or device qualifier (`__global__`,
-    `__device__`) anywhere in its code, macro bodies included (a `#define HD __host__ __device__`
-    makes it a device file). Asked once per file (valgrind.h has 178 such macros)."""
-    found = ctx.scratch.get(_HOST_ONLY)
-    if found is None:
-        tagged = ctx.ruleset.tagged
-        found = ctx.scratch[_HOST_ONLY] = not (
-            ctx.path.endswith(_DEVICE_SUFFIXES)
-            or any(name in ctx.text for name in _compilation_macros(ctx.ruleset))
-            or has_qualifier(ctx.text, ctx.scan.code_map(), tagged("kernel-qualifier"), tagged("device-qualifier")))
-    return found
-
-
-_HOST_ONLY = "inline_asm.host_only"
-
-
-def _compilation_macros(ruleset) -> set[str]:
-    """The macros tagged `device-compilation` (`__CUDA_ARCH__`, `__CUDACC__`, `__NVCC__`) in both
-    spellings: a file half ported, or one ported back, tests the MUSA ones."""
-    names = set(ruleset.tagged("device-compilation"))
-    for name in list(names):
-        rule = ruleset.names.get(name)
-        if rule is not None and rule.musa:
-            names.add(rule.musa)
-    return names
 
 
 def asm_matches(text: str) -> Iterator[re.Match[str]]:
