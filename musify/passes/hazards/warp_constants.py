@@ -18,7 +18,6 @@ not the literal 32 (`warpSize`, `Utils::get_warp_size()`) is the port already.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator
 
 from musify.arch import WARP_WIDTH
