@@ -114,6 +114,25 @@ def test_cmake_sources_through_a_variable_and_unknown_targets(rules):
     assert sorted(d.name for d in diags if d.id == "MU6042") == ["$<COMPILE_LANGUAGE:CUDA>", "CUDA::culibos"]
 
 
+def test_cmake_targets_a_public_musa_build_spells(rules):
+    """llama.cpp's ggml-musa/CMakeLists.txt links `MUSA::musart_static MUSA::mublas_static` and
+    `MUSA::musa_driver` where its CUDA build links the CUDA:: forms, and tests `MUSAToolkit_FOUND`:
+    documented names, so no best-guess diagnostic (MU6021); `CUDA::curand` stays a guess."""
+    src = ("find_package(CUDAToolkit REQUIRED)\n"
+           "if (CUDAToolkit_FOUND)\n"
+           "  target_link_libraries(g PRIVATE CUDA::cudart_static CUDA::cublas_static CUDA::cuda_driver)\n"
+           "  target_link_libraries(h PRIVATE CUDA::cublas CUDA::curand)\n"
+           "endif()\n")
+    new, diags = port(rules, src, "CMakeLists.txt")
+    assert new == ("find_package(MUSAToolkit REQUIRED)\n"
+                   "if (MUSAToolkit_FOUND)\n"
+                   "  target_link_libraries(g PRIVATE MUSA::musart_static MUSA::mublas_static MUSA::musa_driver)\n"
+                   "  target_link_libraries(h PRIVATE MUSA::mublas MUSA::murand)\n"
+                   "endif()\n")
+    guesses = [d for d in diags if d.id == "MU6021"]
+    assert [d.line for d in guesses] == [4] and "'CUDA::curand'" in guesses[0].message
+
+
 def test_make_words_with_assignments_quotes_and_include_paths(rules):
     """Shapes seen in real Makefiles: `:=` glued to a flag, quotes that pair up inside one word,
     install paths after -L/-I, a quoted compiler path, relocatable device code."""

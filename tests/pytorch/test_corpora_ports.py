@@ -133,7 +133,7 @@ def _documented_pairs() -> list[tuple[str, str]]:
     tc, cm, py = toolchain_vocab(), cmake_vocab(), python_vocab()
     pairs.append((tc["compiler"]["cuda"], tc["compiler"]["musa"]))
     pairs.append((tc["libdir"]["cuda"], tc["libdir"]["musa"]))
-    for table, key in ((tc, "library"), (tc, "path"), (tc, "variable"), (cm, "command"), (cm, "target"),
+    for table, key in ((tc, "library"), (tc, "path"), (tc, "variable"), (tc, "flag"), (cm, "command"), (cm, "target"),
                        (cm, "variable"), (cm, "package"), (py, "module"), (py, "name"), (py, "member")):
         for r in records(table, key):
             if "musa" in r and not r.get("guess"):
