@@ -332,3 +332,49 @@ def _enclosing(text: str, at: int, in_code: Callable[[int], bool]) -> int:
         else:
             depth -= 1
     return -1
+
+
+def index_part(value: str) -> str:
+    """The part of a declaration's value an index is computed from: without what a subscript
+    selects (`data[tid]` is a value loaded, not a thread's number) and without a shift's amount
+    (`bits >> (4 * tid)` picks bits of `bits`). llama.cpp's `qh = get_int_b2(bxi->qh, 0) >> (4 *
+    kqsx)` took `kqsx`, a thread's column, into a word of quantized bits, and `qh >> 5` was called
+    warp arithmetic (MU2021). A value without '[', '<<' or '>>' (most) is returned as it is."""
+    if "[" not in value and "<<" not in value and ">>" not in value:
+        return value
+    out: list[str] = []
+    i, n = 0, len(value)
+    while i < n:
+        c = value[i]
+        if c == "[":
+            i = _closing(value, i, "[", "]")
+            out.append("[]")
+            continue
+        if value.startswith(("<<", ">>"), i) and not value.startswith(("<<=", ">>="), i):
+            out.append(value[i:i + 2])
+            i += 2
+            while i < n and value[i] in " \t\n":
+                i += 1
+            if i < n and value[i] == "(":
+                i = _closing(value, i, "(", ")")
+            else:
+                while i < n and (value[i].isalnum() or value[i] in "_."):
+                    i += 1
+            continue
+        out.append(c)
+        i += 1
+    return "".join(out)
+
+
+def _closing(text: str, i: int, opener: str, closer: str) -> int:
+    """The offset after the `closer` that pairs with the `opener` at `i` (the end of `text` where
+    none does)."""
+    depth = 0
+    for k in range(i, len(text)):
+        if text[k] == opener:
+            depth += 1
+        elif text[k] == closer:
+            depth -= 1
+            if depth == 0:
+                return k + 1
+    return len(text)

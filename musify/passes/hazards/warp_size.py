@@ -35,7 +35,7 @@ from musify.passes.hazards.file_facts import (
     device_functions_of,
     qualifier_triggers,
 )
-from musify.passes.hazards.warp_operands import code_test
+from musify.passes.hazards.warp_operands import code_test, index_part
 from musify.passes.hazards.warp_precheck import bodies, file_may_report, may_report, trigger_uses
 from musify.passes.literals import holds
 
@@ -467,8 +467,10 @@ def _declared_integers(inits: list[_Init], names: _Names) -> list[tuple[str, str
         if init.type is None or not _INTEGRAL.search(init.type):
             continue
         if init.name is not None and init.value is not None:
-            decls.append((init.name, init.value_text, _mentions(init.value_text, names.thread_index)))
+            value = index_part(init.value_text)
+            decls.append((init.name, value, _mentions(value, names.thread_index)))
     return decls
+
 
 
 def _mentions(value: str, names) -> bool:

@@ -76,3 +76,12 @@ void host_side(int n) {
   unsigned mask = 0xffffffff;
   buf[blocks & 31] = mask >> 5;
 }
+
+// Negatives (llama.cpp's mmq-load-tiles.cuh): a word of quantized bits shifted by a thread's
+// column, and a value loaded at a thread's index, are data, not a lane or warp number.
+__global__ void unpack_bits(const int* words, int* out) {
+  const int col = threadIdx.x % 4;
+  const int qh = words[blockIdx.x] >> (4 * col);
+  const int loaded = words[threadIdx.x];
+  out[threadIdx.x] = ((qh >> 5) & 0x10) | (loaded & 31);
+}
