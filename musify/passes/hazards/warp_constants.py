@@ -18,6 +18,7 @@ not the literal 32 (`warpSize`, `Utils::get_warp_size()`) is the port already.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 
 from musify.arch import WARP_WIDTH
@@ -36,6 +37,8 @@ _DEFINITION = lazy_pattern(globals(), "_DEFINITION",
     r"|(?P<decl>\b(?:constexpr|const)\b[^;=(){}\n]*?\b(?P<const>\w+)[ \t]*=[ \t]*(?P<cparen>\()?[ \t]*32[uU]?[ \t]*"
     r"(?(cparen)\))[ \t]*;)")
 _DEFINE_AT_LINE_START = lazy_pattern(globals(), "_DEFINE_AT_LINE_START", r"[ \t]*#")
+# a 32 (with a suffix, in parentheses) that ends a statement or its line: the end of every definition
+_LAST_32 = lazy_pattern(globals(), "_LAST_32", r"32[uU]?[ \t]*\)?[ \t]*(?:;|(?=$|//|/\*))", re.MULTILINE)
 _NAME_SIZE = ("size", "thread", "lane", "width")
 
 
@@ -69,22 +72,23 @@ def run(ctx: PassContext) -> list[Edit]:
 
 def definitions(text: str) -> Iterator[tuple[int, int, str]]:
     """(start, end, name) of each line's definition of a warp-size name as 32, in text order
-    (comments and strings not told apart: the pass asks the code map). Only the lines holding a
-    32 are read."""
-    at = text.find("32")
-    while at >= 0:
+    (comments and strings not told apart: the pass asks the code map). Only the lines where a 32
+    ends a statement or the line (`_LAST_32`, a search that jumps from one "32" to the next) and
+    that hold `define` or `const` and a warp are read in full."""
+    for last in _LAST_32.finditer(text):
+        at = last.start()
         line = text.rfind("\n", 0, at) + 1
+        if (text.find("define", line, at) < 0 and text.find("const", line, at) < 0) \
+                or (text.find("arp", line, at) < 0 and text.find("ARP", line, at) < 0):
+            continue
         end = text.find("\n", at)
-        if end < 0:
-            end = len(text)
-        for m in _DEFINITION.finditer(text, line, end):
+        for m in _DEFINITION.finditer(text, line, len(text) if end < 0 else end):
             if m.group("define") is not None and not _DEFINE_AT_LINE_START.fullmatch(text, line, m.start() + 1):
                 continue  # a '#' inside the line (a string's, a stringizing one's): no directive
             name = m.group("macro") or m.group("const")
             if warp_size_name(name):
                 yield (m.start() if m.group("define") is not None else _declaration_start(text, line, m.start())), \
                     m.end(), name
-        at = text.find("32", end)
 
 
 def _declaration_start(text: str, line: int, qualifier: int) -> int:
