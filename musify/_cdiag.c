@@ -27,8 +27,9 @@
  *   what musify/passes/_base.py `_warn_python` (the reference, set by setup_warn) does for
  *   `PassContext.warn`, with make_from above; the reference answers a negative offset, an `end`
  *   that is not an int, a context whose text is not a str, and any error.
- * console(lists, least, ranks) -> str | None: for each list of diagnostics in `lists` in turn,
- *   `d.console() + "\n"` of each one whose severity ranks (`ranks[d.severity]`) at least `least`,
+ * console(lists, least, ranks, sites_in) -> str | None: for each list of diagnostics in `lists` in turn,
+ *   `d.console() + "\n"` of each one whose severity ranks (`ranks[d.severity]`) at least `least`
+ *   ("+N more in this X": X from `sites_in`, ID -> word, "function" for an ID it does not hold),
  *   all joined (musify/console.py `_print_python`); None, for the reference to answer, when an item
  *   is not exactly a Diagnostic, a list not exactly a list, `sites` not a tuple, or on any error. */
 #define PY_SSIZE_T_CLEAN
@@ -356,7 +357,7 @@ typedef struct {
 
 /* 1 and `out` filled when `d` is a Diagnostic this can write, of rank >= least; 0 one of lower
  * rank; -1 one the reference must write */
-static int line_of(PyObject *d, long least, PyObject *ranks, Line *out) {
+static int line_of(PyObject *d, long least, PyObject *ranks, PyObject *sites_in, Line *out) {
     if (!Py_IS_TYPE(d, diag_cls)) return -1;
     PyObject *severity = SLOT(d, SEVERITY);
     if (!severity || !PyUnicode_CheckExact(severity)) return -1;
@@ -376,9 +377,19 @@ static int line_of(PyObject *d, long least, PyObject *ranks, Line *out) {
     out->nline = digits(line, out->line);
     out->ncolumn = digits(column, out->column);
     if (!out->nline || !out->ncolumn) return -1;
-    out->nmore = PyTuple_GET_SIZE(sites)
-                     ? PyOS_snprintf(out->more, sizeof out->more, " (+%zd more in this function)", PyTuple_GET_SIZE(sites))
-                     : 0;
+    out->nmore = 0;
+    if (PyTuple_GET_SIZE(sites)) {
+        const char *scope = "function";
+        PyObject *word = PyDict_GetItemWithError(sites_in, out->id);
+        if (word) {
+            if (!PyUnicode_CheckExact(word) || !PyUnicode_IS_ASCII(word)) return -1;
+            scope = (const char *)PyUnicode_DATA(word);
+        } else if (PyErr_Occurred()) {
+            return -1;
+        }
+        out->nmore = PyOS_snprintf(out->more, sizeof out->more, " (+%zd more in this %s)", PyTuple_GET_SIZE(sites), scope);
+        if (out->nmore < 0 || (size_t)out->nmore >= sizeof out->more) return -1;
+    }
     return 1;
 }
 
@@ -425,9 +436,10 @@ static void put_line(PyObject *to, Py_ssize_t *at, const Line *l) {
 }
 
 static PyObject *console(PyObject *self, PyObject *args) {
-    PyObject *lists, *ranks;
+    PyObject *lists, *ranks, *sites_in;
     long least;
-    if (!PyArg_ParseTuple(args, "O!lO!:console", &PyList_Type, &lists, &least, &PyDict_Type, &ranks)) return NULL;
+    if (!PyArg_ParseTuple(args, "O!lO!O!:console", &PyList_Type, &lists, &least, &PyDict_Type, &ranks,
+                          &PyDict_Type, &sites_in)) return NULL;
     if (!diag_cls) Py_RETURN_NONE;
     /* first the length and widest character; every object read is held by a list we hold (the
      * lists are not changed between the passes: no Python code runs) */
@@ -438,7 +450,7 @@ static PyObject *console(PyObject *self, PyObject *args) {
         PyObject *diags = PyList_GET_ITEM(lists, i);
         if (!PyList_CheckExact(diags)) goto python;
         for (Py_ssize_t j = 0; j < PyList_GET_SIZE(diags); j++) {
-            int r = line_of(PyList_GET_ITEM(diags, j), least, ranks, &l);
+            int r = line_of(PyList_GET_ITEM(diags, j), least, ranks, sites_in, &l);
             if (r < 0) goto python;
             if (!r) continue;
             length += line_length(&l);
@@ -452,7 +464,7 @@ static PyObject *console(PyObject *self, PyObject *args) {
     for (Py_ssize_t i = 0; i < PyList_GET_SIZE(lists); i++) {
         PyObject *diags = PyList_GET_ITEM(lists, i);
         for (Py_ssize_t j = 0; j < PyList_GET_SIZE(diags); j++)
-            if (line_of(PyList_GET_ITEM(diags, j), least, ranks, &l) > 0) put_line(text, &at, &l);
+            if (line_of(PyList_GET_ITEM(diags, j), least, ranks, sites_in, &l) > 0) put_line(text, &at, &l);
     }
     return text;
 python:  /* an error too: the reference writes the lines before it and raises it */
@@ -467,7 +479,7 @@ static PyMethodDef methods[] = {
     {"warn", (PyCFunction)(void (*)(void))warn, METH_FASTCALL,
      "warn(ctx, diag_id, offset, name, severity, end, origin, sites, args) -> None: PassContext.warn's work"},
     {"setup_warn", setup_warn, METH_O, "setup_warn(reference) -> None: the Python function warn falls back to"},
-    {"console", console, METH_VARARGS, "console(lists, least, ranks) -> str | None: the console lines of diagnostics"},
+    {"console", console, METH_VARARGS, "console(lists, least, ranks, sites_in) -> str | None: the console lines of diagnostics"},
     {NULL, NULL, 0, NULL}};
 
 static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_cdiag", NULL, -1, methods};

@@ -34,6 +34,7 @@ class DiagSpec:  # not a dataclass: defining one costs ~0.5 ms of every run's st
     title: str
     template: str  # str.format template over the diagnostic's `args`
     retired: bool = False
+    sites_in: str = "function"  # what a grouped diagnostic's `sites` share: "+N more in this function"
 
 
 @dataclass(frozen=True, slots=True, init=False)  # __init__ below: the generated one is slow
@@ -83,7 +84,7 @@ class Diagnostic:
         put_verify(self, verify)
 
     def console(self) -> str:
-        more = f" (+{len(self.sites)} more in this function)" if self.sites else ""
+        more = f" (+{len(self.sites)} more in this {_sites_in(self.id)})" if self.sites else ""
         return f"{self.path}:{self.line}:{self.column}: {self.severity}: {self.id}: {self.message}{more}"
 
     def to_json(self) -> dict:
@@ -255,7 +256,7 @@ _SPECS = [
              "compute wrong results"),
     DiagSpec("MU2050", "warning", "low", "self-referential define kept",
              "'#define {name}' would become '#define {musa} {musa}' after renaming, which breaks every "
-             "use of {musa}; kept as written (the project already maps the name to MUSA)"),
+             "use of {musa}; kept as written (the project already maps the name to MUSA)", sites_in="file"),
     DiagSpec("MU2060", "note", "low", "call rewritten to a compatibility shim",
              "'{name}' rewritten to '{musa}' from \"{header}\" (musify's shims/compat): put shims/compat "
              "on the include path"),
@@ -396,7 +397,16 @@ def console_text(lists: list[list[Diagnostic]], least: int) -> str | None:
     """`d.console()` and a newline for each diagnostic of each list of `lists` in turn whose
     severity ranks at least `least`, joined, in one compiled call; None without the compiled
     module, or for anything it leaves to the reference (musify/console.py `_print_python`)."""
-    return _NATIVE.console(lists, least, SEVERITY_RANK) if _NATIVE is not None else None
+    if _NATIVE is None:
+        return None
+    return _NATIVE.console(lists, least, SEVERITY_RANK,
+                           {i: spec.sites_in for i, spec in CATALOGUE.items() if spec.sites_in != "function"})
+
+
+def _sites_in(diag_id: str) -> str:
+    """What the sites of a grouped `diag_id` share ("function" unless its spec says "file")."""
+    spec = CATALOGUE.get(diag_id)
+    return spec.sites_in if spec is not None else "function"
 
 
 def compiled_warn(reference: Callable[..., None]) -> Callable[..., None] | None:

@@ -3,7 +3,7 @@
 A project that already carries a CUDA-to-MUSA compatibility header breaks the whole translation
 unit when both sides of such a define get renamed (torchada PR #92). A `#define` whose body, after
 renaming, is exactly the defined name is kept as written (`ctx.protect`, continued lines included)
-and reported.
+and reported, once a file: the first such define's MU2050 lists the others as its sites.
 """
 
 from __future__ import annotations
@@ -32,6 +32,7 @@ def run(ctx: PassContext) -> list[Edit]:
         return []
     names = ctx.ruleset.names
     text = ctx.text
+    kept: list[tuple[int, str, str]] = []  # (offset, name, MUSA name) of each define kept
     for ident in idents.select(contexts=(Ctx.MACRO_NAME,)):
         if text.startswith("(", ident.end):
             continue  # a function-like macro is never `#define X X` (most defined candidates are)
@@ -49,7 +50,12 @@ def run(ctx: PassContext) -> list[Edit]:
         new_body = _renamed(names, m.group(1))
         if new_name == new_body and (new_name != ident.name or new_body != m.group(1)):
             ctx.protect(directive.start, directive.end)
-            ctx.warn("MU2050", ident.start, ident.name, musa=new_name)
+            kept.append((ident.start, ident.name, new_name))
+    if kept:
+        # one warning a file, the other defines its sites ("+N more in this file"): a compatibility
+        # header is one decision, and llama.cpp's vendors/musa.h printed 136 warnings, one a define
+        at, name, musa = kept[0]
+        ctx.warn("MU2050", at, name, sites=tuple(ctx.lines.position(k[0]) for k in kept[1:]), musa=musa)
     return []
 
 
