@@ -26,6 +26,7 @@ def findings(text: str, ruleset, path: str = "common.cuh", **options) -> list[tu
     ("uint32_t constexpr kWARP_SIZE = 32U;", "uint32_t constexpr kWARP_SIZE = 32U;"),
     ("struct T { static int const kWarpSize = 32; };", "static int const kWarpSize = 32;"),
     ("constexpr uint32_t THREADS_PER_WARP = 32;", "constexpr uint32_t THREADS_PER_WARP = 32;"),
+    ("#define WARP_SIZE 32  // was 32", "#define WARP_SIZE 32"),  # two 32s a line: one finding
 ])
 def test_a_warp_size_constant_of_32_is_reported_at_its_definition(line, spelled, ruleset) -> None:
     found = findings(f"{line}\n{KERNEL}", ruleset)

@@ -75,9 +75,13 @@ def definitions(text: str) -> Iterator[tuple[int, int, str]]:
     (comments and strings not told apart: the pass asks the code map). Only the lines where a 32
     ends a statement or the line (`_LAST_32`, a search that jumps from one "32" to the next) and
     that hold `define` or `const` and a warp are read in full."""
+    read = -1  # the start of the last line read (a line with two such 32s is read once)
     for last in _LAST_32.finditer(text):
         at = last.start()
         line = text.rfind("\n", 0, at) + 1
+        if line == read:
+            continue
+        read = line
         if (text.find("define", line, at) < 0 and text.find("const", line, at) < 0) \
                 or (text.find("arp", line, at) < 0 and text.find("ARP", line, at) < 0):
             continue
