@@ -64,3 +64,11 @@ def test_a_file_without_device_code_is_not_the_ports_business(ruleset) -> None:
 def test_the_severity_follows_the_arch_and_the_reverse_direction_says_nothing(ruleset) -> None:
     assert [f[1] for f in findings(f"#define WARP_SIZE 32\n{KERNEL}", ruleset, arch="mp_31")] == ["note"]
     assert findings(f"#define WARP_SIZE 32\n{KERNEL}", ruleset, "common.muh", reverse=True) == []
+
+
+def test_a_minified_line_is_read_once(ruleset) -> None:
+    """A generated file's single line with thousands of 32s: read once, in linear time."""
+    from musify.passes.hazards.warp_constants import definitions
+
+    text = "int a[] = {" + "x=32;" * 100_000 + "}; const int kWarpSize = 32;"
+    assert [name for _, _, name in definitions(text)] == ["kWarpSize"]

@@ -75,18 +75,18 @@ def definitions(text: str) -> Iterator[tuple[int, int, str]]:
     (comments and strings not told apart: the pass asks the code map). Only the lines where a 32
     ends a statement or the line (`_LAST_32`, a search that jumps from one "32" to the next) and
     that hold `define` or `const` and a warp are read in full."""
-    read = -1  # the start of the last line read (a line with two such 32s is read once)
+    read_to = -1  # the end of the last line read: each line is looked at once, from its first such 32
     for last in _LAST_32.finditer(text):
         at = last.start()
+        if at < read_to:
+            continue  # (a line with two such 32s; a minified file's one line with thousands)
         line = text.rfind("\n", 0, at) + 1
-        if line == read:
-            continue
-        read = line
-        if (text.find("define", line, at) < 0 and text.find("const", line, at) < 0) \
-                or (text.find("arp", line, at) < 0 and text.find("ARP", line, at) < 0):
-            continue
         end = text.find("\n", at)
-        for m in _DEFINITION.finditer(text, line, len(text) if end < 0 else end):
+        read_to = end = len(text) if end < 0 else end
+        if (text.find("define", line, end) < 0 and text.find("const", line, end) < 0) \
+                or (text.find("arp", line, end) < 0 and text.find("ARP", line, end) < 0):
+            continue
+        for m in _DEFINITION.finditer(text, line, end):
             if m.group("define") is not None and not _DEFINE_AT_LINE_START.fullmatch(text, line, m.start() + 1):
                 continue  # a '#' inside the line (a string's, a stringizing one's): no directive
             name = m.group("macro") or m.group("const")
