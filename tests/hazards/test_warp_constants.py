@@ -27,6 +27,7 @@ def findings(text: str, ruleset, path: str = "common.cuh", **options) -> list[tu
     ("struct T { static int const kWarpSize = 32; };", "static int const kWarpSize = 32;"),
     ("constexpr uint32_t THREADS_PER_WARP = 32;", "constexpr uint32_t THREADS_PER_WARP = 32;"),
     ("#define WARP_SIZE 32  // was 32", "#define WARP_SIZE 32"),  # two 32s a line: one finding
+    ("#define MINIMAX_REDUCE_RMS_WARP_SIZE 32", "#define MINIMAX_REDUCE_RMS_WARP_SIZE 32"),  # vLLM: no "min" word
 ])
 def test_a_warp_size_constant_of_32_is_reported_at_its_definition(line, spelled, ruleset) -> None:
     found = findings(f"{line}\n{KERNEL}", ruleset)
@@ -40,6 +41,8 @@ def test_a_warp_size_constant_of_32_is_reported_at_its_definition(line, spelled,
 @pytest.mark.parametrize("line", [
     "#define NUM_WARPS 32",  # a count of warps, not a warp's size
     "#define WARPS_PER_BLOCK 32",
+    "#define C10_WARP_SIZE_LOWER_BOUND 32",  # PyTorch's: a lower bound, true of 128 lanes too
+    "constexpr int kMinWarpSize = 32;",
     "#define WARP_SIZE warpSize",  # the port already
     "#define WARP_SIZE 320",
     "const int warp_size = 32 * 2;",

@@ -40,6 +40,9 @@ _DEFINE_AT_LINE_START = lazy_pattern(globals(), "_DEFINE_AT_LINE_START", r"[ \t]
 # a 32 (with a suffix, in parentheses) that ends a statement or its line: the end of every definition
 _LAST_32 = lazy_pattern(globals(), "_LAST_32", r"32[uU]?[ \t]*\)?[ \t]*(?:;|(?=$|//|/\*))", re.MULTILINE)
 _NAME_SIZE = ("size", "thread", "lane", "width")
+_NOT_BOUND = frozenset({"lower", "min"})  # a lower bound of 32 holds on a 128-lane warp too
+# a name's words: `kMinWarpSize` -> k, Min, Warp, Size; `MINIMAX_WARP_SIZE` -> MINIMAX, WARP, SIZE
+_NAME_WORDS = lazy_pattern(globals(), "_NAME_WORDS", r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|\d+")
 
 
 def triggers(ruleset) -> tuple[str, ...]:
@@ -108,6 +111,10 @@ def _declaration_start(text: str, line: int, qualifier: int) -> int:
 
 def warp_size_name(name: str) -> bool:
     """The name says a warp's size: `warp` and one of size, thread, lane or width (`kWarpSize`,
-    `THREADS_PER_WARP`, `warp_width`), not a count of warps (`NUM_WARPS`, `WARPS_PER_BLOCK`)."""
+    `THREADS_PER_WARP`, `warp_width`), not a count of warps (`NUM_WARPS`, `WARPS_PER_BLOCK`) nor a
+    lower bound (PyTorch's `C10_WARP_SIZE_LOWER_BOUND 32`, a `MIN_WARP_SIZE`: still true of a
+    128-lane warp)."""
     lower = name.lower()
-    return "warp" in lower and any(word in lower for word in _NAME_SIZE)
+    if "warp" not in lower or not any(word in lower for word in _NAME_SIZE):
+        return False
+    return _NOT_BOUND.isdisjoint(word.lower() for word in _NAME_WORDS.findall(name))
