@@ -59,13 +59,14 @@ _PTX = lazy_pattern(globals(), "_PTX",
 
 
 def ptx_sign(body: str) -> bool:
-    """The statement's parentheses (`body`, without comments) show PTX: a sign of it (`_PTX`) and a ';', which ends
-    every PTX instruction (the 6,984 statements with a sign in the CUDA 13 headers, flash-attn's
-    CUTLASS, vLLM and llama.cpp's ggml-cuda all hold one). Other assemblers end an instruction
-    with a new line, and share some of the signs: RISC-V vectors' `vadd.vv`, Esperanto's
-    `mov.m.x`, Arm32 NEON's `vadd.f32`; and an asm label (`f(...) __asm("llvm.amdgcn...f16")`,
-    a symbol's name, not a statement) holds no instruction at all. llama.cpp's RISC-V and
-    Esperanto CPU kernels had 106 false errors, composable_kernel's asm labels eight a header."""
+    """The text `body` shows PTX: a sign of it (`_PTX`) and a ';', which ends every PTX
+    instruction (asked of a statement's parentheses, and of them without their comments:
+    `_shows_ptx`). The 6,984 statements with a sign in the CUDA 13 headers, flash-attn's CUTLASS,
+    vLLM and llama.cpp's ggml-cuda all hold one. Other assemblers end an instruction with a new
+    line, and share some of the signs: RISC-V vectors' `vadd.vv`, Esperanto's `mov.m.x`, Arm32
+    NEON's `vadd.f32`; and an asm label (`f(...) __asm("llvm.amdgcn...f16")`, a symbol's name, not
+    a statement) holds no instruction at all. llama.cpp's RISC-V and Esperanto CPU kernels had 106
+    false errors, composable_kernel's asm labels eight a header."""
     return ";" in body and _PTX.search(body) is not None
 
 

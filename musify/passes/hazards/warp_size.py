@@ -472,7 +472,6 @@ def _declared_integers(inits: list[_Init], names: _Names) -> list[tuple[str, str
     return decls
 
 
-
 def _mentions(value: str, names) -> bool:
     """One of `names` stands in `value` as a whole word (the reference `_Words.mentions` is tested
     against; asked of every declaration with the thread-index names). A plain loop: the generator
