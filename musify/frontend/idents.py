@@ -87,6 +87,13 @@ class IdentList(Rows):
             return ctx in self._a[3::4]
         return contexts >> ctx & 1 == 1
 
+    def rows_in(self, ctx: int) -> list[int]:
+        """The indices of the rows whose context is `ctx`, in order: a pass that reads a row's
+        integers (`data`) makes no `Ident` of the rows it passes over (`self_defines` passes over
+        most defined candidates: function-like macros)."""
+        a = self._a
+        return _rows_holding(a[3::4], {int(ctx)}) if a else []
+
     def _make(self, row: tuple) -> Ident:
         s, e, n, c = row
         return _make_ident((s, e, self._names.values[n], CTXS[c]))

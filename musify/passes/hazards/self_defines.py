@@ -32,25 +32,28 @@ def run(ctx: PassContext) -> list[Edit]:
         return []
     names = ctx.ruleset.names
     text = ctx.text
+    rows, spelled = idents.data, idents.names  # a row is (start, end, name's index, context)
     kept: list[tuple[int, str, str]] = []  # (offset, name, MUSA name) of each define kept
-    for ident in idents.select(contexts=(Ctx.MACRO_NAME,)):
-        if text.startswith("(", ident.end):
+    for k in idents.rows_in(_MACRO_NAME):
+        start, end = rows[4 * k], rows[4 * k + 1]
+        if text.startswith("(", end):
             continue  # a function-like macro is never `#define X X` (most defined candidates are)
-        if _FIRST_AFTER.match(text, ident.end).group(1) in _NEVER_FIRST:
+        if _FIRST_AFTER.match(text, end).group(1) in _NEVER_FIRST:
             continue  # an empty body or one of a number, a string...: never one name (most others)
-        directive = directive_at(ctx, ident.start)
+        directive = directive_at(ctx, start)
         if directive is None:
             continue
-        after = text[ident.end:directive.end]
-        body = _body(ctx, ident.end, directive.end, after)
+        after = text[end:directive.end]
+        body = _body(ctx, end, directive.end, after)
         m = _BODY_TOKEN.fullmatch(body)
         if m is None:
             continue
-        new_name = _renamed(names, ident.name)
+        name = spelled[rows[4 * k + 2]]
+        new_name = _renamed(names, name)
         new_body = _renamed(names, m.group(1))
-        if new_name == new_body and (new_name != ident.name or new_body != m.group(1)):
+        if new_name == new_body and (new_name != name or new_body != m.group(1)):
             ctx.protect(directive.start, directive.end)
-            kept.append((ident.start, ident.name, new_name))
+            kept.append((start, name, new_name))
     if kept:
         # one warning a file, the other defines its sites ("+N more in this file"): a compatibility
         # header is one decision, and llama.cpp's vendors/musa.h printed 136 warnings, one a define
