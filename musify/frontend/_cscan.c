@@ -43,9 +43,10 @@ static int scan_text(const Text *t, const Prefixes *p, Out *o) {
 }
 
 /* scan(text, prefixes) -> (ident rows, row item size, names, includes, directives, spans,
- * problems, the rows' contexts as bits), or None when the prefixes are not plain ASCII words (the
- * Python scanner handles those). The ident rows are the bytes of an `IdentList`'s array (4 or 8
- * bytes a value); bit c of the contexts is set when some row's context is c. */
+ * problems, the rows' contexts as bits, header tests), or None when the prefixes are not plain
+ * ASCII words (the Python scanner handles those). The ident rows are the bytes of an
+ * `IdentList`'s array (4 or 8 bytes a value); bit c of the contexts is set when some row's
+ * context is c; header tests: how many `#if`/`#elif` lines hold the word include. */
 static PyObject *cscan_scan(PyObject *Py_UNUSED(self), PyObject *const *args, Py_ssize_t nargs) {
     /* (METH_FASTCALL, its arguments checked here: a call per file, argument parsing was a tenth
      * of a small file's scan) */
@@ -79,10 +80,11 @@ static PyObject *cscan_scan(PyObject *Py_UNUSED(self), PyObject *const *args, Py
              {NULL, 0, 0, rows_itemsize(t.n)}, PyList_New(0), NULL, 0, 0, 0};
     PyObject *result = NULL;
     if (o.includes && o.directives && o.spans && o.problems && o.names && scan_text(&t, &p, &o) == 0) {
-        PyObject *items[8] = {rows_bytes(&o.idents), PyLong_FromLong(o.idents.itemsize), Py_NewRef(o.names),
+        PyObject *items[9] = {rows_bytes(&o.idents), PyLong_FromLong(o.idents.itemsize), Py_NewRef(o.names),
                               Py_NewRef(o.includes), Py_NewRef(o.directives), Py_NewRef(o.spans),
-                              Py_NewRef(o.problems), PyLong_FromUnsignedLong(o.contexts)};
-        result = make_tuple(NULL, items, 8);
+                              Py_NewRef(o.problems), PyLong_FromUnsignedLong(o.contexts),
+                              PyLong_FromSsize_t(o.header_tests)};
+        result = make_tuple(NULL, items, 9);
     }
     rows_free(&o.idents);
     Py_XDECREF(o.names);

@@ -74,6 +74,9 @@ typedef struct {
     struct NameSlot *slots;
     Py_ssize_t nslots, used; /* nslots: a power of two (0 before the first name); used: filled */
     unsigned contexts; /* bit c set when some row's context is c (`IdentList.holds_context`) */
+    /* `#if`/`#elif` lines holding the word include (or INCLUDE): where `header_tests.apply`
+     * looks for `__has_include(<...>)` (0: it need not look at all) */
+    Py_ssize_t header_tests;
     /* the first table, zeroed with the rest of `Out` (empty): most files need no bigger one, and
      * allocating and clearing it cost as much as finding a small file's names */
     struct NameSlot small[SMALL_SLOTS];
@@ -231,6 +234,19 @@ static ALWAYS_INLINE PyObject *keyword_str(const Text *t, Py_ssize_t s, Py_ssize
     return PyUnicode_Substring(t->text, s, e);
 }
 
+/* "include" or "INCLUDE" in text[s:e] (a condition that may test for a header: `header_tests.py`) */
+static int holds_include_word(const Text *t, Py_ssize_t s, Py_ssize_t e) {
+    for (Py_ssize_t i = s; i + 7 <= e; i++) {
+        Py_UCS4 c = CH(t, i);
+        if (c != 'i' && c != 'I') continue;
+        const char *w = c == 'i' ? "include" : "INCLUDE";
+        Py_ssize_t k = 1;
+        while (k < 7 && CH(t, i + k) == (Py_UCS4)w[k]) k++;
+        if (k == 7) return 1;
+    }
+    return 0;
+}
+
 /* `_directive`: records the directive at `start`; returns where lexing goes on (or -1 on error) */
 static ALWAYS_INLINE Py_ssize_t directive(const Text *t, Py_ssize_t start, Out *o, Py_ssize_t *dir_end) {
     Py_ssize_t i = skip_blanks(t, start + 1), ks = i, ke = i;
@@ -268,6 +284,8 @@ static ALWAYS_INLINE Py_ssize_t directive(const Text *t, Py_ssize_t start, Out *
             has_name = 1;
             pos = name_e;
         }
+    } else if (keyword_is(t, ks, ke, "if") || keyword_is(t, ks, ke, "elif")) {
+        if (holds_include_word(t, pos, end)) o->header_tests++;
     } else if (keyword_is(t, ks, ke, "error") || keyword_is(t, ks, ke, "warning")) {
         kw = K_MESSAGE;
         if (add_span(o, pos, end, C_STRING) < 0) return -1;

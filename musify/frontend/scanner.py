@@ -219,11 +219,19 @@ def scan(text: str, prefixes: tuple[str, ...] = VENDOR_PREFIXES) -> Scan:
     if _NATIVE is not None:
         found = _NATIVE.scan(text, prefixes)
         if found is not None:
-            rows, itemsize, names, includes, directives, spans, problems, contexts = found
+            rows, itemsize, names, includes, directives, spans, problems, contexts, header_tests = found
             # (`native_idents`, without its call: every file is scanned)
-            return Scan(IdentList(array("i" if itemsize == 4 else "q", rows), names, contexts), includes, directives,
+            made = Scan(IdentList(array("i" if itemsize == 4 else "q", rows), names, contexts), includes, directives,
                         spans, problems, None, None, prefixes)
-    return scan_python(text, prefixes)
+            return _header_tests(text, made) if header_tests else made
+    return _header_tests(text, scan_python(text, prefixes))
+
+
+def _header_tests(text: str, made: Scan) -> Scan:
+    """`header_tests.apply` (imported on the first file with a `#if` that may test for a header)."""
+    from musify.frontend import header_tests
+
+    return header_tests.apply(text, made)
 
 
 def native_idents(data: bytes, itemsize: int, names: list[str], contexts: int | None = None) -> IdentList:

@@ -1,0 +1,99 @@
+"""Header names tested in `#if` lines: `__has_include(<cuda_fp16.h>)` names a header as an
+`#include` does, and is ported with it.
+
+CCCL (in the CUDA toolkit, CuPy, PyTorch...) guards its optional types with
+`#if _CCCL_HAS_INCLUDE(<cuda_fp16.h>)` and then `#include <cuda_fp16.h>`. The include became
+`<musa_fp16.h>` while the test kept asking for `<cuda_fp16.h>`, which a MUSA toolkit does not
+have: the port compiled without its half-precision support, silently; and the words of the
+header name (`cuda_fp16`, `cuda_runtime_api`) were reported as unknown CUDA names (MU1001).
+
+A header test is a name holding `include` or `INCLUDE` (`__has_include`, `__has_include_next`,
+a project's wrapper such as `_CCCL_HAS_INCLUDE`) followed by one parenthesised header name, in
+the condition of an `#if` or `#elif`, outside comments. Each becomes an `Include` (its
+`directive_start` is the `#if`'s) with an include-path span, so the includes pass renames it by
+the same header rules and project renames as the `#include` it guards; its words are no longer
+identifiers. Both scanners leave this to `apply`, run on their scans alike; the compiled one
+counts the `#if` lines that hold the word at all, and a file with none is not looked at.
+"""
+
+from __future__ import annotations
+
+import bisect
+
+from musify.frontend.idents import Ctx, IdentList
+from musify.frontend.scanner import Include, Scan
+from musify.patterns import lazy_pattern
+
+# a name, its parenthesis, one header name in <> or "" and the closing parenthesis
+_TEST = lazy_pattern(globals(), "_TEST", r'([A-Za-z_]\w*)[ \t]*\([ \t]*(?:<([^<>\s"()]+)>|"([^"\\\n]+)")[ \t]*\)')
+_CONDITIONS = ("if", "elif")
+
+
+def apply(text: str, scan: Scan) -> Scan:
+    """`scan` with each header test's name as an include (in `includes` and `spans`, in order)
+    and no identifier rows inside it: changed in place, and returned."""
+    found = [m for d in scan.directives if d.keyword in _CONDITIONS
+             for m in _tests_in(text, scan.spans, d.start, d.end)]
+    if not found:
+        return scan
+    spans, includes = scan.spans, scan.includes
+    dropped: list[tuple[int, int]] = []
+    for directive_start, start, end, angled in found:
+        include = Include(start, end, text[start:end], angled, directive_start)
+        includes.insert(bisect.bisect_left(includes, start, key=_start), include)
+        at = bisect.bisect_left(spans, start - 1, key=_start)
+        if not angled:
+            del spans[at]  # the string literal `_tests_in` found there: its inside is a path now
+        spans.insert(at, (start, end, Ctx.INCLUDE))
+        if angled:
+            dropped.append((start, end))
+    if dropped:
+        scan.idents = _without(scan.idents, dropped)
+    scan._codemap = None
+    return scan
+
+
+def _tests_in(text: str, spans: list, start: int, end: int) -> list[tuple[int, int, int, bool]]:
+    """(directive start, path start, path end, angled) of each header test in the directive
+    text[start:end] whose name stands in code, and whose header name is code (<>) or exactly
+    one string literal ("")."""
+    out = []
+    for m in _TEST.finditer(text, start, end):
+        name = m.group(1)
+        if "include" not in name and "INCLUDE" not in name:
+            continue
+        if _span_at(spans, m.start()) is not None:
+            continue  # in a comment
+        angled = m.group(2) is not None
+        s, e = m.span(2 if angled else 3)
+        span = _span_at(spans, s)
+        if angled:
+            following = bisect.bisect_left(spans, s - 1, key=_start)
+            if span is not None or (following < len(spans) and spans[following][0] < e + 1):
+                continue  # a comment or literal inside the <...>: not a plain header name
+        elif span is None or span[0] != s - 1 or span[1] != e + 1 or span[2] != Ctx.STRING:
+            continue
+        out.append((start, s, e, angled))
+    return out
+
+
+def _span_at(spans: list, offset: int) -> tuple | None:
+    """The span holding `offset`, or None (code)."""
+    i = bisect.bisect_right(spans, offset, key=_start) - 1
+    return spans[i] if i >= 0 and spans[i][1] > offset else None
+
+
+def _start(item) -> int:
+    return item[0]
+
+
+def _without(idents: IdentList, ranges: list[tuple[int, int]]) -> IdentList:
+    """`idents` less the rows that start inside one of `ranges` (the header names), made again
+    row by row: the names are those the rows kept use, in order, as a scan without those rows
+    would give them."""
+    a, names = idents.data, idents.names
+    out = IdentList()
+    for k in range(0, len(a), 4):
+        if not any(s <= a[k] < e for s, e in ranges):
+            out.add(a[k], a[k + 1], names[a[k + 2]], a[k + 3])
+    return out
