@@ -47,6 +47,10 @@ _INT32 = re.compile(r"^(?:const\s+)?(?:unsigned|signed|unsigned\s+int|signed\s+i
 # (operator, literal) pairs that take a lane or a warp number from a thread index, and what to
 # write instead, with W the name the rules tag `warp-size`
 _LANE_ARITH = {("&", 31): "% W (or & (W - 1))", ("%", 32): "% W", (">>", 5): "/ W", ("/", 32): "/ W"}
+# a variable named as a bit position (a word of its name is bit or bits: `bit`, `bit_pos`,
+# `bitOffset`, `nBits`): `bit >> 5` and `bit & 31` find its 32-bit word and the bit in it
+# (vLLM-style packed indices in GPTQModel's VPTQ kernel), whatever thread computed it
+_BIT_NAME = re.compile(r"(?:^|_|(?<=[a-z0-9])(?=[A-Z]))(?:[Bb]its?|BITS?)(?=$|_|\d|[A-Z])")
 
 
 @named_tuple  # a named tuple: a frozen dataclass's class cost 1 ms an import; typing.NamedTuple
@@ -339,6 +343,8 @@ def _check_binary(node, names: _Names, derived: Container[str], masks: set[str],
             and op_text in _COMPARISONS:
         report(node, "MU2025", expr=_expr(node, text))
         return
+    if left.type == "identifier" and _BIT_NAME.search(left_text):
+        return  # a bit position in words of 32 bits, not a lane or a warp (`_BIT_NAME`)
     fix = _LANE_ARITH.get((op_text, rval))
     if fix is not None and _is_thread_expr(left, derived, names, text):
         report(node, "MU2021", expr=_expr(node, text),

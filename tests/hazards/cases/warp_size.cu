@@ -85,3 +85,20 @@ __global__ void unpack_bits(const int* words, int* out) {
   const int loaded = words[threadIdx.x];
   out[threadIdx.x] = ((qh >> 5) & 0x10) | (loaded & 31);
 }
+
+// Negatives (GPTQModel's VPTQ kernel): a bit position in packed 32-bit words, however a thread
+// came to it, is split into its word and its bit; that is no lane or warp number.
+__global__ void unpack_indices(const unsigned* indices, int* out, int bits_per_index) {
+  const int bit = threadIdx.x * bits_per_index;
+  const int word = bit >> 5;
+  const int shift = bit & 31;
+  const int bitPos = threadIdx.x * 3;
+  out[threadIdx.x] = (indices[word] >> shift) + (bitPos / 32);
+}
+
+// ...but a lane taken from a thread's index next to them still is.
+__global__ void lane_beside_bits(int* out) {
+  const int bit = threadIdx.x * 3;
+  // DIAG: MU2021
+  out[bit >> 5] = threadIdx.x & 31;
+}
