@@ -218,10 +218,11 @@ def renamed_reference(ctx: PassContext, ref: str) -> str | None:
         if candidate in renames:
             return stem + posixpath.splitext(renames[candidate])[1]
     tail = "/" + ref.lstrip("./")
-    matches = [old for old in renames if old.endswith(tail)]
-    if len(matches) == 1:
-        return stem + posixpath.splitext(renames[matches[0]])[1]
-    return None
+    # the files it may name (GPTQModel builds `root / "quantization" / "gemv_cuda.cu"`, a name two
+    # of its folders have): where each is renamed to the same extension, that is the reference's
+    # new spelling whichever it names
+    new_exts = {posixpath.splitext(renames[old])[1] for old in renames if old.endswith(tail)}
+    return stem + new_exts.pop() if len(new_exts) == 1 else None
 
 
 def _new_ext(renames: dict[str, str], ext: str) -> str | None:

@@ -245,3 +245,17 @@ def test_python_spans_are_made_when_asked_for():
     assert "_made" not in sc.tree.__dict__ and sc.__dict__["_spans"] is None  # nothing parsed yet
     assert [(s, e) for s, e, _ in sc.spans] == [(4, 10), (12, 23)]
     assert sc.tree.module is not None
+
+
+def test_a_source_name_two_folders_hold_is_renamed_when_both_are(rules):
+    """GPTQModel lists `str(root / "quantization" / "gemv_cuda.cu")`: two of its folders hold a
+    `gemv_cuda.cu`, and the name stayed (MU6024, "not in the input tree"). Renamed alike, either
+    file's new name is the reference's."""
+    from musify.passes.includes import build_project_info
+
+    files = ["pkg/ext.py", "ext/awq/quantization/gemv_cuda.cu", "ext/awq/new/gemv/gemv_cuda.cu", "ext/other.cu"]
+    project = build_project_info(files, {f: f[:-3] + ".mu" for f in files if f.endswith(".cu")})
+    src = 'sources = [str(root / "quantization" / "gemv_cuda.cu"), "missing.cu"]\n'
+    new, ctx, _ = migrate_text(src, "pkg/ext.py", rules, Options(), project)
+    assert new == 'sources = [str(root / "quantization" / "gemv_cuda.mu"), "missing.cu"]\n'
+    assert [d.id for d in ctx.diagnostics] == ["MU6024"]  # the file no folder holds
