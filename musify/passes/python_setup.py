@@ -230,6 +230,7 @@ def _flag_list(ctx: PassContext, tree: PythonTree, lst: ast.List | ast.Tuple, se
     edits = []
     elts = lst.elts
     removed = 0
+    run = None  # the last drops' (first element, place of their edit, element after them)
     i = 0
     while i < len(elts):
         node = elts[i]
@@ -260,9 +261,20 @@ def _flag_list(ctx: PassContext, tree: PythonTree, lst: ast.List | ast.Tuple, se
         if result.words == 2 and last is not None:
             seen.add(id(last))
         if result.new is None:
-            edits.append(_remove_elements(ctx, tree, elts, i, i + result.words, e))
+            # elements dropped one after another go in one edit: each alone would take the comma
+            # between them (MinkowskiEngine's `NVCC_FLAGS += ["--expt-relaxed-constexpr",
+            # "--expt-extended-lambda"]` made two edits over one comma, and its setup.py failed)
+            if run is not None and run[2] == i:
+                del edits[run[1]]
+                first = run[0]
+            else:
+                first = i
+            edits.append(_remove_elements(ctx, tree, elts, first, i + result.words, e))
+            run = (first, len(edits) - 1, i + result.words)
             removed += result.words
-        elif result.words == 1:
+            i += result.words
+            continue
+        if result.words == 1:
             edits.append(Edit(*span, result.new, "flag:" + node.value, "build", "flag"))
         else:
             q = ctx.text[span[0] - 1]

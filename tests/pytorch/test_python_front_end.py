@@ -176,6 +176,24 @@ def test_flag_tuples_and_lists_outside_extra_compile_args(rules):
     assert [d.id for d in diags] == ["MU6022", "MU6022", "MU6020", "MU6014"]
 
 
+def test_flags_dropped_one_after_another_go_in_one_edit(rules):
+    """MinkowskiEngine's `NVCC_FLAGS += ["--expt-relaxed-constexpr", "--expt-extended-lambda"]`:
+    each dropped flag took the comma between them, the two edits overlapped and its setup.py
+    failed to migrate (MU0022, then MU0001). A run of drops is one edit, whatever stands around it."""
+    src = ("from setuptools import setup\n"
+           "NVCC_FLAGS += ['--expt-relaxed-constexpr', '--expt-extended-lambda']\n"
+           "a = ['-O3', '--expt-relaxed-constexpr', '--expt-extended-lambda']\n"
+           "b = ('--expt-relaxed-constexpr', '--expt-extended-lambda', '-O3', '--expt-relaxed-constexpr')\n"
+           "c = (\n    '--expt-relaxed-constexpr',\n    '--expt-extended-lambda',\n    '-lineinfo',\n)\n")
+    new, diags = port(rules, src)
+    assert new == ("from setuptools import setup\n"
+                   "NVCC_FLAGS += []\n"
+                   "a = ['-O3']\n"
+                   "b = ('-O3',)\n"
+                   "c = (\n)\n")
+    assert set(ids(diags)) == {"MU6020"}
+
+
 def test_a_flag_and_its_value_appended_by_two_statements(rules):
     """flash-attn, causal-conv1d and mamba collect their architectures with
     `cc_flag.append("-gencode")` then `cc_flag.append("arch=...")`: the pair becomes one MUSA flag.
