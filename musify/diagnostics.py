@@ -161,6 +161,9 @@ _SPECS = [
     DiagSpec("MU0021", "error", "low", "file kept in the staging directory",
              "{kept} was created or changed by someone else during the run and the migrated tree already "
              "has a file of that name; it is kept there: compare the two and move it by hand"),
+    DiagSpec("MU0022", "error", "low", "internal error",
+             "left as is: {cause} (a bug in musify, not in this file: please report it with the file; "
+             "--debug shows where it failed)"),
     # --- MU1xxx: name mapping ---------------------------------------------------------------
     DiagSpec("MU1001", "warning", "medium", "unrecognised vendor name",
              "'{name}' looks like a CUDA name but no rule knows it and the project does not declare it; "

@@ -60,6 +60,11 @@ class GuardedGroup(click.Group):
         cut = args.index("--") if "--" in args else len(args)
         debug = "--debug" in args[:cut] or os.environ.get("MUSIFY_DEBUG") == "1"
         args = [a for i, a in enumerate(args) if not (a == "--debug" and i < cut)]
+        # a file's internal error (MU0022) is raised rather than reported, wherever the file is
+        # migrated (a -j worker inherits the variable): the traceback says where it failed
+        told = debug and os.environ.get("MUSIFY_DEBUG") != "1"
+        if told:
+            os.environ["MUSIFY_DEBUG"] = "1"
         try:
             return super().main(args, prog_name, complete_var, standalone_mode, **extra)
         except KeyboardInterrupt:
@@ -73,3 +78,6 @@ class GuardedGroup(click.Group):
             message, code = describe(exc)
             click.echo(f"musify: error: {message}", err=True)
             sys.exit(code)
+        finally:
+            if told:
+                del os.environ["MUSIFY_DEBUG"]

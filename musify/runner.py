@@ -265,10 +265,12 @@ def migrate_file_stated(job: FileJob, ruleset: RuleSet, options: Options,
         result.diagnostics.append(diagnostics.make("MU0019", shown, 1, 1, codec=exc.encoding,
                                                    cause=f"{exc.reason} at byte {exc.start}"))
         return result, None, st
-    except Exception as exc:  # noqa: BLE001 -- a bug in a pass: report it, keep the file, keep going
+    except Exception as exc:  # a bug in a pass: report it, keep the file, keep going
+        if os.environ.get("MUSIFY_DEBUG") == "1":
+            raise  # --debug: the traceback, not the report (`failures.GuardedGroup`)
         result.status = "failed"
         result.error = f"internal error: {exc.__class__.__name__}: {exc}"
-        result.diagnostics.append(diagnostics.make("MU0001", shown, 1, 1, origin="runner", cause=result.error))
+        result.diagnostics.append(diagnostics.make("MU0022", shown, 1, 1, origin="runner", cause=result.error))
         import traceback
 
         result.facts["traceback_lines"] = len(traceback.format_exc().splitlines())
