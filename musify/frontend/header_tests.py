@@ -25,14 +25,14 @@ from musify.frontend.scanner import Include, Scan
 from musify.patterns import lazy_pattern
 
 # a name, its parenthesis, one header name in <> or "" and the closing parenthesis
-_TEST = lazy_pattern(globals(), "_TEST", r'([A-Za-z_]\w*)[ \t]*\([ \t]*(?:<([^<>\s"()]+)>|"([^"\\\n]+)")[ \t]*\)')
+_TEST = lazy_pattern(globals(), "_TEST", r'(?<!\w)([A-Za-z_]\w*)[ \t]*\([ \t]*(?:<([^<>\s"()]+)>|"([^"\\\n]+)")[ \t]*\)')
 _CONDITIONS = ("if", "elif")
 
 
 def apply(text: str, scan: Scan) -> Scan:
     """`scan` with each header test's name as an include (in `includes` and `spans`, in order)
     and no identifier rows inside it: changed in place, and returned."""
-    found = [m for d in scan.directives if d.keyword in _CONDITIONS
+    found = [m for d in scan.directives if d.keyword in _CONDITIONS and _holds_include(text, d.start, d.end)
              for m in _tests_in(text, scan.spans, d.start, d.end)]
     if not found:
         return scan
@@ -51,6 +51,12 @@ def apply(text: str, scan: Scan) -> Scan:
         scan.idents = _without(scan.idents, dropped)
     scan._codemap = None
     return scan
+
+
+def _holds_include(text: str, start: int, end: int) -> bool:
+    """The word the compiled scanner counts, in text[start:end] (most `#if` lines: no; the
+    search below is asked only of the others)."""
+    return text.find("include", start, end) >= 0 or text.find("INCLUDE", start, end) >= 0
 
 
 def _tests_in(text: str, spans: list, start: int, end: int) -> list[tuple[int, int, int, bool]]:
@@ -88,12 +94,22 @@ def _start(item) -> int:
 
 
 def _without(idents: IdentList, ranges: list[tuple[int, int]]) -> IdentList:
-    """`idents` less the rows that start inside one of `ranges` (the header names), made again
-    row by row: the names are those the rows kept use, in order, as a scan without those rows
-    would give them."""
-    a, names = idents.data, idents.names
-    out = IdentList()
-    for k in range(0, len(a), 4):
-        if not any(s <= a[k] < e for s, e in ranges):
-            out.add(a[k], a[k + 1], names[a[k + 2]], a[k + 3])
-    return out
+    """`idents` less the rows that start inside one of `ranges` (the header names): the rows are
+    in order, so each range's are found by bisection and cut out; the names are those the kept
+    rows use, in order of first use, as a scan without those rows would give them."""
+    a = idents.data
+    starts = a[0::4]
+    cuts = [(bisect.bisect_left(starts, s), bisect.bisect_left(starts, e)) for s, e in ranges]
+    if all(lo == hi for lo, hi in cuts):
+        return idents
+    rows = a[:]
+    for lo, hi in reversed(cuts):
+        del rows[4 * lo:4 * hi]
+    names = idents.names
+    column = rows[2::4]
+    order = list(dict.fromkeys(column))  # the name indices still used, in order of first use
+    if len(order) != len(names) or order != sorted(order):
+        renumber = {old: new for new, old in enumerate(order)}
+        rows[2::4] = type(rows)(rows.typecode, [renumber[k] for k in column])
+        names = [names[k] for k in order]
+    return IdentList(rows, list(names), None)
