@@ -31,8 +31,9 @@ from pathlib import Path
 from musify import __version__, digests, resources
 
 FORMAT = "3"  # bump when the cached value or the pack changes shape
-# a superset of what the scanner finds (`#include`, and `__has_include(` tests); compiled on first use
-_INCLUDE = rb"(?:include|INCLUDE)\s*(?:\(\s*)?[<\"]([^\">\n]+)[\">]"
+# a superset of what the front ends find (`#include`, `__has_include(` tests, Cython's `extern from`);
+# compiled on first use
+_INCLUDE = rb"(?:(?:include|INCLUDE)\s*(?:\(\s*)?[<\"]|extern\s+from\s+['\"]<?)([^\"'<>\n]+)"
 _NOT_KEYED = frozenset({"jobs", "cache", "lock_wait"})  # options that cannot change a file's result
 _source_digest: list[str] = []
 

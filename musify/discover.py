@@ -30,10 +30,10 @@ KINDS = {
 CPP_EXTS = frozenset({".c", ".cc", ".cpp", ".cxx", ".h", ".hpp", ".hxx", ".inl", ".inc", ".cuinl"})
 SOURCE_KINDS = frozenset({"cuda-source", "cuda-header", "cpp"})
 RENAMES = {".cu": ".mu", ".cuh": ".muh"}
-# build and Python files: each kind has its own front end (musify/passes/languages.py)
-BUILD_KINDS = frozenset({"python", "cmake", "make", "shell", "requirements", "pyproject"})
-_BUILD_EXTS = {".py": "python", ".cmake": "cmake", ".mk": "make", ".mak": "make", ".sh": "shell",
-               ".bash": "shell"}
+# build, Python and Cython files: each kind has its own front end (musify/passes/languages.py)
+BUILD_KINDS = frozenset({"python", "cython", "cmake", "make", "shell", "requirements", "pyproject"})
+_BUILD_EXTS = {".py": "python", ".pyx": "cython", ".pxd": "cython", ".pxi": "cython", ".cmake": "cmake",
+               ".mk": "make", ".mak": "make", ".sh": "shell", ".bash": "shell"}
 _BUILD_NAMES = {"CMakeLists.txt": "cmake", "Makefile": "make", "makefile": "make", "GNUmakefile": "make",
                 "pyproject.toml": "pyproject"}
 _BY_EXT = {**dict.fromkeys(CPP_EXTS, "cpp"), **KINDS}  # `classify`'s answer for these exact extensions

@@ -128,6 +128,9 @@ C_FAMILY = "c-family"
 TABLE: dict[str, tuple[str, tuple[tuple[str, str], ...]]] = {
     C_FAMILY: ("musify.passes.languages:scan_c", (*PASSES, ("torch_cpp", "musify.passes.torch_cpp"))),
     "python": ("musify.frontend.python:scan_python", (_EXCLUSIONS, ("python_torch", "musify.passes.python_torch"))),
+    "cython": ("musify.frontend.cython:scan_cython",
+               (_EXCLUSIONS, ("cython_names", "musify.passes.cython_names"), ("identifiers", "musify.passes.identifiers"),
+                ("includes", "musify.passes.includes"))),
     "cmake": ("musify.frontend.cmake:scan_cmake", (_EXCLUSIONS, ("cmake", "musify.passes.cmake_pass"))),
     "make": ("musify.frontend.make:scan_make", (_EXCLUSIONS, _MAKE)),
     "shell": ("musify.frontend.make:scan_shell", (_EXCLUSIONS, _MAKE)),
