@@ -83,3 +83,12 @@ def test_both_scanners_find_the_same_header_tests(text):
     made = scanner.scan(text, VENDOR_PREFIXES)
     assert (made.idents, made.includes, made.directives, made.spans, made.problems) == (
         reference.idents, reference.includes, reference.directives, reference.spans, reference.problems)
+
+
+def test_a_tested_header_is_ported_back_with_reverse():
+    from musify.rules.reverse import load_for
+
+    options = Options(reverse=True)
+    src = "#if __has_include(<musa_fp16.h>)\n#include <musa_fp16.h>\n#endif\n"
+    new, _, _ = migrate_text(src, "a.mu", load_for(options), options)
+    assert new == "#if __has_include(<cuda_fp16.h>)\n#include <cuda_fp16.h>\n#endif\n"
