@@ -175,6 +175,19 @@ def test_stable_abi_dispatch_key(rules):
     assert diags == []
 
 
+def test_registration_h_expand_macros(rules):
+    """vLLM's csrc/core/registration.h forwards TORCH_LIBRARY_IMPL_EXPAND to TORCH_LIBRARY_IMPL
+    (Aphrodite and GPTQModel copy it): its dispatch key is turned the same way, and the blocks'
+    names are the project's own."""
+    src = ("TORCH_LIBRARY_EXPAND(TORCH_EXTENSION_NAME, ops) {}\n"
+           "TORCH_LIBRARY_IMPL_EXPAND(TORCH_EXTENSION_NAME, CUDA, m) {\n  m.impl(\"gemm\", &gemm);\n}\n"
+           "TORCH_LIBRARY_IMPL_EXPAND(TORCH_EXTENSION_NAME, AutogradCUDA, m) {}\n")
+    new, diags = port(rules, src)
+    assert new.splitlines()[1] == "TORCH_LIBRARY_IMPL_EXPAND(TORCH_EXTENSION_NAME, PrivateUse1, m) {"
+    assert new.splitlines()[4] == "TORCH_LIBRARY_IMPL_EXPAND(TORCH_EXTENSION_NAME, AutogradPrivateUse1, m) {}"
+    assert diags == []
+
+
 def _enclosing_block_per_character(text: str, code, pos: int):
     """`torch_cpp._enclosing_block` as it was written, one character at a time: the reference."""
     depth, i = 0, pos
