@@ -12,8 +12,6 @@ blocks name, which are includes here (`"cuda_runtime.h"`, `"<cuda_fp16.h>"`, a p
 
 from __future__ import annotations
 
-import bisect
-
 from musify.frontend.python import regex_spans
 from musify.frontend.scanner import Include, Scan
 from musify.patterns import lazy_pattern
@@ -24,17 +22,15 @@ _EXTERN_FROM = lazy_pattern(globals(), "_EXTERN_FROM", r"\bextern[ \t]+from[ \t]
 
 def scan_cython(text: str, _ruleset: object = None) -> Scan:
     """The comment and string spans, and the headers the `extern from` blocks name."""
-    spans = regex_spans(text)
-    starts = [s for s, _, _ in spans]
-    includes = []
+    made = Scan(spans=regex_spans(text))
+    code = made.code_map()
     for m in _EXTERN_FROM.finditer(text):
-        i = bisect.bisect_right(starts, m.start()) - 1
-        if i >= 0 and spans[i][1] > m.start():
+        if not code.is_code(m.start()):
             continue  # in a comment or a string
         s, e = m.span(2)
         path = m.group(2)
         angled = len(path) > 2 and path[0] == "<" and path[-1] == ">"
         if angled:
             s, e, path = s + 1, e - 1, path[1:-1]
-        includes.append(Include(s, e, path, angled, m.start()))
-    return Scan(includes=includes, spans=spans)
+        made.includes.append(Include(s, e, path, angled, m.start()))
+    return made

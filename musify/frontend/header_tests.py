@@ -33,7 +33,7 @@ def apply(text: str, scan: Scan) -> Scan:
     """`scan` with each header test's name as an include (in `includes` and `spans`, in order)
     and no identifier rows inside it: changed in place, and returned."""
     found = [m for d in scan.directives if d.keyword in _CONDITIONS and _holds_include(text, d.start, d.end)
-             for m in _tests_in(text, scan.spans, d.start, d.end)]
+             for m in _tests_in(text, scan.code_map(), d.start, d.end)]
     if not found:
         return scan
     spans, includes = scan.spans, scan.includes
@@ -59,34 +59,24 @@ def _holds_include(text: str, start: int, end: int) -> bool:
     return text.find("include", start, end) >= 0 or text.find("INCLUDE", start, end) >= 0
 
 
-def _tests_in(text: str, spans: list, start: int, end: int) -> list[tuple[int, int, int, bool]]:
+def _tests_in(text: str, code, start: int, end: int) -> list[tuple[int, int, int, bool]]:
     """(directive start, path start, path end, angled) of each header test in the directive
-    text[start:end] whose name stands in code, and whose header name is code (<>) or exactly
-    one string literal ("")."""
+    text[start:end] whose name stands in code (`code`: the scan's `CodeMap`), and whose header
+    name is code (<>) or exactly one string literal ("")."""
     out = []
     for m in _TEST.finditer(text, start, end):
         name = m.group(1)
-        if "include" not in name and "INCLUDE" not in name:
-            continue
-        if _span_at(spans, m.start()) is not None:
-            continue  # in a comment
+        if ("include" not in name and "INCLUDE" not in name) or not code.is_code(m.start()):
+            continue  # no header test, or one in a comment
         angled = m.group(2) is not None
         s, e = m.span(2 if angled else 3)
-        span = _span_at(spans, s)
         if angled:
-            following = bisect.bisect_left(spans, s - 1, key=_start)
-            if span is not None or (following < len(spans) and spans[following][0] < e + 1):
-                continue  # a comment or literal inside the <...>: not a plain header name
-        elif span is None or span[0] != s - 1 or span[1] != e + 1 or span[2] != Ctx.STRING:
-            continue
+            if not all(code.is_code(i) for i in range(s - 1, e + 1)):
+                continue  # a comment inside the <...>: not a plain header name
+        elif code.context_at(s - 1) != Ctx.STRING or code.span_end(s - 1) != e + 1:
+            continue  # (the literal opens at s - 1: the name before it is code)
         out.append((start, s, e, angled))
     return out
-
-
-def _span_at(spans: list, offset: int) -> tuple | None:
-    """The span holding `offset`, or None (code)."""
-    i = bisect.bisect_right(spans, offset, key=_start) - 1
-    return spans[i] if i >= 0 and spans[i][1] > offset else None
 
 
 def _start(item) -> int:

@@ -28,6 +28,7 @@ from musify.patterns import lazy_pattern
 
 _EXTERN = lazy_pattern(globals(), "_EXTERN", r"[ \t]*(?:cdef[ \t]+)?extern[ \t]+from\b[^\n]*:[ \t]*(?:#[^\n]*)?$")
 _WORD = lazy_pattern(globals(), "_WORD", r"[A-Za-z_]\w*")
+_MARK = lazy_pattern(globals(), "_MARK", r"[(:,=\[]")
 _POINTER_NAME = lazy_pattern(globals(), "_POINTER_NAME", r"\([ \t]*\*[ \t]*([A-Za-z_]\w*)")
 _STRING = lazy_pattern(globals(), "_STRING", r"""[ \t]*(['"])([^'"\n]*)\1""")
 _SKIP = frozenset({"pass", "const", "struct", "union", "enum", "cdef", "ctypedef", "cpdef", "packed", "nogil",
@@ -57,7 +58,7 @@ def _declarations(text: str, code) -> list[tuple[int, int]]:
         line = text[pos:end]
         body = line.lstrip(" \t")
         indent = len(line) - len(body)
-        if body and not body.startswith("#") and code.span_end(pos + indent) is None:
+        if body and not body.startswith("#") and code.is_code(pos + indent):
             if block is not None and indent <= block:
                 block = None
             if _EXTERN.match(line):
@@ -77,49 +78,42 @@ def _carried(text: str, code, start: int) -> int:
         c = text[i]
         if c == "\n" and depth <= 0:
             return i
-        if (c == "(" or c == ")") and code.span_end(i) is None:
+        if (c == "(" or c == ")") and code.is_code(i):
             depth += 1 if c == "(" else -1
     return len(text)
 
 
 def _declared_names(text: str, code, start: int, end: int) -> list[tuple[int, int]]:
-    """The spans of the names a declaration declares (see the module's docstring)."""
-    paren = _first_code(text, code, "(", start, end)
+    """The spans of the names a declaration declares (see the module's docstring), read off the
+    marks in its code: the first `(` (a function), else `,` between names, `=` or `[` after one
+    (`= 128`, `internal[NCCL_UNIQUE_ID_BYTES]`) and the `:` that opens a block."""
+    marks = [(m.start(), m.group()) for m in _MARK.finditer(text, start, end) if code.is_code(m.start())]
+    paren = next((at for at, mark in marks if mark == "("), -1)
     if paren >= 0:
         pointer = _POINTER_NAME.match(text, paren)
         if pointer is not None:  # `ctypedef void (*cudaHostFn_t)(void* data)`: the name inside
             return [pointer.span(1)]
-        words = [m for m in _WORD.finditer(text, start, paren) if code.span_end(m.start()) is None]
-        return [words[-1].span()] if words and words[-1].group() not in _SKIP else []
-    out = []
-    head_end = _first_code(text, code, ":", start, end)
-    head_end = end if head_end < 0 else head_end
-    piece_start = start
-    for piece_end in [*_all_code(text, code, ",", start, head_end), head_end]:
-        # the name ends before a value (`= 128`) or an array's size (`char internal[NCCL_UNIQUE_ID_BYTES]`)
-        cut = min((i for i in (_first_code(text, code, "=", piece_start, piece_end),
-                               _first_code(text, code, "[", piece_start, piece_end)) if i >= 0), default=piece_end)
-        words = [m for m in _WORD.finditer(text, piece_start, cut) if code.span_end(m.start()) is None]
-        if words and words[-1].group() not in _SKIP:
-            out.append(words[-1].span())
-        piece_start = piece_end + 1
-    return out
+        name = _last_word(text, code, start, paren)
+        return [name] if name else []
+    names = []
+    piece, cut = start, -1  # where the piece starts; where its name ends (-1: at the piece's end)
+    for at, mark in [*marks, (end, ":")]:
+        if mark in "=[":
+            cut = at if cut < 0 else cut
+            continue
+        name = _last_word(text, code, piece, at if cut < 0 else cut)
+        if name:
+            names.append(name)
+        if mark == ":":
+            break
+        piece, cut = at + 1, -1
+    return names
 
 
-def _first_code(text: str, code, char: str, start: int, end: int) -> int:
-    found = _all_code(text, code, char, start, end)
-    return found[0] if found else -1
-
-
-def _all_code(text: str, code, char: str, start: int, end: int) -> list[int]:
-    """The offsets of `char` in text[start:end] outside comments and strings."""
-    out = []
-    i = text.find(char, start, end)
-    while i >= 0:
-        if code.span_end(i) is None:
-            out.append(i)
-        i = text.find(char, i + 1, end)
-    return out
+def _last_word(text: str, code, start: int, end: int) -> tuple[int, int] | None:
+    """The span of the last word in code in text[start:end], unless it is a keyword (`_SKIP`)."""
+    words = [m for m in _WORD.finditer(text, start, end) if code.is_code(m.start())]
+    return words[-1].span() if words and words[-1].group() not in _SKIP else None
 
 
 def _port(ctx: PassContext, start: int, end: int, edits: EditList, seen: set[str]) -> None:
@@ -138,7 +132,6 @@ def _port(ctx: PassContext, start: int, end: int, edits: EditList, seen: set[str
     made = EditList()
     _use_rule(ctx, rule, start, end, made, seen)  # (its diagnostics, and the new name)
     for edit in made:
-        quote = '"'
-        edits.append(Edit(end, end, f" {quote}{edit.replacement}{quote}", edit.rule, edit.library, edit.kind,
-                          edit.inferred, edit.category))
+        edits.append(Edit(end, end, f' "{edit.replacement}"', edit.rule, edit.library, edit.kind, edit.inferred,
+                          edit.category))
 

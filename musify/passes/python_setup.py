@@ -230,7 +230,7 @@ def _flag_list(ctx: PassContext, tree: PythonTree, lst: ast.List | ast.Tuple, se
     edits = []
     elts = lst.elts
     removed = 0
-    run = None  # the last drops' (first element, place of their edit, element after them)
+    run = None  # the last run of drops: (its first element, the element after it); its edit is the last
     i = 0
     while i < len(elts):
         node = elts[i]
@@ -264,13 +264,12 @@ def _flag_list(ctx: PassContext, tree: PythonTree, lst: ast.List | ast.Tuple, se
             # elements dropped one after another go in one edit: each alone would take the comma
             # between them (MinkowskiEngine's `NVCC_FLAGS += ["--expt-relaxed-constexpr",
             # "--expt-extended-lambda"]` made two edits over one comma, and its setup.py failed)
-            if run is not None and run[2] == i:
-                del edits[run[1]]
+            first = i
+            if run is not None and run[1] == i:  # right after the run: nothing came between
                 first = run[0]
-            else:
-                first = i
+                edits.pop()
             edits.append(_remove_elements(ctx, tree, elts, first, i + result.words, e))
-            run = (first, len(edits) - 1, i + result.words)
+            run = (first, i + result.words)
             removed += result.words
             i += result.words
             continue
